@@ -1,0 +1,60 @@
+"""One error type for contract problems; diagnostics are data with a stable code and a position."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding about a contract file: ``path:line:col: severity: message [code]``."""
+
+    path: str
+    line: int
+    col: int
+    severity: str  # error, warning, note
+    code: str
+    message: str
+    word: str = ""
+
+    def render(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message} [{self.code}]"
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "word": self.word,
+        }
+
+
+class ContractError(Exception):
+    """A contract that does not load; carries every error diagnostic of the file."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+# Loader and checker codes (lint rules live in tacit_gen/lint.py with codes TG2xx).
+CODES = {
+    "TG100": "YAML syntax error",
+    "TG101": "duplicate key in a mapping",
+    "TG102": "unknown key",
+    "TG103": "wrong kind of value",
+    "TG104": "required key missing",
+    "TG105": "unknown type",
+    "TG106": "bad duration",
+    "TG107": "unknown column",
+    "TG108": "expression syntax error",
+    "TG109": "enum literal not in the enum",
+    "TG110": "type mismatch in an expression",
+    "TG111": "unit or dimension mismatch",
+    "TG112": "nullable declared on a column that is never null",
+    "TG113": "version is not semver",
+    "TG114": "bad value",
+}

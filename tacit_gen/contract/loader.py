@@ -1,0 +1,797 @@
+"""Load a contract file into the typed model, reporting every problem with path:line:col.
+
+Nothing downstream reads raw YAML. `load` raises `ContractError` with all error diagnostics of a
+file; `load_report` returns the contract (or None) with every diagnostic, warnings included.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.contract import yamlpos
+from tacit_gen.contract.errors import ContractError, Diagnostic
+from tacit_gen.contract.model import (
+    Cadence,
+    Catalog,
+    Contract,
+    Duration,
+    Evolution,
+    Field,
+    Invariant,
+    Pos,
+    RevisionPolicy,
+    TimeSpec,
+)
+from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
+from tacit_gen.contract.yamlpos import YNode
+
+TOP_KEYS = (
+    "contract",
+    "version",
+    "owner",
+    "description",
+    "key",
+    "time",
+    "fields",
+    "invariants",
+    "revision_policy",
+    "provenance_required",
+    "catalog",
+    "evolution",
+    "targets",
+)
+FIELD_KEYS = (
+    "type",
+    "nullable",
+    "unit",
+    "dimension",
+    "value",
+    "note",
+    "description",
+    "constraint",
+    "aliases",
+)
+TIME_KEYS = ("column", "precision", "timezone", "cadence", "freshness", "ingest_column")
+REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
+CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence")
+EVOLUTION_KEYS = ("compatibility", "notice_period", "reserved")
+TARGET_KEYS = {
+    "dbt": ("model", "enabled"),
+    "soda": ("dataset", "enabled"),
+    "gx": ("suite", "enabled"),
+    "pandera": ("enabled",),
+    "ibis": ("class_name", "enabled"),
+}
+COMPAT_MODES = (
+    "NONE",
+    "BACKWARD",
+    "FORWARD",
+    "FULL",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD_TRANSITIVE",
+    "FULL_TRANSITIVE",
+)
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+)
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DURATION = re.compile(
+    r"^\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|"
+    r"d|days?|w|weeks?|(?:trading|business)\s+days?)(?![A-Za-z])",
+    re.I,
+)
+_UNIT_SECONDS = {
+    "ms": Decimal("0.001"),
+    "s": Decimal(1),
+    "m": Decimal(60),
+    "h": Decimal(3600),
+    "d": Decimal(86400),
+    "w": Decimal(604800),
+}
+_TOLERANCE = re.compile(r"^tolerance\s*(?:\+/-|±|\+-)\s*(\d+(?:\.\d+)?)\s*%(?:\s*of\s*interval)?$", re.I)
+_GAPS = re.compile(r"^gaps\s+(allowed|forbidden|not\s+allowed)$", re.I)
+IMPLIED_PROVENANCE = {"revision": "int64"}
+
+
+def parse_duration(text: str) -> tuple[Duration, str] | None:
+    """Parse a leading duration; returns (duration, rest of the text) or None."""
+    m = _DURATION.match(text)
+    if not m:
+        return None
+    num = Decimal(m.group("n"))
+    unit = m.group("u").lower()
+    business = None
+    if "trading" in unit or "business" in unit:
+        if num != num.to_integral_value():
+            return None
+        business = int(num)
+        seconds = num * 86400
+    else:
+        key = (
+            "ms"
+            if unit.startswith("ms") or unit.startswith("milli")
+            else unit[0]
+        )
+        seconds = num * _UNIT_SECONDS[key]
+    if seconds != seconds.to_integral_value() or seconds <= 0:
+        return None
+    return Duration(m.group(0).strip(), int(seconds), business), text[m.end() :].strip()
+
+
+@dataclass
+class _Ctx:
+    path: str
+    diags: list[Diagnostic] = field(default_factory=list)
+    protected: str = ""
+
+    def add(self, node: YNode | Pos | None, severity: str, code: str, message: str, word: str = "",
+            col_offset: int = 0) -> None:
+        line, col = (node.line, node.col) if node is not None else (1, 1)
+        self.diags.append(Diagnostic(self.path, line, col + col_offset, severity, code, message, word))
+
+    def error(self, node: YNode | Pos | None, code: str, message: str, word: str = "",
+              col_offset: int = 0) -> None:
+        self.add(node, "error", code, message, word, col_offset)
+
+    def warn(self, node: YNode | Pos | None, code: str, message: str, word: str = "") -> None:
+        self.add(node, "warning", code, message, word)
+
+    def note(self, node: YNode | Pos | None, code: str, message: str, word: str = "") -> None:
+        self.add(node, "note", code, message, word)
+
+    def text_of(self, node: YNode, start: YNode | None = None) -> str:
+        return yamlpos.source_text(self.protected, node, start)
+
+
+def _pos(node: YNode) -> Pos:
+    return Pos(node.line, node.col)
+
+
+def _kind_name(node: YNode) -> str:
+    return {"map": "a mapping", "seq": "a list", "scalar": "a scalar"}[node.kind]
+
+
+def _check_keys(ctx: _Ctx, node: YNode, allowed: tuple[str, ...], where: str) -> None:
+    for k in node.keys():
+        name = str(k.value)
+        if name in allowed or name.startswith("x-"):
+            continue
+        close = difflib.get_close_matches(name, allowed, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        ctx.error(k, "TG102", f"unknown key '{name}' in {where}{hint}", name)
+
+
+def _expect(ctx: _Ctx, node: YNode | None, kind: str, what: str) -> bool:
+    if node is None:
+        return False
+    if node.kind != kind:
+        ctx.error(
+            node,
+            "TG103",
+            f"{what} must be {'a mapping' if kind == 'map' else 'a list' if kind == 'seq' else 'a scalar'}, "
+            f"found {_kind_name(node)}",
+            node.raw if node.kind == "scalar" else "",
+        )
+        return False
+    return True
+
+
+def _string(ctx: _Ctx, node: YNode | None, what: str) -> str | None:
+    if node is None:
+        return None
+    if not _expect(ctx, node, "scalar", what):
+        return None
+    if node.value is None:
+        return None
+    return str(node.raw) if not isinstance(node.value, str) else node.value
+
+
+def _bool(ctx: _Ctx, node: YNode | None, what: str) -> bool | None:
+    if node is None:
+        return None
+    if node.kind != "scalar" or not isinstance(node.value, bool):
+        ctx.error(node, "TG103", f"{what} must be true or false, found '{node.raw}'", node.raw)
+        return None
+    return bool(node.value)
+
+
+def _name_list(ctx: _Ctx, node: YNode | None, what: str) -> list[tuple[str, YNode]]:
+    if node is None:
+        return []
+    if node.kind == "scalar" and isinstance(node.value, str):
+        return [(node.value, node)]
+    if not _expect(ctx, node, "seq", what):
+        return []
+    out = []
+    for item in node.value:
+        if item.kind != "scalar" or not isinstance(item.value, str) or not item.value:
+            ctx.error(item, "TG103", f"{what} entries must be names", item.raw)
+            continue
+        out.append((item.value, item))
+    return out
+
+
+def _value_offset(node: YNode) -> int:
+    """Columns to add to node.col to reach the first character of a scalar's text."""
+    return 1 if node.style in ("'", '"') else 0
+
+
+# -----------------------------------------------------------------------------------------------
+def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Field | None:
+    name = str(knode.value)
+    if not IDENT.match(name):
+        ctx.error(knode, "TG114", f"column name '{name}' is not an identifier", name)
+        return None
+    text = ctx.text_of(vnode, knode)
+    if vnode.kind == "scalar":
+        spec: dict[str, YNode] = {"type": vnode}
+    elif vnode.kind == "map":
+        _check_keys(ctx, vnode, FIELD_KEYS, f"field '{name}'")
+        spec = {str(k.value): v for k, v in vnode.value}
+    else:
+        ctx.error(vnode, "TG103", f"field '{name}' must be a mapping such as {{type: string}}", name)
+        return None
+    tnode = spec.get("type")
+    if tnode is None:
+        ctx.error(knode, "TG104", f"field '{name}' has no 'type'", name)
+        return None
+    ttext = _string(ctx, tnode, f"the type of '{name}'")
+    if ttext is None:
+        if tnode.kind == "scalar":
+            ctx.error(tnode, "TG105", f"the type of '{name}' is empty", name)
+        return None
+    try:
+        dtype = parse_type(ttext)
+    except TypeSyntaxError as e:
+        ctx.error(tnode, "TG105", str(e), e.word or ttext, _value_offset(tnode) + e.offset)
+        return None
+    nullable_node = spec.get("nullable")
+    nullable = _bool(ctx, nullable_node, f"'nullable' of '{name}'")
+    unit_text = _string(ctx, spec.get("unit"), f"the unit of '{name}'")
+    unit_from_catalog = False
+    if unit_text is not None and unit_text.strip().lower() == "per series from catalog":
+        unit_from_catalog, unit_text = True, None
+    dim = _string(ctx, spec.get("dimension"), f"the dimension of '{name}'")
+    has_value = "value" in spec
+    value: Any = None
+    if has_value:
+        vn = spec["value"]
+        if vn.kind != "scalar" or vn.value is None:
+            ctx.error(vn, "TG114", f"the fixed value of '{name}' must be a single non-null value", vn.raw)
+            has_value = False
+        else:
+            value = _fixed_value(ctx, vn, dtype, name)
+            if value is _BAD:
+                has_value = False
+                value = None
+    never_null = name in key_cols or has_value
+    if nullable is True and never_null:
+        why = "a key column" if name in key_cols else "a fixed-value field"
+        assert nullable_node is not None
+        ctx.error(
+            nullable_node,
+            "TG112",
+            f"'{name}' is {why} and is never null; 'nullable: true' contradicts it",
+            "nullable",
+        )
+    aliases = [a for a, _ in _name_list(ctx, spec.get("aliases"), f"'aliases' of '{name}'")]
+    return Field(
+        name=name,
+        type=dtype,
+        nullable=(nullable if nullable is not None else True) and not never_null,
+        unit=unit_text,
+        unit_from_catalog=unit_from_catalog,
+        dimension=dim,
+        has_value=has_value,
+        value=value,
+        note=_string(ctx, spec.get("note"), f"the note of '{name}'"),
+        description=_string(ctx, spec.get("description"), f"the description of '{name}'"),
+        constraint=_string(ctx, spec.get("constraint"), f"the constraint of '{name}'"),
+        aliases=tuple(aliases),
+        meta=tuple((k, yamlpos.plain(v)) for k, v in spec.items() if k.startswith("x-")),
+        pos=_pos(knode),
+        text=text,
+    )
+
+
+_BAD = object()
+
+
+def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
+    v = vn.value
+    ok = True
+    if dtype.kind == "bool":
+        ok = isinstance(v, bool)
+    elif dtype.is_integer:
+        ok = isinstance(v, int) and not isinstance(v, bool)
+    elif dtype.is_numeric:
+        ok = isinstance(v, int | Decimal) and not isinstance(v, bool)
+        if ok:
+            return str(v)
+    elif dtype.kind == "enum":
+        v = vn.raw
+        ok = v in dtype.values
+    elif dtype.kind == "string":
+        v = vn.raw if not isinstance(v, str) else v
+    else:
+        v = vn.raw
+    if not ok:
+        ctx.error(
+            vn,
+            "TG114",
+            f"fixed value '{vn.raw}' of '{name}' does not match its type {dtype}",
+            vn.raw,
+        )
+        return _BAD
+    return v
+
+
+def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
+    if not _expect(ctx, node, "map", "'time'"):
+        return None
+    _check_keys(ctx, node, TIME_KEYS, "'time'")
+    col = _string(ctx, node.get("column"), "'time.column'")
+    if col is None:
+        ctx.error(node, "TG104", "'time' needs a 'column'", "time")
+        return None
+    lines: list[tuple[str, int]] = []
+    texts: list[tuple[str, str]] = []
+    for k, v in node.value:
+        lines.append((str(k.value), k.line))
+        texts.append((str(k.value), ctx.text_of(v, k)))
+    precision = _string(ctx, node.get("precision"), "'time.precision'")
+    if precision is not None and precision not in ("s", "ms", "us", "ns"):
+        pn = node.get("precision")
+        ctx.error(pn, "TG114", f"time precision '{precision}' is not one of s, ms, us, ns", precision)
+    tz_text = _string(ctx, node.get("timezone"), "'time.timezone'") or "UTC instant"
+    tz_main, _, tz_note = tz_text.partition(";")
+    if tz_main.strip().lower() not in ("utc instant", "utc"):
+        tzn = node.get("timezone")
+        ctx.error(
+            tzn,
+            "TG114",
+            f"timezone '{tz_main.strip()}' is not supported: times are UTC instants "
+            "(write 'UTC instant', prose after ';')",
+            tz_main.strip(),
+        )
+    cadence = None
+    cnode = node.get("cadence")
+    ctext = _string(ctx, cnode, "'time.cadence'")
+    if ctext is not None and cnode is not None:
+        cadence = _parse_cadence(ctx, cnode, ctext)
+    freshness = None
+    fnode = node.get("freshness")
+    ftext = _string(ctx, fnode, "'time.freshness'")
+    if ftext is not None and fnode is not None:
+        parsed = parse_duration(ftext)
+        if parsed is None or parsed[0].business_days is not None:
+            ctx.error(fnode, "TG106", f"freshness '{ftext}' is not a duration such as 15m or 2h", ftext)
+        else:
+            freshness = parsed[0]
+    return TimeSpec(
+        column=col,
+        precision=precision,
+        timezone=tz_main.strip(),
+        timezone_note=tz_note.strip() or None,
+        cadence=cadence,
+        freshness=freshness,
+        ingest_column=_string(ctx, node.get("ingest_column"), "'time.ingest_column'"),
+        pos=_pos(node),
+        lines=tuple(lines),
+        texts=tuple(texts),
+    )
+
+
+def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
+    parts = [p.strip() for p in text.split(";")]
+    head = parts[0]
+    notes: list[str] = []
+    interval = None
+    from_catalog = False
+    if head.lower().startswith("per series from catalog"):
+        from_catalog = True
+        rest = head[len("per series from catalog") :].strip()
+    else:
+        parsed = parse_duration(head)
+        if parsed is None or parsed[0].business_days is not None:
+            ctx.error(
+                cnode,
+                "TG106",
+                f"cadence '{head}' does not start with a duration such as 60s, or "
+                "'per series from catalog'",
+                head.split()[0] if head.split() else head,
+            )
+            return None
+        interval, rest = parsed
+    if rest:
+        notes.append(rest)
+    tolerance = "0"
+    gaps = False
+    for p in parts[1:]:
+        if not p:
+            continue
+        m = _TOLERANCE.match(p)
+        g = _GAPS.match(p)
+        if m:
+            tolerance = m.group(1)
+        elif g:
+            gaps = g.group(1).lower() == "allowed"
+        elif p.lower().startswith("tolerance"):
+            ctx.error(cnode, "TG114", f"cannot read '{p}': write 'tolerance +/-N% of interval'", p)
+        else:
+            notes.append(p)
+    return Cadence(
+        interval=interval,
+        from_catalog=from_catalog,
+        tolerance_pct=tolerance,
+        gaps_allowed=gaps,
+        note="; ".join(notes) or None,
+        text=text,
+    )
+
+
+def _load_revision(ctx: _Ctx, knode: YNode, node: YNode) -> RevisionPolicy | None:
+    if not _expect(ctx, node, "map", "'revision_policy'"):
+        return None
+    _check_keys(ctx, node, REVISION_KEYS, "'revision_policy'")
+    allowed = _bool(ctx, node.get("allowed"), "'revision_policy.allowed'")
+    if allowed is None:
+        if node.get("allowed") is None:
+            ctx.error(knode, "TG104", "'revision_policy' needs 'allowed: true|false'", "revision_policy")
+        allowed = True
+    window = None
+    wnode = node.get("window")
+    wtext = _string(ctx, wnode, "'revision_policy.window'")
+    if wtext is not None and wnode is not None:
+        parsed = parse_duration(wtext)
+        if parsed is None:
+            ctx.error(wnode, "TG106", f"window '{wtext}' is not a duration such as 2 days or 5 trading days", wtext)
+        else:
+            window = parsed[0]
+    reasons = [r for r, _ in _name_list(ctx, node.get("reasons"), "'revision_policy.reasons'")]
+    return RevisionPolicy(
+        allowed=allowed,
+        window=window,
+        reasons=tuple(reasons),
+        notification=_string(ctx, node.get("notification"), "'revision_policy.notification'"),
+        by=_string(ctx, node.get("by"), "'revision_policy.by'"),
+        note=_string(ctx, node.get("note"), "'revision_policy.note'"),
+        pos=_pos(knode),
+        text=ctx.text_of(node, knode),
+    )
+
+
+def _load_catalog(ctx: _Ctx, node: YNode) -> Catalog | None:
+    if not _expect(ctx, node, "map", "'catalog'"):
+        return None
+    _check_keys(ctx, node, CATALOG_KEYS, "'catalog'")
+    rel = _string(ctx, node.get("relation"), "'catalog.relation'")
+    if rel is None:
+        ctx.error(node, "TG104", "'catalog' needs a 'relation'", "catalog")
+        return None
+    vals = {k: _string(ctx, node.get(k), f"'catalog.{k}'") for k in CATALOG_KEYS[1:]}
+    for k, v in [("relation", rel), *vals.items()]:
+        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*$", v):
+            ctx.error(node.get(k), "TG114", f"'catalog.{k}' must be a name, found '{v}'", v)
+    defaults = Catalog(relation=rel, key="")
+    return Catalog(
+        relation=rel,
+        key=vals["key"] or "",
+        unit=vals["unit"] or defaults.unit,
+        hard_min=vals["hard_min"] or defaults.hard_min,
+        hard_max=vals["hard_max"] or defaults.hard_max,
+        cadence=vals["cadence"] or defaults.cadence,
+        pos=_pos(node),
+    )
+
+
+def _load_evolution(ctx: _Ctx, node: YNode) -> Evolution:
+    if not _expect(ctx, node, "map", "'evolution'"):
+        return Evolution()
+    _check_keys(ctx, node, EVOLUTION_KEYS, "'evolution'")
+    mode = _string(ctx, node.get("compatibility"), "'evolution.compatibility'") or "BACKWARD"
+    if mode.upper() not in COMPAT_MODES:
+        close = difflib.get_close_matches(mode.upper(), COMPAT_MODES, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        ctx.error(node.get("compatibility"), "TG114", f"unknown compatibility mode '{mode}'{hint}", mode)
+        mode = "BACKWARD"
+    notice = None
+    nnode = node.get("notice_period")
+    ntext = _string(ctx, nnode, "'evolution.notice_period'")
+    if ntext is not None:
+        parsed = parse_duration(ntext)
+        if parsed is None:
+            ctx.error(nnode, "TG106", f"notice period '{ntext}' is not a duration", ntext)
+        else:
+            notice = parsed[0]
+    reserved = [r for r, _ in _name_list(ctx, node.get("reserved"), "'evolution.reserved'")]
+    return Evolution(compatibility=mode.upper(), notice_period=notice, reserved=tuple(reserved))
+
+
+def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    if not _expect(ctx, node, "map", "'targets'"):
+        return ()
+    out = []
+    for k, v in node.value:
+        name = str(k.value)
+        if name not in TARGET_KEYS:
+            close = difflib.get_close_matches(name, list(TARGET_KEYS), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            ctx.error(k, "TG102", f"unknown target '{name}'{hint}", name)
+            continue
+        if not _expect(ctx, v, "map", f"'targets.{name}'"):
+            continue
+        _check_keys(ctx, v, TARGET_KEYS[name], f"'targets.{name}'")
+        opts = []
+        for ok, ov in v.value:
+            val = yamlpos.plain(ov)
+            if str(ok.value) in ("model", "dataset", "suite", "class_name") and (
+                not isinstance(val, str) or not IDENT.match(val)
+            ):
+                ctx.error(ov, "TG114", f"'targets.{name}.{ok.value}' must be an identifier", str(val))
+                continue
+            opts.append((str(ok.value), val))
+        out.append((name, tuple(sorted(opts))))
+    return tuple(sorted(out))
+
+
+# -----------------------------------------------------------------------------------------------
+def canonical_data(root: YNode) -> Any:
+    """The contract as plain data with sorted keys: what the canonical hash covers."""
+    return yamlpos.plain(root)
+
+
+def _hash(data: Any) -> str:
+    blob = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as shown in messages and artifact headers: relative to cwd when below it, posix."""
+    p = Path(path)
+    try:
+        rel = p.resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def load_report(
+    path: str | os.PathLike[str], text: str | None = None
+) -> tuple[Contract | None, list[Diagnostic]]:
+    """Load a contract and return it (None if it has errors) with every diagnostic.
+
+    Args:
+        path: the contract file (read unless `text` is given; `path` is then only for messages).
+        text: the file's text, if already read.
+    """
+    shown = display_path(path)
+    ctx = _Ctx(shown)
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            ctx.error(None, "TG100", f"cannot read the file: {e}", shown)
+            return None, ctx.diags
+    try:
+        root, dups, protected = yamlpos.compose(text)
+    except yamlpos.YamlSyntaxError as e:
+        ctx.diags.append(Diagnostic(shown, e.line, e.col, "error", "TG100", f"{e} at '{e.word}'", e.word))
+        return None, ctx.diags
+    ctx.protected = protected
+    for dup, first in dups:
+        ctx.error(
+            dup,
+            "TG101",
+            f"duplicate key '{dup.raw}' (first at line {first.line}); YAML would silently keep the last",
+            dup.raw,
+        )
+    if root is None or root.kind != "map":
+        ctx.error(root, "TG103", "a contract is a mapping with 'contract', 'version', 'fields', ...",
+                  root.raw if root is not None else "")
+        return None, ctx.diags
+    _check_keys(ctx, root, TOP_KEYS, "the contract")
+    contract = _build(ctx, root, text)
+    if any(d.severity == "error" for d in ctx.diags):
+        return None, _sorted(ctx.diags)
+    return contract, _sorted(ctx.diags)
+
+
+def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
+    order = {"error": 0, "warning": 1, "note": 2}
+    seen = set()
+    out = []
+    for d in sorted(diags, key=lambda d: (d.line, d.col, order.get(d.severity, 3), d.code, d.message)):
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def load(path: str | os.PathLike[str], text: str | None = None) -> Contract:
+    """Load a contract.
+
+    Raises:
+        ContractError: with every error diagnostic of the file.
+    """
+    contract, diags = load_report(path, text)
+    if contract is None:
+        raise ContractError([d for d in diags if d.severity == "error"])
+    return contract
+
+
+def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
+    name_node = root.get("contract")
+    name = _string(ctx, name_node, "'contract'")
+    if name_node is None:
+        ctx.error(root, "TG104", "the contract has no 'contract' name", "contract")
+    elif name is not None and not IDENT.match(name):
+        ctx.error(name_node, "TG114", f"contract name '{name}' is not an identifier", name)
+    vnode = root.get("version")
+    version = None
+    if vnode is None:
+        ctx.error(root, "TG104", "the contract has no 'version'", "version")
+    elif vnode.kind != "scalar" or not SEMVER.match(vnode.raw):
+        ctx.error(vnode, "TG113", f"version '{vnode.raw}' is not semver (MAJOR.MINOR.PATCH)", vnode.raw)
+    else:
+        version = vnode.raw
+    # key
+    knode = root.get("key")
+    key = _name_list(ctx, knode, "'key'")
+    key_cols = {k for k, _ in key}
+    # fields
+    fields: list[Field] = []
+    fnode = root.get("fields")
+    if fnode is None:
+        ctx.error(root, "TG104", "the contract has no 'fields'", "fields")
+    elif _expect(ctx, fnode, "map", "'fields'"):
+        for k, v in fnode.value:
+            f = _load_field(ctx, k, v, key_cols)
+            if f is not None:
+                fields.append(f)
+    time = None
+    tnode = root.get("time")
+    if tnode is not None:
+        time = _load_time(ctx, tnode)
+    # never-null columns beyond the key: time column, provenance
+    prov_node = root.get("provenance_required")
+    prov = _name_list(ctx, prov_node, "'provenance_required'")
+    never_null = set(key_cols) | {p for p, _ in prov}
+    if time is not None:
+        never_null.add(time.column)
+    fixed: list[Field] = []
+    for f in fields:
+        if f.name in never_null and f.nullable:
+            # declared nullable: true explicitly?
+            spec = fnode.get(f.name) if fnode is not None else None
+            nn = spec.get("nullable") if spec is not None and spec.kind == "map" else None
+            if nn is not None and nn.value is True and f.name not in key_cols:
+                why = "the time column" if time and f.name == time.column else "a provenance column"
+                ctx.error(nn, "TG112", f"'{f.name}' is {why} and is never null; 'nullable: true' contradicts it", "nullable")
+            f = Field(**{**f.__dict__, "nullable": False})
+        fixed.append(f)
+    fields = fixed
+    declared = {f.name for f in fields}
+    prov_text = ctx.text_of(prov_node, None) if prov_node is not None else ""
+    prov_key = None
+    if prov_node is not None:
+        for k in root.keys():
+            if k.value == "provenance_required":
+                prov_key = k
+        prov_text = ctx.text_of(prov_node, prov_key)
+    for p, pn in prov:
+        if p not in declared:
+            if not IDENT.match(p):
+                ctx.error(pn, "TG114", f"provenance column '{p}' is not an identifier", p)
+                continue
+            fields.append(
+                Field(
+                    name=p,
+                    type=DataType(IMPLIED_PROVENANCE.get(p, "string")),
+                    nullable=False,
+                    implied=True,
+                    pos=_pos(pn),
+                    text=prov_text,
+                )
+            )
+            declared.add(p)
+    # revision policy / catalog / evolution / targets
+    rev = None
+    for k, v in root.value:
+        if k.value == "revision_policy":
+            rev = _load_revision(ctx, k, v)
+    catalog = None
+    cnode = root.get("catalog")
+    if cnode is not None:
+        catalog = _load_catalog(ctx, cnode)
+    evolution = Evolution()
+    enode = root.get("evolution")
+    if enode is not None:
+        evolution = _load_evolution(ctx, enode)
+    targets: tuple[Any, ...] = ()
+    tgnode = root.get("targets")
+    if tgnode is not None:
+        targets = _load_targets(ctx, tgnode)
+    # invariants (verbatim) and field constraints
+    invariants: list[Invariant] = []
+    inode = root.get("invariants")
+    if inode is not None and _expect(ctx, inode, "seq", "'invariants'"):
+        for item in inode.value:
+            if item.kind != "scalar" or not isinstance(item.value, str) or not item.value.strip():
+                ctx.error(item, "TG103", "an invariant is a line of text such as 'low <= high'",
+                          item.raw if item.kind == "scalar" else "")
+                continue
+            lead = len(item.value) - len(item.value.lstrip())
+            invariants.append(
+                Invariant(item.value.strip(), Pos(item.line, item.col + _value_offset(item) + lead))
+            )
+    # a field's `constraint:` is an invariant with the subject left out
+    if fnode is not None and fnode.kind == "map":
+        for k, v in fnode.value:
+            cn = v.get("constraint") if v.kind == "map" else None
+            if cn is not None and cn.kind == "scalar" and isinstance(cn.value, str) and cn.value.strip():
+                subject = f"{k.value} "
+                invariants.append(
+                    Invariant(
+                        subject + cn.value.strip(),
+                        Pos(cn.line, cn.col + _value_offset(cn)),
+                        source=f"fields.{k.value}.constraint",
+                        prefix=len(subject),
+                    )
+                )
+    # key columns must exist
+    for k, kn in key:
+        if k not in declared:
+            close = difflib.get_close_matches(k, sorted(declared), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            ctx.error(kn, "TG107", f"key column '{k}' is not a field{hint}", k)
+    if time is not None and time.column not in declared:
+        close = difflib.get_close_matches(time.column, sorted(declared), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        cn = tnode.get("column") if tnode is not None else None
+        ctx.error(cn, "TG107", f"time column '{time.column}' is not a field{hint}", time.column)
+    if time is not None and time.ingest_column and time.ingest_column not in declared:
+        cn = tnode.get("ingest_column") if tnode is not None else None
+        ctx.error(cn, "TG107", f"ingest column '{time.ingest_column}' is not a field", time.ingest_column)
+    if any(d.severity == "error" for d in ctx.diags) or name is None or version is None:
+        return None
+    kkey = next((k for k in root.keys() if k.value == "key"), None)
+    contract = Contract(
+        name=name,
+        version=version,
+        owner=_string(ctx, root.get("owner"), "'owner'"),
+        description=_string(ctx, root.get("description"), "'description'"),
+        key=tuple(k for k, _ in key),
+        time=time,
+        fields=tuple(fields),
+        invariants=tuple(invariants),
+        revision_policy=rev,
+        provenance_required=tuple(p for p, _ in prov),
+        catalog=catalog,
+        evolution=evolution,
+        targets=targets,
+        meta=tuple((str(k.value), yamlpos.plain(v)) for k, v in root.value if str(k.value).startswith("x-")),
+        path=ctx.path,
+        source=text,
+        canonical_hash=_hash(canonical_data(root)),
+        key_pos=_pos(knode) if knode is not None else Pos(0, 0),
+        key_text=ctx.text_of(knode, kkey) if knode is not None else "",
+        provenance_pos=_pos(prov_node) if prov_node is not None else Pos(0, 0),
+        provenance_text=prov_text,
+        version_pos=_pos(vnode) if vnode is not None else Pos(0, 0),
+    )
+    # Semantic checks that need the whole model: units, invariants, lint rules.
+    from tacit_gen import lint
+    from tacit_gen.contract.semantics import check_expressions
+
+    check_expressions(contract, ctx)
+    lint.check(contract, ctx)
+    return contract

@@ -1,0 +1,180 @@
+"""The typed, immutable model of one contract file. Nothing downstream reads raw YAML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tacit_gen.contract.types import DataType
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A 1-based line and column in a contract file."""
+
+    line: int
+    col: int
+
+
+NO_POS = Pos(0, 0)
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A duration such as ``60s``, ``15m``, ``2 days`` or ``5 trading days``."""
+
+    text: str
+    seconds: int  # exact seconds; for business days, days * 86400
+    business_days: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Field:
+    """One column of the contract."""
+
+    name: str
+    type: DataType
+    nullable: bool
+    unit: str | None = None  # declared unit text; None for dimensionless / non-numeric
+    unit_from_catalog: bool = False  # `unit: per series from catalog`
+    dimension: str | None = None  # declared dimension text, e.g. "pressure", or "per series"
+    has_value: bool = False
+    value: Any = None  # fixed value (python bool/int/str or Decimal)
+    note: str | None = None
+    description: str | None = None
+    constraint: str | None = None  # an invariant with the subject left out
+    aliases: tuple[str, ...] = ()
+    implied: bool = False  # implied by provenance_required
+    meta: tuple[tuple[str, Any], ...] = ()  # x-* keys
+    pos: Pos = field(default=NO_POS, compare=False)
+    text: str = field(default="", compare=False)  # verbatim source of the field entry
+
+
+@dataclass(frozen=True)
+class Cadence:
+    """Expected spacing of points per series."""
+
+    interval: Duration | None  # None when per series from catalog
+    from_catalog: bool = False
+    tolerance_pct: str = "0"  # decimal text
+    gaps_allowed: bool = False
+    note: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class TimeSpec:
+    """The `time:` section."""
+
+    column: str
+    precision: str | None = None  # s, ms, us, ns
+    timezone: str = "UTC instant"
+    timezone_note: str | None = None
+    cadence: Cadence | None = None
+    freshness: Duration | None = None
+    ingest_column: str | None = None
+    pos: Pos = field(default=NO_POS, compare=False)
+    lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # key -> line
+    texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # key -> verbatim
+
+
+@dataclass(frozen=True)
+class RevisionPolicy:
+    """The `revision_policy:` section."""
+
+    allowed: bool
+    window: Duration | None = None
+    reasons: tuple[str, ...] = ()
+    notification: str | None = None
+    by: str | None = None
+    note: str | None = None
+    pos: Pos = field(default=NO_POS, compare=False)
+    text: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The `catalog:` section: a relation holding per-series metadata, and its column names."""
+
+    relation: str
+    key: str
+    unit: str = "unit"
+    hard_min: str = "hard_min"
+    hard_max: str = "hard_max"
+    cadence: str = "cadence_seconds"
+    declared: bool = True  # False when defaults were assumed
+    pos: Pos = field(default=NO_POS, compare=False)
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """One entry of `invariants:` (or a field's `constraint:`), verbatim, with its position."""
+
+    text: str
+    pos: Pos = field(compare=False)  # position of the first character of `text`
+    source: str = "invariants"  # or "fields.<name>.constraint"
+    prefix: int = field(default=0, compare=False)  # chars of `text` not in the file (the subject)
+
+
+@dataclass(frozen=True)
+class Evolution:
+    """The `evolution:` section."""
+
+    compatibility: str = "BACKWARD"
+    notice_period: Duration | None = None
+    reserved: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One validated contract."""
+
+    name: str
+    version: str
+    owner: str | None
+    description: str | None
+    key: tuple[str, ...]
+    time: TimeSpec | None
+    fields: tuple[Field, ...]
+    invariants: tuple[Invariant, ...]
+    revision_policy: RevisionPolicy | None
+    provenance_required: tuple[str, ...]
+    catalog: Catalog | None
+    evolution: Evolution
+    targets: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+    meta: tuple[tuple[str, Any], ...]
+    path: str = field(default="", compare=False)
+    source: str = field(default="", compare=False)
+    canonical_hash: str = field(default="", compare=False)
+    key_pos: Pos = field(default=NO_POS, compare=False)
+    key_text: str = field(default="", compare=False)
+    provenance_pos: Pos = field(default=NO_POS, compare=False)
+    provenance_text: str = field(default="", compare=False)
+    version_pos: Pos = field(default=NO_POS, compare=False)
+
+    def field(self, name: str) -> Field | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+    @property
+    def series_key(self) -> tuple[str, ...]:
+        """The key minus the time column and `revision`."""
+        tcol = self.time.column if self.time else None
+        return tuple(k for k in self.key if k != tcol and k != "revision")
+
+    def target_option(self, target: str, key: str, default: Any = None) -> Any:
+        for t, opts in self.targets:
+            if t == target:
+                for k, v in opts:
+                    if k == key:
+                        return v
+        return default

@@ -1,0 +1,171 @@
+"""Units and dimensions, resolved with pint, extended with currency and count units.
+
+pint costs about a second to import, so the registry is built on first use only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+# ISO 4217 codes most seen in market data; each is its own base dimension, so USD and EUR never
+# compare. The seed's placeholders `quote_currency` and `base_currency` are currencies too.
+ISO_4217 = (
+    "USD EUR GBP JPY CHF CNY HKD SGD AUD NZD CAD SEK NOK DKK PLN CZK HUF ILS INR KRW TWD BRL MXN "
+    "ZAR TRY RUB SAR AED THB IDR MYR PHP CLP COP PEN ARS"
+).split()
+CURRENCY_WORDS = ("quote_currency", "base_currency")
+# Count units: a volume in shares is not a volume in lots (seed 001's first incident).
+COUNT_UNITS = ("share", "lot", "contract", "trade", "event", "reading")
+
+CATALOG_UNIT = "per series from catalog"
+DEFERRED_DIMENSION = "per series"
+
+# Name suffixes that are unambiguous unit spellings: value_degc, pressure_kpa, latency_ms.
+SUFFIX_UNITS = {
+    "degc": "degC",
+    "degf": "degF",
+    "degk": "kelvin",
+    "kelvin": "kelvin",
+    "kpa": "kPa",
+    "mpa": "MPa",
+    "hpa": "hPa",
+    "pa": "Pa",
+    "bar": "bar",
+    "mbar": "mbar",
+    "psi": "psi",
+    "mm": "mm",
+    "cm": "cm",
+    "km": "km",
+    "kg": "kg",
+    "ms": "ms",
+    "us": "us",
+    "ns": "ns",
+    "sec": "s",
+    "secs": "s",
+    "seconds": "s",
+    "hz": "Hz",
+    "khz": "kHz",
+    "kw": "kW",
+    "mw": "MW",
+    "kwh": "kWh",
+    "mwh": "MWh",
+    "volts": "V",
+    "amps": "A",
+    "rpm": "rpm",
+    "pct": "percent",
+    "percent": "percent",
+    **{c.lower(): c for c in ISO_4217},
+}
+
+_INVENTED: set[str] = set()
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@lru_cache(maxsize=1)
+def registry() -> Any:
+    """The shared pint registry with currency and count units defined."""
+    import pint
+
+    ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
+    for code in (*ISO_4217, *CURRENCY_WORDS):
+        ureg.define(f"{code} = [currency_{code}]")
+    for unit in COUNT_UNITS:
+        if unit not in ureg:
+            ureg.define(f"{unit} = [{unit}_count] = {unit}s")
+    return ureg
+
+
+@dataclass(frozen=True)
+class ResolvedUnit:
+    """A unit as pint knows it; `invented` when pint did not know it and it became its own dimension."""
+
+    text: str
+    canonical: str
+    dimensionality: str
+    invented: bool = False
+
+    @property
+    def is_currency(self) -> bool:
+        return self.dimensionality.startswith("[currency_")
+
+
+class UnitError(ValueError):
+    """A unit that cannot be read at all (not a word, not a pint expression)."""
+
+
+def resolve(text: str) -> ResolvedUnit:
+    """Resolve a unit; an identifier pint does not know becomes a base dimension of its own."""
+    ureg = registry()
+    import pint
+
+    if text in _INVENTED:
+        unit = ureg.Unit(text)
+        return ResolvedUnit(text, str(unit), str(unit.dimensionality), invented=True)
+    try:
+        unit = ureg.Unit(text)
+        return ResolvedUnit(text, str(unit), str(unit.dimensionality))
+    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError,
+            AttributeError, TypeError, AssertionError):
+        pass
+    except Exception:  # pint raises odd errors on odd input
+        pass
+    if not _IDENT.match(text):
+        raise UnitError(f"'{text}' is not a unit pint knows, nor a unit name")
+    ureg.define(f"{text} = [{text}_dim]")
+    _INVENTED.add(text)
+    unit = ureg.Unit(text)
+    return ResolvedUnit(text, str(unit), str(unit.dimensionality), invented=True)
+
+
+def same_unit(a: ResolvedUnit, b: ResolvedUnit) -> bool:
+    ureg = registry()
+    return bool(ureg.Unit(a.text) == ureg.Unit(b.text))
+
+
+def dimension_of(text: str) -> str | None:
+    """The dimensionality for a declared dimension name (``pressure``, ``[pressure]``), or None."""
+    ureg = registry()
+    name = text.strip().strip("[]").strip().lower().replace(" ", "_")
+    aliases = {
+        "currency": None,
+        "currency_amount": None,
+        "count": "dimensionless",
+        "dimensionless": "dimensionless",
+        "ratio": "dimensionless",
+    }
+    if name in aliases:
+        return aliases[name]
+    try:
+        dim = ureg.get_dimensionality(f"[{name}]")
+    except Exception:
+        return None
+    s = str(dim)
+    return s if s != "dimensionless" or name == "dimensionless" else None
+
+
+def dimension_matches(dimension: str, unit: ResolvedUnit) -> bool | None:
+    """Whether a declared dimension fits the unit; None when the dimension name is unknown."""
+    name = dimension.strip().strip("[]").strip().lower().replace(" ", "_")
+    if name in ("currency", "currency_amount", "money"):
+        return unit.is_currency
+    dim = dimension_of(dimension)
+    if dim is None:
+        return None
+    return dim == unit.dimensionality
+
+
+def multiply(a: str, b: str, op: str) -> str:
+    """The unit text of a*b or a/b."""
+    ureg = registry()
+    u = ureg.Unit(a) * ureg.Unit(b) if op == "*" else ureg.Unit(a) / ureg.Unit(b)
+    return str(u)
+
+
+def suffix_unit(column: str) -> str | None:
+    """The unit a column name's suffix spells (``value_degc`` -> ``degC``), if any."""
+    if "_" not in column:
+        return None
+    return SUFFIX_UNITS.get(column.rsplit("_", 1)[1].lower())

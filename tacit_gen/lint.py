@@ -1,0 +1,113 @@
+"""The seed's checklist as lint rules with stable codes, each with a one-line rationale."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tacit_gen.contract import units
+from tacit_gen.contract.model import Contract, Pos
+from tacit_gen.expr import nodes as n
+from tacit_gen.expr.parser import ExprSyntaxError, parse
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.loader import _Ctx
+
+RULES: dict[str, tuple[str, str]] = {
+    # code: (severity, rationale)
+    "TG201": ("error", "money and calibrated readings are decimal with precision and scale, never float"),
+    "TG202": ("error", "every decimal or float measurement states its unit; units are part of the type"),
+    "TG203": ("note", "a unit pint does not know becomes a dimension of its own, comparable only with itself"),
+    "TG204": ("error", "a declared dimension must be the unit's dimension"),
+    "TG205": ("error", "a unit in the column name must be the declared unit (a rename that drops it is a classic)"),
+    "TG206": ("error", "the time column is a UTC instant: timestamp_{s,ms,us,ns}_utc at the stated precision"),
+    "TG207": ("error", "revisions allowed means 'revision' is part of the key, or restatements overwrite history"),
+    "TG208": ("note", "a provenance column not declared in fields is implied (revision int64 >= 0, others string)"),
+    "TG209": ("warning", "a revision window needs time.ingest_column to be enforced"),
+    "TG210": ("warning", "catalog forms without a 'catalog' section assume relation 'series_catalog'"),
+    "TG211": ("warning", "a unit on a non-numeric field means nothing; the unit belongs to a measurement"),
+    "TG212": ("warning", "a float or decimal key compares inexactly; keys are strings, integers or times"),
+    "TG213": ("error", "the ingest column is a UTC timestamp"),
+    "TG214": ("note", "revision reasons are enforced only on a 'revision_reason' column"),
+    "TG215": ("warning", "a dimension that is not 'per series' on a catalog unit says nothing checkable"),
+}
+
+
+def _pos(p: Pos) -> Pos:
+    return p if p.line else Pos(1, 1)
+
+
+def check(contract: Contract, ctx: _Ctx) -> None:
+    """Add every lint finding of a loaded contract to the context."""
+
+    def add(code: str, pos: Pos, message: str, word: str) -> None:
+        sev = RULES[code][0]
+        ctx.add(_pos(pos), sev, code, message, word)
+
+    for f in contract.fields:
+        resolved = None
+        if f.unit is not None:
+            try:
+                resolved = units.resolve(f.unit)
+            except units.UnitError as e:
+                add("TG204", f.pos, f"unit of '{f.name}': {e}", f.unit)
+            if resolved is not None and resolved.invented:
+                add("TG203", f.pos, f"unit '{f.unit}' of '{f.name}' is not known to pint; it is a dimension of its own", f.unit)
+            if not f.type.is_numeric:
+                add("TG211", f.pos, f"'{f.name}' is {f.type} but states unit '{f.unit}'", f.unit)
+        if resolved is not None and resolved.is_currency and not f.type.is_decimal:
+            add("TG201", f.pos, f"'{f.name}' is money ({f.unit}) but its type is {f.type}; use decimal(p,s)", str(f.type))
+        if (f.type.is_decimal or f.type.is_float) and f.unit is None and not f.unit_from_catalog and not f.implied:
+            add("TG202", f.pos, f"measurement '{f.name}' ({f.type}) states no unit", f.name)
+        if f.dimension is not None and resolved is not None:
+            ok = units.dimension_matches(f.dimension, resolved)
+            if ok is False:
+                add("TG204", f.pos, f"'{f.name}' declares dimension '{f.dimension}' but unit '{f.unit}' is {resolved.dimensionality}", f.dimension)
+            elif ok is None and not resolved.invented:
+                add("TG204", f.pos, f"unknown dimension '{f.dimension}' for '{f.name}'", f.dimension)
+        if f.dimension is not None and f.unit_from_catalog and f.dimension.strip().lower() != "per series":
+            add("TG215", f.pos, f"'{f.name}' takes its unit per series from the catalog; dimension '{f.dimension}' cannot be checked", f.dimension)
+        suffix = units.suffix_unit(f.name)
+        if suffix is not None and f.type.is_numeric:
+            if f.unit is None and not f.unit_from_catalog:
+                add("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but the contract states none; add unit: {suffix}", f.name)
+            elif resolved is not None:
+                try:
+                    same = units.same_unit(resolved, units.resolve(suffix))
+                except Exception:
+                    same = True
+                if not same:
+                    add("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but declares '{f.unit}'", f.unit or "")
+        if f.name in contract.key and (f.type.is_float or f.type.is_decimal):
+            add("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
+        if f.implied:
+            add("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
+
+    t = contract.time
+    if t is not None:
+        tf = contract.field(t.column)
+        if tf is not None:
+            if tf.type.kind != "timestamp":
+                add("TG206", tf.pos, f"time column '{t.column}' is {tf.type}, not a timestamp_*_utc", str(tf.type))
+            elif t.precision and tf.type.ts_unit != t.precision:
+                add("TG206", tf.pos, f"time column '{t.column}' is {tf.type} but time.precision says {t.precision}", str(tf.type))
+        if t.ingest_column:
+            inf = contract.field(t.ingest_column)
+            if inf is not None and inf.type.kind != "timestamp":
+                add("TG213", inf.pos, f"ingest column '{t.ingest_column}' is {inf.type}, not a timestamp_*_utc", str(inf.type))
+    rp = contract.revision_policy
+    if rp is not None:
+        if rp.allowed and "revision" not in contract.key:
+            add("TG207", rp.pos, "revisions are allowed but 'revision' is not in the key", "revision_policy")
+        if rp.window is not None and (t is None or not t.ingest_column):
+            add("TG209", rp.pos, f"revision window '{rp.window}' cannot be enforced: time.ingest_column is not set", str(rp.window))
+        if rp.reasons and contract.field("revision_reason") is None:
+            add("TG214", rp.pos, "revision reasons are documented only: the contract has no 'revision_reason' column", "reasons")
+    if contract.catalog is None:
+        for inv in contract.invariants:
+            try:
+                ast = parse(inv.text)
+            except ExprSyntaxError:
+                continue
+            if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
+                add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
+                break

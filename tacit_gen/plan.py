@@ -1,0 +1,261 @@
+"""Contract -> ordered clauses with stable ids: the one semantic representation.
+
+Every renderer, every drift reader and the runtime consume clauses, never the contract a second time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tacit_gen.contract.model import Catalog, Contract
+from tacit_gen.contract.semantics import resolve
+from tacit_gen.expr import nodes as n
+from tacit_gen.expr.printer import to_text
+from tacit_gen.plan_types import KINDS, Clause, make_params
+
+__all__ = ["Clause", "as_range", "effective_catalog", "plan"]
+
+DEFAULT_CATALOG_RELATION = "series_catalog"
+
+
+def effective_catalog(contract: Contract, key_column: str) -> Catalog:
+    """The contract's catalog, or the documented default when it has no `catalog` section."""
+    cat = contract.catalog
+    if cat is None:
+        return Catalog(relation=DEFAULT_CATALOG_RELATION, key=key_column, declared=False)
+    if not cat.key:
+        return Catalog(
+            relation=cat.relation,
+            key=key_column,
+            unit=cat.unit,
+            hard_min=cat.hard_min,
+            hard_max=cat.hard_max,
+            cadence=cat.cadence,
+            declared=cat.declared,
+        )
+    return cat
+
+
+@dataclass
+class _Range:
+    column: str
+    min: str | None = None
+    max: str | None = None
+    min_inclusive: bool = True
+    max_inclusive: bool = True
+    texts: list[str] = field(default_factory=list)
+    line: int = 0
+    expr: n.Node | None = None
+
+    def merge(self, other: _Range) -> bool:
+        """Fold another bound on the same column in; False if both bound the same side differently."""
+        for side in ("min", "max"):
+            mine, theirs = getattr(self, side), getattr(other, side)
+            incl = f"{side}_inclusive"
+            if theirs is None:
+                continue
+            if mine is not None and (mine != theirs or getattr(self, incl) != getattr(other, incl)):
+                return False
+        for side in ("min", "max"):
+            if getattr(other, side) is not None:
+                setattr(self, side, getattr(other, side))
+                setattr(self, f"{side}_inclusive", getattr(other, f"{side}_inclusive"))
+        for t in other.texts:
+            if t not in self.texts:
+                self.texts.append(t)
+        return True
+
+
+def _num(node: n.Node) -> str | None:
+    return node.text.lstrip("+") if isinstance(node, n.Number) else None
+
+
+def as_range(node: n.Node) -> _Range | None:
+    """A one-column bound (``volume >= 0``, ``-40 <= x <= 150``, ``x between 1 and 2``,
+    ``x is null or x >= 0``), or None. Nulls pass a range, as in SQL CHECK."""
+    if isinstance(node, n.Compare):
+        ops, opd = node.ops, node.operands
+        if len(ops) == 1:
+            a, b = opd
+            op = ops[0]
+            if isinstance(a, n.Column) and _num(b) is not None:
+                col, k = a.name, _num(b)
+            elif isinstance(b, n.Column) and _num(a) is not None:
+                col, k, op = b.name, _num(a), n.FLIPPED[op]
+            else:
+                return None
+            if op in (">=", ">"):
+                return _Range(col, min=k, min_inclusive=op == ">=")
+            if op in ("<=", "<"):
+                return _Range(col, max=k, max_inclusive=op == "<=")
+            return None
+        if len(ops) == 2 and isinstance(opd[1], n.Column):
+            lo, hi = _num(opd[0]), _num(opd[2])
+            if lo is None or hi is None:
+                return None
+            if all(o in ("<", "<=") for o in ops):
+                return _Range(opd[1].name, lo, hi, ops[0] == "<=", ops[1] == "<=")
+            if all(o in (">", ">=") for o in ops):
+                return _Range(opd[1].name, hi, lo, ops[1] == ">=", ops[0] == ">=")
+        return None
+    if isinstance(node, n.Between) and not node.negated and isinstance(node.operand, n.Column):
+        lo, hi = _num(node.low), _num(node.high)
+        if lo is None or hi is None:
+            return None
+        return _Range(node.operand.name, lo, hi)
+    if isinstance(node, n.Or):
+        for a, b in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(a, n.IsNull) and not a.negated and isinstance(a.operand, n.Column):
+                r = as_range(b)
+                if r is not None and r.column == a.operand.name:
+                    return r
+        return None
+    if isinstance(node, n.And):
+        left, right = as_range(node.left), as_range(node.right)
+        if left is not None and right is not None and left.column == right.column and left.merge(right):
+            return left
+    return None
+
+
+def _clause(cid: str, kind: str, cols: tuple[str, ...], text: str, line: int,
+            ast: n.Node | None = None, **params: Any) -> Clause:
+    return Clause(cid, kind, cols, make_params(**params), text, line, ast)
+
+
+def plan(contract: Contract) -> tuple[Clause, ...]:
+    """The ordered clause plan of a loaded contract."""
+    out: list[Clause] = []
+    fields = contract.fields
+    names = tuple(f.name for f in fields)
+    time_col = contract.time.column if contract.time else None
+    tlines = dict(contract.time.lines) if contract.time else {}
+    ttexts = dict(contract.time.texts) if contract.time else {}
+
+    for f in fields:
+        unit = "per series from catalog" if f.unit_from_catalog else f.unit
+        out.append(_clause(f"column:{f.name}", "column", (f.name,), f.text, f.pos.line,
+                           column=f.name, type=str(f.type), unit=unit, dimension=f.dimension))
+    first_line = fields[0].pos.line if fields else 0
+    out.append(_clause("no_unknown_columns", "no_unknown_columns", names,
+                       "fields: " + ", ".join(names), first_line - 1 if first_line > 1 else first_line,
+                       columns=names))
+    for f in fields:
+        if f.nullable:
+            continue
+        explicit = "nullable: false" in f.text.replace("  ", " ")
+        if explicit or f.has_value:
+            text, line = f.text, f.pos.line
+        elif f.name in contract.key:
+            text, line = contract.key_text, contract.key_pos.line
+        elif f.name == time_col:
+            text, line = ttexts.get("column", f.text), tlines.get("column", f.pos.line)
+        elif f.name in contract.provenance_required:
+            text, line = contract.provenance_text, contract.provenance_pos.line
+        else:
+            text, line = f.text, f.pos.line
+        out.append(_clause(f"not_null:{f.name}", "not_null", (f.name,), text, line, column=f.name))
+    if contract.key:
+        out.append(_clause("unique:" + ",".join(contract.key), "unique", contract.key,
+                           contract.key_text, contract.key_pos.line, columns=contract.key))
+    for f in fields:
+        if f.type.kind == "enum":
+            out.append(_clause(f"accepted_values:{f.name}", "accepted_values", (f.name,), f.text,
+                               f.pos.line, column=f.name, values=f.type.values))
+    rp = contract.revision_policy
+    rr = contract.field("revision_reason")
+    if rp is not None and rp.reasons and rr is not None and rr.type.kind != "enum":
+        out.append(_clause("accepted_values:revision_reason", "accepted_values", ("revision_reason",),
+                           rp.text, rp.pos.line, column="revision_reason", values=rp.reasons))
+    for f in fields:
+        if f.has_value:
+            out.append(_clause(f"fixed_value:{f.name}", "fixed_value", (f.name,), f.text, f.pos.line,
+                               column=f.name, value=f.value))
+
+    # invariants: ranges, catalog forms, the rest
+    ranges: dict[str, _Range] = {}
+    invariants: list[Clause] = []
+    catalog_clauses: list[Clause] = []
+    seen: set[str] = set()
+    rev = contract.field("revision")
+    if rev is not None and "revision" in contract.provenance_required and rev.type.is_integer:
+        r = _Range("revision", min="0", texts=[contract.provenance_text], line=contract.provenance_pos.line)
+        r.expr = n.Compare((n.Column("revision"), n.Number("0")), (">=",))
+        ranges["revision"] = r
+    for inv in contract.invariants:
+        ast, problems = resolve(contract, inv.text)
+        if ast is None or problems:
+            continue  # the loader has reported these
+        canon = to_text(ast)
+        if canon in seen:
+            continue
+        seen.add(canon)
+        if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
+            subject = to_text(ast.subject)
+            key = to_text(ast.key)
+            cat = effective_catalog(contract, key)
+            if isinstance(ast, n.CatalogUnit):
+                catalog_clauses.append(_clause(
+                    f"catalog_unit:{subject}", "catalog_unit", (subject, key), inv.text, inv.pos.line, ast,
+                    column=subject, key=key, relation=cat.relation, catalog_key=cat.key,
+                    catalog_column=cat.unit))
+            else:
+                catalog_clauses.append(_clause(
+                    f"catalog_bounds:{subject}", "catalog_bounds", (subject, key), inv.text, inv.pos.line,
+                    ast, column=subject, key=key, relation=cat.relation, catalog_key=cat.key,
+                    min_column=cat.hard_min, max_column=cat.hard_max))
+            continue
+        r = as_range(ast)
+        if r is not None:
+            r.texts = [inv.text]
+            r.line = inv.pos.line
+            r.expr = ast
+            existing = ranges.get(r.column)
+            if existing is None:
+                ranges[r.column] = r
+                continue
+            if existing.merge(r):
+                continue
+        invariants.append(_clause(f"invariant:{inv.text}", "invariant", n.columns(ast), inv.text,
+                                  inv.pos.line, ast, expr=canon))
+    order = {name: i for i, name in enumerate(names)}
+    for col in sorted(ranges, key=lambda c: order.get(c, len(order))):
+        r = ranges[col]
+        out.append(_clause(f"range:{col}", "range", (col,), "; ".join(r.texts), r.line, r.expr,
+                           column=col, min=r.min, max=r.max, min_inclusive=r.min_inclusive,
+                           max_inclusive=r.max_inclusive))
+    out.extend(invariants)
+
+    t = contract.time
+    if t is not None and t.freshness is not None:
+        out.append(_clause(f"freshness:{t.column}", "freshness", (t.column,),
+                           ttexts.get("freshness", ""), tlines.get("freshness", 0),
+                           column=t.column, max_age_seconds=t.freshness.seconds))
+    if t is not None and t.cadence is not None:
+        c = t.cadence
+        series = contract.series_key
+        extra: dict[str, Any] = {}
+        if c.from_catalog:
+            cat = effective_catalog(contract, series[0] if series else "series_id")
+            extra = dict(relation=cat.relation, catalog_key=cat.key, catalog_column=cat.cadence)
+        out.append(_clause(f"cadence:{t.column}", "cadence", (t.column, *series),
+                           ttexts.get("cadence", c.text), tlines.get("cadence", 0),
+                           column=t.column, series=series,
+                           interval_seconds=c.interval.seconds if c.interval else None,
+                           from_catalog=c.from_catalog, tolerance_pct=c.tolerance_pct,
+                           gaps_allowed=c.gaps_allowed, **extra))
+    out.extend(catalog_clauses)
+    if rp is not None and contract.field("revision") is not None:
+        ingest = t.ingest_column if t is not None else None
+        windowed = rp.window is not None and ingest is not None
+        if not rp.allowed or windowed:
+            w = rp.window
+            out.append(_clause(
+                "revision_window", "revision_window",
+                tuple(c for c in ("revision", time_col, ingest) if c), rp.text, rp.pos.line,
+                column="revision", time_column=time_col, ingest_column=ingest,
+                allowed=rp.allowed,
+                window_seconds=(w.seconds if w is not None and w.business_days is None and windowed else None),
+                business_days=(w.business_days if w is not None and windowed else None)))
+    rank = {k: i for i, k in enumerate(KINDS)}
+    return tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind

@@ -1,0 +1,66 @@
+"""The Clause: one checkable statement with a stable id, its parameters and its verbatim text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tacit_gen.expr.nodes import Node
+
+# Clause kinds, in plan order.
+KINDS = (
+    "column",
+    "no_unknown_columns",
+    "not_null",
+    "unique",
+    "accepted_values",
+    "fixed_value",
+    "range",
+    "invariant",
+    "freshness",
+    "cadence",
+    "catalog_unit",
+    "catalog_bounds",
+    "revision_window",
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One checkable statement of a contract.
+
+    Attributes:
+        id: stable id, e.g. ``range:volume`` or ``invariant:low <= open <= high``.
+        kind: one of ``KINDS``.
+        columns: the columns it reads, in order.
+        params: sorted (key, value) pairs; values are str, int, bool, None or tuples of them.
+            Numbers from the contract are kept as decimal text (no float rounding).
+        text: the verbatim contract text the clause came from.
+        line: 1-based line of that text in the contract file (0 when implied).
+        expr: the resolved AST for ``invariant`` and ``range`` clauses.
+    """
+
+    id: str
+    kind: str
+    columns: tuple[str, ...]
+    params: tuple[tuple[str, Any], ...]
+    text: str
+    line: int = field(default=0, compare=False)
+    expr: Node | None = field(default=None, compare=False)
+
+    def param(self, key: str, default: Any = None) -> Any:
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
+
+    @property
+    def params_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+
+def make_params(**kwargs: Any) -> tuple[tuple[str, Any], ...]:
+    """Params as a sorted tuple, lists turned into tuples."""
+    return tuple(
+        sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())
+    )

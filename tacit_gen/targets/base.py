@@ -1,0 +1,64 @@
+"""What every target shares: artifacts, options, unsupported-clause reports, the file header."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One generated file: its path relative to the output root (``dbt/ohlcv_1m.yml``) and text."""
+
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A clause a target cannot express; reported by `render` and listed in the artifact."""
+
+    target: str
+    clause_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What a target produced for one contract."""
+
+    artifacts: tuple[Artifact, ...]
+    unsupported: tuple[Unsupported, ...] = ()
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Options shared by every target, plus per-target frozen option fields."""
+
+    templates_dir: str | None = None  # user override folder (one subfolder per target)
+    dbt_adapter: str = "duckdb"  # duckdb, postgres, snowflake, bigquery, databricks
+    dbt_tests: str = "dbt_utils"  # or "native": self-contained generic tests in a macros file
+    extra: tuple[tuple[str, str], ...] = field(default=())
+
+
+class Target(Protocol):
+    """A renderer (clauses -> files) plus a reader (files -> clauses)."""
+
+    name: str
+
+    def render(
+        self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
+    ) -> RenderResult: ...
+
+    def read(self, path: Path, text: str) -> ReadResult: ...
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        """Relative paths (under the output root) this target writes for a contract."""
+        ...

@@ -1,0 +1,178 @@
+{#-
+  Generic tests for the clauses dbt has no built-in test for (freshness, cadence, catalog unit and
+  bounds, revision window), plus self-contained versions of the dbt_utils tests
+  (`dbt_tests: native`). Each test returns the failing rows; NULL operands pass (SQL CHECK
+  semantics), nullability is checked by the model's not_null constraints.
+-#}
+
+{#- ---------- helpers (dispatched per adapter) ---------- -#}
+
+{% macro tacit_instant(value) %}{{ return(adapter.dispatch('tacit_instant')(value)) }}{% endmacro %}
+{% macro default__tacit_instant(value) %}cast({{ dbt.string_literal(value) }} as timestamp with time zone){% endmacro %}
+{% macro snowflake__tacit_instant(value) %}to_timestamp_tz({{ dbt.string_literal(value) }}){% endmacro %}
+{% macro bigquery__tacit_instant(value) %}timestamp({{ dbt.string_literal(value) }}){% endmacro %}
+{% macro databricks__tacit_instant(value) %}to_timestamp({{ dbt.string_literal(value) }}){% endmacro %}
+
+{% macro tacit_now() %}
+  {%- set pinned = var('tacit_now', none) -%}
+  {%- if pinned is none -%}{{ dbt.current_timestamp() }}{%- else -%}{{ tacit_instant(pinned) }}{%- endif -%}
+{% endmacro %}
+
+{% macro tacit_seconds_between(start, stop) %}{{ return(adapter.dispatch('tacit_seconds_between')(start, stop)) }}{% endmacro %}
+{% macro default__tacit_seconds_between(start, stop) %}({{ dbt.datediff(start, stop, 'millisecond') }} / 1000.0){% endmacro %}
+{% macro duckdb__tacit_seconds_between(start, stop) %}((epoch_ms({{ stop }}) - epoch_ms({{ start }})) / 1000.0){% endmacro %}
+
+{% macro tacit_utc_date(value) %}{{ return(adapter.dispatch('tacit_utc_date')(value)) }}{% endmacro %}
+{% macro default__tacit_utc_date(value) %}cast(({{ value }}) at time zone 'UTC' as date){% endmacro %}
+{% macro bigquery__tacit_utc_date(value) %}date({{ value }}, 'UTC'){% endmacro %}
+{% macro snowflake__tacit_utc_date(value) %}cast(convert_timezone('UTC', {{ value }}) as date){% endmacro %}
+{% macro databricks__tacit_utc_date(value) %}to_date(from_utc_timestamp({{ value }}, 'UTC')){% endmacro %}
+
+{#- Mon-Fri days from Monday 1970-01-05 up to and including the date (a running weekday count). -#}
+{% macro tacit_weekday_number(value) -%}
+  {%- set d = dbt.datediff("cast('1970-01-05' as date)", tacit_utc_date(value), 'day') -%}
+  (5 * floor(({{ d }}) / 7.0) + least(({{ d }}) - 7 * floor(({{ d }}) / 7.0) + 1, 5))
+{%- endmacro %}
+
+{% macro tacit_column_list(columns, alias=none) -%}
+  {%- set out = [] -%}
+  {%- for c in columns -%}{%- do out.append((alias ~ '.' if alias else '') ~ c) -%}{%- endfor -%}
+  {{- out | join(', ') -}}
+{%- endmacro %}
+
+
+{#- ---------- time-series and catalog clauses ---------- -#}
+
+{#- freshness:<c>  max(c) >= now - max_age_seconds; now is var('tacit_now') when set. An empty table fails. -#}
+{% test tacit_freshness(model, column_name, max_age_seconds) %}
+with latest as (
+    select max({{ column_name }}) as latest_value
+    from {{ model }}
+)
+select latest_value, {{ tacit_now() }} as pinned_now
+from latest
+where latest_value is null
+   or {{ tacit_seconds_between('latest_value', tacit_now()) }} > {{ max_age_seconds }}
+{% endtest %}
+
+
+{#- cadence:<c>  per series, latest revision of each point, consecutive points interval apart within
+    tolerance_pct percent; shorter steps always fail, longer steps (gaps) fail unless gaps_allowed.
+    With catalog: the interval is catalog.catalog_column (seconds) for the series; a point of a series
+    with no catalog interval fails. -#}
+{% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none) %}
+{%- set part = series | join(', ') -%}
+with points as (
+    select {{ part }}{{ ', ' if series }}{{ column_name }} as tacit_t
+    {%- if revision_column %},
+        rank() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column }} desc) as tacit_rank
+    {%- endif %}
+    from {{ model }}
+    where {{ column_name }} is not null
+),
+latest as (
+    select * from points
+    {%- if revision_column %}
+    where tacit_rank = 1
+    {%- endif %}
+),
+steps as (
+    select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t,
+        lag(l.tacit_t) over ({{ 'partition by ' ~ tacit_column_list(series, 'l') if series }} order by l.tacit_t) as tacit_prev,
+        {%- if catalog is not none %}
+        c.{{ catalog_column }} as tacit_interval
+        {%- else %}
+        {{ interval_seconds }} as tacit_interval
+        {%- endif %}
+    from latest l
+    {%- if catalog is not none %}
+    left join {{ catalog }} c on l.{{ series[0] }} = c.{{ catalog_key }}
+    {%- endif %}
+),
+measured as (
+    select *, {{ tacit_seconds_between('tacit_prev', 'tacit_t') }} as tacit_step_seconds
+    from steps
+)
+select *
+from measured
+where tacit_interval is null
+   or (tacit_prev is not null and (
+        tacit_step_seconds < tacit_interval * (1 - {{ tolerance_pct }} / 100.0)
+        {%- if not gaps_allowed %}
+        or tacit_step_seconds > tacit_interval * (1 + {{ tolerance_pct }} / 100.0)
+        {%- endif %}
+   ))
+{% endtest %}
+
+
+{#- catalog_unit:<c>  c equals the catalog's catalog_column for the row's key; no catalog entry fails. -#}
+{% test tacit_catalog_unit(model, column_name, key, catalog, catalog_key, catalog_column) %}
+select m.*
+from {{ model }} m
+left join {{ catalog }} c on m.{{ key }} = c.{{ catalog_key }}
+where m.{{ column_name }} is not null
+  and (c.{{ catalog_key }} is null or not (m.{{ column_name }} = c.{{ catalog_column }}))
+{% endtest %}
+
+
+{#- catalog_bounds:<c>  catalog.min_column <= c <= catalog.max_column for the row's key; no catalog entry fails. -#}
+{% test tacit_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column) %}
+select m.*
+from {{ model }} m
+left join {{ catalog }} c on m.{{ key }} = c.{{ catalog_key }}
+where m.{{ column_name }} is not null
+  and (c.{{ catalog_key }} is null
+       or not (m.{{ column_name }} >= c.{{ min_column }})
+       or not (m.{{ column_name }} <= c.{{ max_column }}))
+{% endtest %}
+
+
+{#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
+    ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
+{% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none) %}
+select *
+from {{ model }}
+where
+{%- if not allowed %}
+    {{ column_name }} <> 0
+{%- elif ingest_column is none or (window_seconds is none and business_days is none) %}
+    1 = 2
+{%- else %}
+    {{ column_name }} > 0 and (
+    {%- if business_days is not none %}
+        {{ tacit_weekday_number(ingest_column) }} - {{ tacit_weekday_number(time_column) }} > {{ business_days }}
+    {%- else %}
+        {{ tacit_seconds_between(time_column, ingest_column) }} > {{ window_seconds }}
+    {%- endif %}
+    )
+{%- endif %}
+{% endtest %}
+
+
+{#- ---------- self-contained replacements for the dbt_utils tests (dbt_tests: native) ---------- -#}
+
+{% test tacit_unique_combination_of_columns(model, combination_of_columns) %}
+{%- set col_list = combination_of_columns | join(', ') -%}
+select {{ col_list }}, count(*) as n_records
+from {{ model }}
+group by {{ col_list }}
+having count(*) > 1
+{% endtest %}
+
+{% test tacit_accepted_range(model, column_name, min_value=none, max_value=none, min_inclusive=true, max_inclusive=true) %}
+select *
+from {{ model }}
+where 1 = 2
+{%- if min_value is not none %}
+   or not ({{ column_name }} {{ '>=' if min_inclusive else '>' }} {{ min_value }})
+{%- endif %}
+{%- if max_value is not none %}
+   or not ({{ column_name }} {{ '<=' if max_inclusive else '<' }} {{ max_value }})
+{%- endif %}
+{% endtest %}
+
+{% test tacit_expression_is_true(model, expression) %}
+select *
+from {{ model }}
+where not ({{ expression }})
+{% endtest %}
