@@ -205,8 +205,9 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                     ast, column=subject, key=key, relation=cat.relation, catalog_key=cat.key,
                     min_column=cat.hard_min, max_column=cat.hard_max))
             continue
-        r = as_range(ast)
-        if r is not None:
+        found = as_range(ast)
+        if found is not None:
+            r = found
             r.texts = [inv.text]
             r.line = inv.pos.line
             r.expr = ast

@@ -151,6 +151,16 @@ class _Ctx:
         return yamlpos.source_text(self.protected, node, start)
 
 
+def _key_node(node: YNode | None, key: str) -> YNode | None:
+    """The key node of `key` in a mapping node (for errors that point at the key)."""
+    if node is None or node.kind != "map":
+        return None
+    for k, _ in node.value:
+        if k.value == key:
+            return k
+    return None
+
+
 def _pos(node: YNode) -> Pos:
     return Pos(node.line, node.col)
 
@@ -160,7 +170,7 @@ def _kind_name(node: YNode) -> str:
 
 
 def _check_keys(ctx: _Ctx, node: YNode, allowed: tuple[str, ...], where: str) -> None:
-    for k in node.keys():
+    for k in node.key_nodes():
         name = str(k.value)
         if name in allowed or name.startswith("x-"):
             continue
@@ -277,7 +287,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         why = "a key column" if name in key_cols else "a fixed-value field"
         assert nullable_node is not None
         ctx.error(
-            nullable_node,
+            _key_node(vnode, "nullable") or nullable_node,
             "TG112",
             f"'{name}' is {why} and is never null; 'nullable: true' contradicts it",
             "nullable",
@@ -649,6 +659,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     key_cols = {k for k, _ in key}
     # fields
     fields: list[Field] = []
+    broken: set[str] = set()  # fields whose definition has an error (reported already)
     fnode = root.get("fields")
     if fnode is None:
         ctx.error(root, "TG104", "the contract has no 'fields'", "fields")
@@ -657,6 +668,8 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
             f = _load_field(ctx, k, v, key_cols)
             if f is not None:
                 fields.append(f)
+            elif k.kind == "scalar" and isinstance(k.value, str):
+                broken.add(k.value)
     time = None
     tnode = root.get("time")
     if tnode is not None:
@@ -675,7 +688,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
             nn = spec.get("nullable") if spec is not None and spec.kind == "map" else None
             if nn is not None and nn.value is True and f.name not in key_cols:
                 why = "the time column" if time and f.name == time.column else "a provenance column"
-                ctx.error(nn, "TG112", f"'{f.name}' is {why} and is never null; 'nullable: true' contradicts it", "nullable")
+                ctx.error(_key_node(spec, "nullable") or nn, "TG112", f"'{f.name}' is {why} and is never null; 'nullable: true' contradicts it", "nullable")
             f = Field(**{**f.__dict__, "nullable": False})
         fixed.append(f)
     fields = fixed
@@ -683,7 +696,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     prov_text = ctx.text_of(prov_node, None) if prov_node is not None else ""
     prov_key = None
     if prov_node is not None:
-        for k in root.keys():
+        for k in root.key_nodes():
             if k.value == "provenance_required":
                 prov_key = k
         prov_text = ctx.text_of(prov_node, prov_key)
@@ -749,11 +762,11 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
                 )
     # key columns must exist
     for k, kn in key:
-        if k not in declared:
+        if k not in declared and k not in broken:
             close = difflib.get_close_matches(k, sorted(declared), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             ctx.error(kn, "TG107", f"key column '{k}' is not a field{hint}", k)
-    if time is not None and time.column not in declared:
+    if time is not None and time.column not in declared and time.column not in broken:
         close = difflib.get_close_matches(time.column, sorted(declared), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         cn = tnode.get("column") if tnode is not None else None
@@ -761,12 +774,11 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     if time is not None and time.ingest_column and time.ingest_column not in declared:
         cn = tnode.get("ingest_column") if tnode is not None else None
         ctx.error(cn, "TG107", f"ingest column '{time.ingest_column}' is not a field", time.ingest_column)
-    if any(d.severity == "error" for d in ctx.diags) or name is None or version is None:
-        return None
-    kkey = next((k for k in root.keys() if k.value == "key"), None)
+    failed = any(d.severity == "error" for d in ctx.diags) or name is None or version is None
+    kkey = next((k for k in root.key_nodes() if k.value == "key"), None)
     contract = Contract(
-        name=name,
-        version=version,
+        name=name or "",
+        version=version or "0.0.0",
         owner=_string(ctx, root.get("owner"), "'owner'"),
         description=_string(ctx, root.get("description"), "'description'"),
         key=tuple(k for k, _ in key),
@@ -792,6 +804,6 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     from tacit_gen import lint
     from tacit_gen.contract.semantics import check_expressions
 
-    check_expressions(contract, ctx)
+    check_expressions(contract, ctx, broken)
     lint.check(contract, ctx)
-    return contract
+    return None if failed else contract

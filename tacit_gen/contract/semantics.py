@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -15,9 +16,13 @@ if TYPE_CHECKING:
     from tacit_gen.contract.loader import _Ctx
 
 
-def column_infos(contract: Contract) -> dict[str, ColumnInfo]:
-    """What the expression checker knows about each column."""
-    out = {}
+def column_infos(contract: Contract, broken: Iterable[str] = ()) -> dict[str, ColumnInfo]:
+    """What the expression checker knows about each column.
+
+    `broken` names fields whose definition has an error already reported: they resolve as
+    columns of unknown type, so one mistake is not reported again in every invariant.
+    """
+    out = {name: ColumnInfo(family="any", unit=DEFERRED) for name in broken}
     for f in contract.fields:
         unit: str | None = None
         if f.unit_from_catalog:
@@ -40,6 +45,10 @@ def _same(a: str, b: str) -> bool:
     return units.same_unit(units.resolve(a), units.resolve(b))
 
 
+def _same_dim(a: str, b: str) -> bool:
+    return units.resolve(a).dimensionality == units.resolve(b).dimensionality
+
+
 def _combine(a: str, b: str, op: str) -> str:
     try:
         return units.multiply(a, b, op)
@@ -52,20 +61,23 @@ def _parse_cached(text: str) -> n.Node:
     return parse(text)
 
 
-def resolve(contract: Contract, text: str) -> tuple[n.Node | None, list[Problem]]:
+def resolve(
+    contract: Contract, text: str, broken: Iterable[str] = ()
+) -> tuple[n.Node | None, list[Problem]]:
     """Parse and resolve one invariant text against a contract."""
     try:
         ast = _parse_cached(text)
     except ExprSyntaxError as e:
         return None, [Problem("TG108", f"invalid invariant: {e}", e.offset, e.word)]
-    resolved, problems = check(ast, column_infos(contract), _same, _combine)
+    resolved, problems = check(ast, column_infos(contract, broken), _same, _combine, _same_dim)
     return resolved, problems
 
 
-def check_expressions(contract: Contract, ctx: _Ctx) -> None:
+def check_expressions(contract: Contract, ctx: _Ctx, broken: Iterable[str] = ()) -> None:
     """Report every problem of every invariant at its line and column."""
+    broken = tuple(sorted(broken))
     for inv in contract.invariants:
-        _, problems = resolve(contract, inv.text)
+        _, problems = resolve(contract, inv.text, broken)
         for p in problems:
             _report(ctx, inv, p)
 

@@ -108,15 +108,22 @@ def parse_type(text: str) -> DataType:
         m = _ENUM.match(t)
         if not m:
             raise TypeSyntaxError(f"malformed enum type '{t}': expected enum[a, b, ...]", lead, t)
-        raw = [v.strip() for v in m.group(1).split(",")]
+        inner_at = lead + t.index("[") + 1
         values: list[str] = []
-        for v in raw:
+        pos = 0
+        for piece in m.group(1).split(","):
+            v = piece.strip()
+            # the value's first character; for an empty value, the ',' or ']' that ends it
+            at = inner_at + pos + (len(piece) - len(piece.lstrip()) if v else len(piece))
+            pos += len(piece) + 1
             if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
                 v = v[1:-1]
-            if not v or not _ENUM_VALUE.match(v):
-                raise TypeSyntaxError(f"bad enum value '{v}' in '{t}'", lead, v or t)
+            if not v:
+                raise TypeSyntaxError(f"empty enum value in '{t}'", at, t)
+            if not _ENUM_VALUE.match(v):
+                raise TypeSyntaxError(f"bad enum value '{v}' in '{t}'", at, v)
             if v in values:
-                raise TypeSyntaxError(f"enum value '{v}' is listed twice", lead, v)
+                raise TypeSyntaxError(f"enum value '{v}' is listed twice in '{t}'", at, v)
             values.append(v)
         return DataType("enum", values=tuple(values))
     if t.startswith("timestamp"):

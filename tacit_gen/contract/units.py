@@ -13,9 +13,10 @@ from typing import Any
 # ISO 4217 codes most seen in market data; each is its own base dimension, so USD and EUR never
 # compare. The seed's placeholders `quote_currency` and `base_currency` are currencies too.
 ISO_4217 = (
-    "USD EUR GBP JPY CHF CNY HKD SGD AUD NZD CAD SEK NOK DKK PLN CZK HUF ILS INR KRW TWD BRL MXN "
-    "ZAR TRY RUB SAR AED THB IDR MYR PHP CLP COP PEN ARS"
-).split()
+    "USD", "EUR", "GBP", "JPY", "CHF", "CNY", "HKD", "SGD", "AUD", "NZD", "CAD", "SEK", "NOK",
+    "DKK", "PLN", "CZK", "HUF", "ILS", "INR", "KRW", "TWD", "BRL", "MXN", "ZAR", "TRY", "RUB",
+    "SAR", "AED", "THB", "IDR", "MYR", "PHP", "CLP", "COP", "PEN", "ARS",
+)
 CURRENCY_WORDS = ("quote_currency", "base_currency")
 # Count units: a volume in shares is not a volume in lots (seed 001's first incident).
 COUNT_UNITS = ("share", "lot", "contract", "trade", "event", "reading")
@@ -69,7 +70,7 @@ def registry() -> Any:
     """The shared pint registry with currency and count units defined."""
     import pint
 
-    ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
+    ureg: Any = pint.UnitRegistry(autoconvert_offset_to_baseunit=False)
     for code in (*ISO_4217, *CURRENCY_WORDS):
         ureg.define(f"{code} = [currency_{code}]")
     for unit in COUNT_UNITS:

@@ -61,8 +61,11 @@ class YNode:
                 return v
         return None
 
-    def keys(self) -> list[YNode]:
+    def key_nodes(self) -> list[YNode]:
+        """The key nodes of a mapping, in order (empty for other kinds)."""
         return [k for k, _ in self.value] if self.kind == "map" else []
+
+    keys = key_nodes
 
 
 class YamlSyntaxError(Exception):

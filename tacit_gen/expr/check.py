@@ -40,11 +40,21 @@ class _T:
     unit: str | None = None
     enum_values: tuple[str, ...] | None = None
     literal: bool = False
+    opaque: bool = False  # a column whose definition is broken (already reported)
+    src: str = ""  # the text of the operand, for messages
+
+
+def _desc(t: _T) -> str:
+    unit = t.unit or "dimensionless"
+    return f"'{t.src}' ({unit})" if t.src else unit
 
 
 class Checker:
-    def __init__(self, columns: dict[str, ColumnInfo], same_unit: Any, combine: Any) -> None:
+    def __init__(
+        self, columns: dict[str, ColumnInfo], same_unit: Any, combine: Any, same_dim: Any = None
+    ) -> None:
         self.columns = columns
+        self.same_dim = same_dim  # (a, b) -> bool, optional
         self.same_unit = same_unit  # (a, b) -> bool
         self.combine = combine  # (a, b, op) -> unit text
         self.problems: list[Problem] = []
@@ -64,8 +74,11 @@ class Checker:
             if node.name in self.columns:
                 info = self.columns[node.name]
                 return n.Column(node.name, offset=node.offset), _T(
-                    info.family, info.unit, info.enum_values
+                    info.family, info.unit, info.enum_values, opaque=info.family == "any",
+                    src=node.name,
                 )
+            if peer is not None and peer.opaque:
+                return node, _T("any")  # compared with a broken column: cannot tell
             if peer is not None and peer.enum_values is not None:
                 if node.name not in peer.enum_values:
                     self.problem(
@@ -101,7 +114,11 @@ class Checker:
             self.need_numeric(lt, node.left, node.op)
             self.need_numeric(rt, node.right, node.op)
             unit = self.arith_unit(lt, rt, node)
-            return n.BinOp(node.op, left, right, offset=node.offset), _T("numeric", unit)
+            from tacit_gen.expr.printer import to_text
+
+            return n.BinOp(node.op, left, right, offset=node.offset), _T(
+                "numeric", unit, src=to_text(node)
+            )
         # a predicate used as a value (e.g. a boolean column compared to a predicate)
         resolved = self.predicate(node)
         return resolved, _T("bool")
@@ -126,7 +143,8 @@ class Checker:
             if not self.same_unit(lt.unit, rt.unit):
                 self.problem(
                     "TG111",
-                    f"'{node.op}' of different units: {lt.unit} and {rt.unit}",
+                    f"'{node.op}' of {self.kind_of(lt.unit, rt.unit)}: {_desc(lt)} {node.op} "
+                    f"{_desc(rt)}",
                     node,
                     node.op,
                 )
@@ -157,11 +175,16 @@ class Checker:
             ):
                 self.problem(
                     "TG111",
-                    f"comparison of different units: {a.unit or 'dimensionless'} and "
-                    f"{b.unit or 'dimensionless'}",
+                    f"comparison of {self.kind_of(a.unit, b.unit)}: {_desc(a)} {op} {_desc(b)}",
                     node,
-                    op,
+                    b.src or op,
                 )
+
+    def kind_of(self, a: str | None, b: str | None) -> str:
+        """'different units' when both share a dimension, else 'different dimensions'."""
+        if a is not None and b is not None and self.same_dim is not None and self.same_dim(a, b):
+            return "different units of the same dimension"
+        return "different dimensions"
 
     # -- predicates ------------------------------------------------------
     def predicate(self, node: n.Node) -> n.Node:
@@ -186,8 +209,8 @@ class Checker:
             operand, t = self.value(node.operand)
             low, lt = self.value(node.low, peer=t)
             high, ht = self.value(node.high, peer=t)
-            self.compatible(t, lt, node, "between")
-            self.compatible(t, ht, node, "between")
+            self.compatible(t, lt, node.low, "between")
+            self.compatible(t, ht, node.high, "between")
             return n.Between(operand, low, high, node.negated, offset=node.offset)
         if isinstance(node, n.CatalogUnit | n.CatalogBounds):
             subject, st = self.value(node.subject)
@@ -272,7 +295,11 @@ def _describe(node: n.Node) -> str:
 
 
 def check(
-    node: n.Node, columns: dict[str, ColumnInfo], same_unit: Any, combine: Any
+    node: n.Node,
+    columns: dict[str, ColumnInfo],
+    same_unit: Any,
+    combine: Any,
+    same_dim: Any = None,
 ) -> tuple[n.Node, list[Problem]]:
     """Resolve and check an invariant AST.
 
@@ -281,10 +308,11 @@ def check(
         columns: the contract's columns.
         same_unit: ``(unit_a, unit_b) -> bool``.
         combine: ``(unit_a, unit_b, op) -> unit`` for ``*`` and ``/``.
+        same_dim: optional ``(unit_a, unit_b) -> bool``, to tell units from dimensions in messages.
 
     Returns:
         The resolved AST and every problem found.
     """
-    c = Checker(columns, same_unit, combine)
+    c = Checker(columns, same_unit, combine, same_dim)
     resolved = c.predicate(node)
     return resolved, c.problems

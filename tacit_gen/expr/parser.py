@@ -94,13 +94,13 @@ class _Parser:
         return left
 
     def _left_assoc(
-        self, sub: Callable[[], n.Node], words: dict[str, type[n.Node]]
+        self, sub: Callable[[], n.Node], words: dict[str, type[n.And] | type[n.Or]]
     ) -> n.Node:
         left = sub()
         while self.tok.kind == "keyword" and self.tok.text in words:
             t = self.advance()
             right = sub()
-            left = words[t.text](left, right, offset=t.offset)  # type: ignore[call-arg]
+            left = words[t.text](left, right, offset=t.offset)
         return left
 
     def or_(self) -> n.Node:

@@ -1,0 +1,75 @@
+"""Sessions: tests, lint, typecheck, demo (the main job on the bundled contracts), bench."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+# Every engine's telemetry off; nothing waits on the network.
+OFFLINE = {
+    "DO_NOT_TRACK": "1",
+    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    "GX_ANALYTICS_ENABLED": "false",
+    "SCARF_NO_ANALYTICS": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+@nox.session(python="3.11")
+def tests(session: nox.Session) -> None:
+    """The whole test suite, real engines included."""
+    session.install("-e", ".[dev]")
+    session.run("tacit-gen", "lint", "contracts/", env=OFFLINE)
+    session.run("tacit-gen", "render", "--check", env=OFFLINE)
+    session.run("tacit-gen", "check", "--no-bump-gate", env=OFFLINE)
+    session.run("pytest", "-n", "2", "--dist", "loadfile", *session.posargs, env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def lint(session: nox.Session) -> None:
+    """ruff over the package and tests."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", "tacit_gen", "tests", "noxfile.py")
+
+
+@nox.session(python="3.11")
+def typecheck(session: nox.Session) -> None:
+    """mypy over the package; mypy and pyright over the runtime typing tests."""
+    session.install("-e", ".[dev]")
+    session.run("mypy", "tacit_gen")
+    session.run("pyright", "tacit_gen/runtime", env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def demo(session: nox.Session) -> None:
+    """The main job on the bundled contracts: lint, render, check, explain, then verify a sample
+    of each contract in every real engine (an embedded DuckDB, nothing to start)."""
+    session.install("-e", ".[all]")
+    session.run("tacit-gen", "lint", "contracts/", env=OFFLINE)
+    session.run("tacit-gen", "render", env=OFFLINE)
+    session.run("tacit-gen", "check", "--no-bump-gate", env=OFFLINE)
+    session.run("tacit-gen", "explain", "contracts/plant_sensor_reading.yaml", env=OFFLINE)
+    tmp = session.create_tmp()
+    for name in ("fct_sensor_readings", "plant_sensor_reading", "ohlcv_1m"):
+        data = f"{tmp}/{name}.csv"
+        session.run("tacit-gen", "sample", f"contracts/{name}.yaml", "--rows", "200",
+                    "--now", "2024-01-01T12:00:00Z", "--out", data, env=OFFLINE)
+        args = ["tacit-gen", "verify", f"contracts/{name}.yaml", "--data", data,
+                "--now", "2024-01-01T12:00:00Z"]
+        catalog = f"{tmp}/{name}.catalog.csv"
+        import os
+
+        if os.path.exists(catalog):
+            args += ["--catalog", catalog]
+        session.run(*args, env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def bench(session: nox.Session) -> None:
+    """Benchmarks, as ratios against a baseline run in the same process (never timed tests)."""
+    session.install("-e", ".[dev]")
+    session.run("python", "tests/benchmarks/bench_render.py", *session.posargs, env=OFFLINE)
+    session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)

@@ -1,0 +1,109 @@
+"""`tacit-gen check`: byte drift, semantic drift, orphans, and the version-bump gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tacit_gen import render as r
+from tacit_gen.contract.errors import ContractError
+from tacit_gen.contract.loader import load
+from tacit_gen.drift import base as d
+from tacit_gen.drift.base import Finding
+from tacit_gen.drift.compare import CheckReport, compare, read_artifact
+from tacit_gen.plan import plan
+from tacit_gen.targets import registry
+from tacit_gen.targets.base import RenderOptions
+
+
+def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: RenderOptions,
+              artifact: str | None = None, bump_gate: bool = True, base: str = "HEAD") -> CheckReport:
+    """Check committed artifacts against their contracts.
+
+    Args:
+        paths: contract files or folders (default ``contracts/``).
+        out: the generated-artifacts root.
+        targets: targets to check.
+        options: the render options the artifacts were made with.
+        artifact: check this one (hand-written) artifact against the single contract in `paths`,
+            with the single target in `targets` (semantic drift only).
+        bump_gate: also compare each contract with its last committed version (git).
+        base: the git revision for the gate.
+
+    Raises:
+        ValueError: for usage errors (contract that does not load, wrong --artifact usage).
+    """
+    report = CheckReport()
+    files = r.find_contracts(paths or ["contracts"])
+    if artifact is not None:
+        if len(files) != 1 or len(targets) != 1:
+            raise ValueError("--artifact needs exactly one contract and one --target")
+        contract = _load(files[0])
+        clauses = plan(contract)
+        result = read_artifact(targets[0], Path(artifact))
+        dialect = options.dbt_adapter if targets[0] == "dbt" else "duckdb"
+        report.findings.extend(compare(contract, clauses, result, Path(artifact).as_posix(),
+                                       targets[0], check_header=False, dialect=dialect))
+        report.checked.append(Path(artifact).as_posix())
+        return report
+    contracts = [_load(f) for f in files]
+    run = r.render_all(files, targets, options)
+    if run.errors:
+        raise ValueError("; ".join(e.render() for e in run.errors))
+    # 1. byte drift and missing artifacts
+    for a in run.artifacts:
+        p = out / a.path
+        shown = p.as_posix()
+        report.checked.append(shown)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            report.findings.append(Finding(d.MISSING_ARTIFACT, shown, "expected artifact is missing: run `tacit-gen render`"))
+            continue
+        if text != a.content:
+            report.findings.append(Finding(d.STALE, shown, "differs from a fresh render (byte drift)"))
+    # 2. semantic drift: each contract's primary artifact per target, read back
+    for contract in contracts:
+        clauses = plan(contract)
+        for t in targets:
+            if not r.target_enabled(contract, t):
+                continue
+            rel = registry.get(t).artifact_paths(contract)[0]
+            p = out / rel
+            if not p.exists():
+                continue
+            result = read_artifact(t, p)
+            dialect = options.dbt_adapter if t == "dbt" else "duckdb"
+            report.findings.extend(compare(contract, clauses, result, p.as_posix(), t, dialect=dialect))
+    # 3. orphans
+    for o in r.orphans(out, run.artifacts, targets):
+        report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
+    # 4. version-bump gate against the last committed contract
+    if bump_gate:
+        report.findings.extend(_bump_findings(files, base))
+    return report
+
+
+def _load(path: Path):  # type: ignore[no-untyped-def]
+    try:
+        return load(path)
+    except ContractError as e:
+        raise ValueError("\n".join(x.render() for x in e.diagnostics)) from None
+
+
+def _bump_findings(files: list[Path], base: str) -> list[Finding]:
+    try:
+        from tacit_gen import evolution
+    except ImportError:  # pragma: no cover
+        return []
+    out = []
+    for f in files:
+        try:
+            rep = evolution.check_bump(str(f), base_rev=base)
+        except Exception as e:  # not a git checkout, git missing: say so, do not fail the check
+            out.append(Finding(d.VERSION_BUMP, f.as_posix(), f"version gate skipped: {e}"))
+            continue
+        if rep is not None and not rep.ok:
+            out.append(Finding(d.VERSION_BUMP, f.as_posix(),
+                               f"version {rep.as_json().get('old_version')} -> {rep.as_json().get('new_version')}: "
+                               f"changes need at least a {rep.as_json().get('least_bump')} bump"))
+    return out

@@ -1,0 +1,432 @@
+"""The `tacit-gen` command line: parse flags, call the library, print a report, exit with its code.
+
+Heavy engines are imported inside commands only, so `tacit-gen --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from tacit_gen import __version__
+
+EXIT_CODES = """\b
+Exit codes:
+  0  success: clean, nothing stale, all engines pass
+  1  findings: lint errors, stale or drifted artifacts, violations (engines agree),
+     a version bump too small, an incompatible change
+  2  usage error, or a contract that does not load
+  3  verify: the engines disagree on a clause (please report it)"""
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+def _fail_usage(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def _load_or_exit(path: str) -> Any:
+    from tacit_gen.contract.errors import ContractError
+    from tacit_gen.contract.loader import load
+
+    try:
+        return load(path)
+    except ContractError as e:
+        for diag in e.diagnostics:
+            click.echo(diag.render(), err=True)
+        sys.exit(2)
+
+
+def _targets(spec: str | None) -> tuple[str, ...]:
+    from tacit_gen.targets import registry
+
+    try:
+        return registry.parse_targets(spec)
+    except KeyError as e:
+        _fail_usage(str(e.args[0]))
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES,
+)
+@click.version_option(__version__, "--version", prog_name="tacit-gen")
+def main() -> None:
+    """One data contract per dataset, rendered verbatim into dbt, Soda, Great Expectations,
+    pandera and a native ibis runtime, and checked in CI.
+
+    Contracts live in contracts/ and render into generated/ by default.
+    """
+
+
+# --------------------------------------------------------------------------------------- lint
+@main.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
+    """Load and check contracts: `path:line:col: severity: message [code]`."""
+    from tacit_gen.contract.loader import load_report
+    from tacit_gen.render import find_contracts
+
+    files = find_contracts(paths)
+    if not files:
+        _fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(paths)}")
+    diags = []
+    for f in files:
+        _, ds = load_report(f)
+        diags.extend(ds)
+    errors = sum(d.severity == "error" for d in diags)
+    warnings = sum(d.severity == "warning" for d in diags)
+    code = 1 if errors or (strict and warnings) else 0
+    if fmt == "json":
+        _echo_json({"ok": code == 0, "files": [str(f) for f in files],
+                    "diagnostics": [d.as_json() for d in diags]})
+    else:
+        for d in diags:
+            click.echo(d.render())
+        click.echo(f"{len(files)} contract(s): {errors} error(s), {warnings} warning(s)")
+    sys.exit(code)
+
+
+# ------------------------------------------------------------------------------------ explain
+@main.command(epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--targets", "show_targets", is_flag=True,
+              help="Print the support matrix: how each clause lands in each target.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def explain(contract: str, show_targets: bool, fmt: str) -> None:
+    """The clause plan as a table: id, kind, columns, line, verbatim text."""
+    from tacit_gen.plan import plan
+
+    c = _load_or_exit(contract)
+    clauses = plan(c)
+    if show_targets:
+        from tacit_gen.explain import support_matrix
+
+        matrix = support_matrix(c, clauses)
+        if fmt == "json":
+            _echo_json(matrix)
+        else:
+            from tacit_gen.explain import render_matrix
+
+            click.echo(render_matrix(matrix))
+        return
+    if fmt == "json":
+        _echo_json({
+            "contract": c.name,
+            "version": c.version,
+            "clauses": [
+                {"id": cl.id, "kind": cl.kind, "columns": list(cl.columns), "line": cl.line,
+                 "text": cl.text, "params": {k: v for k, v in cl.params}}
+                for cl in clauses
+            ],
+        })
+        return
+    from tacit_gen.explain import render_plan
+
+    click.echo(render_plan(c, clauses))
+
+
+# ------------------------------------------------------------------------------------- render
+def _render_options(templates: str | None, dbt_adapter: str, dbt_tests: str) -> Any:
+    from tacit_gen.targets.base import RenderOptions
+
+    return RenderOptions(templates_dir=templates, dbt_adapter=dbt_adapter, dbt_tests=dbt_tests)
+
+
+_render_flags = [
+    click.option("--out", default="generated", show_default=True, type=click.Path(file_okay=False),
+                 help="Output root: one folder per target."),
+    click.option("--target", "target_spec", default=None, help="Comma-separated targets (default: all)."),
+    click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True),
+                 help="A folder of template overrides, one subfolder per target."),
+    click.option("--dbt-adapter", default="duckdb", show_default=True,
+                 type=click.Choice(["duckdb", "postgres", "snowflake", "bigquery", "databricks"])),
+    click.option("--dbt-tests", default="dbt_utils", show_default=True,
+                 type=click.Choice(["dbt_utils", "native"]),
+                 help="dbt_utils generic tests, or self-contained ones in a generated macros file."),
+]
+
+
+def _with_render_flags(f: Any) -> Any:
+    for opt in reversed(_render_flags):
+        f = opt(f)
+    return f
+
+
+@main.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@_with_render_flags
+@click.option("--check", is_flag=True, help="Write nothing; print a diff of what would change; exit 1 if stale.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
+           dbt_adapter: str, dbt_tests: str, check: bool, fmt: str) -> None:
+    """Render contracts (default: contracts/) into artifacts (default: generated/)."""
+    from tacit_gen import render as r
+
+    files = r.find_contracts(paths or ("contracts",))
+    if not files:
+        _fail_usage("no contract files to render")
+    targets = _targets(target_spec)
+    run = r.render_all(files, targets, _render_options(templates, dbt_adapter, dbt_tests))
+    for d in run.errors:
+        click.echo(d.render(), err=True)
+    if run.errors:
+        sys.exit(2)
+    for u in run.unsupported:
+        click.echo(f"warning: {u.target} cannot express {u.clause_id}: {u.reason}", err=True)
+    outdir = Path(out)
+    if check:
+        rep = r.stale(outdir, run, targets)
+        if fmt == "json":
+            _echo_json({"stale": [p for p, _ in rep.changed], "orphaned": rep.orphaned,
+                        "unsupported": [u.__dict__ for u in run.unsupported]})
+        else:
+            for _, diff in rep.changed:
+                click.echo(diff, nl=False)
+            for o in rep.orphaned:
+                click.echo(f"orphaned: {o} (its contract is gone; delete it)")
+            if rep.changed or rep.orphaned:
+                click.echo(f"{len(rep.changed)} stale, {len(rep.orphaned)} orphaned: run `tacit-gen render`")
+            else:
+                click.echo(f"{len(run.artifacts)} artifact(s) up to date")
+        sys.exit(1 if rep.changed or rep.orphaned else 0)
+    written = r.write(outdir, run)
+    orphaned = [o.as_posix() for o in r.orphans(outdir, run.artifacts, targets)]
+    if fmt == "json":
+        _echo_json({"written": written, "artifacts": [a.path for a in run.artifacts],
+                    "orphaned": orphaned,
+                    "unsupported": [u.__dict__ for u in run.unsupported]})
+    else:
+        for w in written:
+            click.echo(f"wrote {w}")
+        for o in orphaned:
+            click.echo(f"orphaned: {o} (its contract is gone; delete it)")
+        click.echo(f"{len(files)} contract(s), {len(run.artifacts)} artifact(s), {len(written)} written")
+
+
+# -------------------------------------------------------------------------------------- check
+@main.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@_with_render_flags
+@click.option("--artifact", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Check one (hand-written) artifact against the contract given as PATH.")
+@click.option("--no-bump-gate", is_flag=True,
+              help="Do not compare contracts with their last committed version.")
+@click.option("--base", default="HEAD", show_default=True, help="Git revision for the version-bump gate.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
+          dbt_adapter: str, dbt_tests: str, artifact: str | None, no_bump_gate: bool, base: str,
+          fmt: str) -> None:
+    """Prove the committed artifacts still say what the contracts say.
+
+    Byte drift (a fresh render differs), semantic drift (each artifact read back into clauses
+    and compared with the plan: a deleted test, a changed bound or type, a loosened nullable, an
+    added severity: warn, a removed column), orphaned files, and a contract change whose version
+    bump is too small against git (--base).
+    """
+    from tacit_gen.checking import run_check
+
+    targets = _targets(target_spec)
+    options = _render_options(templates, dbt_adapter, dbt_tests)
+    try:
+        report = run_check(list(paths), Path(out), targets, options, artifact=artifact,
+                           bump_gate=not no_bump_gate, base=base)
+    except ValueError as e:
+        _fail_usage(str(e))
+    if fmt == "json":
+        _echo_json(report.as_json())
+    else:
+        for f in report.findings:
+            click.echo(f.render())
+        n = len(report.findings)
+        click.echo(f"{len(report.checked)} artifact(s) checked: " + ("clean" if not n else f"{n} finding(s)"))
+    sys.exit(report.exit_code)
+
+
+# ------------------------------------------------------------------------------------- verify
+@main.command(epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--data", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="CSV or Parquet file of the dataset.")
+@click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="CSV or Parquet file of the catalog relation.")
+@click.option("--target", "target_spec", default=None, help="Comma-separated engines (default: all).")
+@click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset) for freshness.")
+@click.option("--artifacts", default=None, type=click.Path(file_okay=False, exists=True),
+              help="Run these artifacts (e.g. generated/) instead of a fresh render.")
+@click.option("--keep", default=None, type=click.Path(file_okay=False),
+              help="Keep the engines' work folder here (dbt project, database) for inspection.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
+           artifacts: str | None, keep: str | None, fmt: str) -> None:
+    """Run every target's artifact in its real engine on the same data; a verdict per clause.
+
+    Exit 0 when every engine passes every clause, 1 when violations are found and all engines
+    agree, 3 when engines disagree on a clause.
+    """
+    from tacit_gen.verify import parse_now, run_verify
+
+    c = _load_or_exit(contract)
+    targets = _targets(target_spec)
+    try:
+        pinned = parse_now(now)
+    except ValueError as e:
+        _fail_usage(str(e))
+    report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
+                        Path(artifacts) if artifacts else None, Path(keep) if keep else None)
+    if fmt == "json":
+        _echo_json(report.as_json())
+    else:
+        click.echo(report.render_text())
+    sys.exit(report.exit_code)
+
+
+# ------------------------------------------------------------------------------------- sample
+@main.command(epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--rows", default=100, show_default=True, type=click.IntRange(1, 10_000_000))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--violate", default=None, help="A clause id to break (and nothing else).")
+@click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset); default: fixed epoch.")
+@click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
+              help="CSV or Parquet file (by extension); the catalog goes beside it. Default: CSV on stdout.")
+def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | None,
+           out_path: str | None) -> None:
+    """Deterministic synthetic data that satisfies every clause, or breaks exactly one."""
+    from tacit_gen import sample as s
+    from tacit_gen.plan import plan
+    from tacit_gen.verify import parse_now
+
+    c = _load_or_exit(contract)
+    clauses = plan(c)
+    if violate is not None and violate not in {cl.id for cl in clauses}:
+        import difflib
+
+        close = difflib.get_close_matches(violate, [cl.id for cl in clauses], n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        _fail_usage(f"'{violate}' is not a clause of {c.name}{hint} (see `tacit-gen explain`)")
+    try:
+        pinned = parse_now(now) if now else None
+    except ValueError as e:
+        _fail_usage(str(e))
+    data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
+    if out_path is None:
+        sys.stdout.write(s.to_csv_text(data))
+        return
+    written = s.write(data, out_path)
+    for w in written:
+        click.echo(f"wrote {w}", err=True)
+
+
+# --------------------------------------------------------------------------------------- diff
+@main.command(epilog=EXIT_CODES)
+@click.argument("old", type=click.Path(exists=True, dir_okay=False))
+@click.argument("new", type=click.Path(exists=True, dir_okay=False))
+@click.option("--changelog", is_flag=True, help="Print a Markdown changelog entry instead.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
+    """Classify every change between two versions of a contract; exit 1 if the bump is too small."""
+    from tacit_gen import evolution
+
+    report = evolution.diff(_load_or_exit(old), _load_or_exit(new))
+    if changelog:
+        click.echo(evolution.changelog(report), nl=False)
+    elif fmt == "json":
+        _echo_json(report.as_json())
+    else:
+        click.echo(report.render_text())
+    sys.exit(0 if report.ok else 1)
+
+
+# ------------------------------------------------------------------------------------- compat
+@main.command(epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--mode", required=True, type=click.Choice(
+    ["BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"],
+    case_sensitive=False))
+@click.option("--history", default=None, type=click.Path(file_okay=False, exists=True),
+              help="A folder of earlier versions (default: the file's git history).")
+@click.option("--replay", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Also validate stored data of an older version through this contract's runtime.")
+@click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False))
+@click.option("--now", default=None, help="Pin 'now' for freshness during --replay.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def compat(contract: str, mode: str, history: str | None, replay: str | None, catalog: str | None,
+           now: str | None, fmt: str) -> None:
+    """Check compatibility with earlier versions (BACKWARD, FORWARD, FULL, *_TRANSITIVE)."""
+    from tacit_gen import evolution
+
+    current = _load_or_exit(contract)
+    try:
+        earlier = (evolution.history_from_dir(history) if history
+                   else evolution.history_from_git(contract))
+    except (OSError, ValueError, RuntimeError) as e:
+        _fail_usage(str(e))
+    report = evolution.compat([*earlier, current], mode.upper())
+    payload = report.as_json()
+    code = 0 if report.ok else 1
+    replay_text = ""
+    if replay:
+        from tacit_gen.verify import parse_now
+
+        rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
+        payload["replay"] = rep.as_json()
+        replay_text = rep.render_text()
+        code = code or (0 if rep.ok else 1)
+    if fmt == "json":
+        _echo_json(payload)
+    else:
+        click.echo(report.render_text())
+        if replay_text:
+            click.echo(replay_text)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------------------------------- fmt
+@main.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form.")
+def fmt(paths: tuple[str, ...], check: bool) -> None:
+    """Rewrite contracts into canonical form: plain YAML, quoted types, ordered keys, comments kept."""
+    from tacit_gen.contract.errors import ContractError
+    from tacit_gen.fmt import format_text
+    from tacit_gen.render import find_contracts, write_atomic
+
+    changed = 0
+    for f in find_contracts(paths):
+        text = f.read_text(encoding="utf-8")
+        try:
+            new = format_text(text, str(f))
+        except ContractError as e:
+            for d in e.diagnostics:
+                click.echo(d.render(), err=True)
+            sys.exit(2)
+        if new != text:
+            changed += 1
+            if check:
+                click.echo(f"would reformat {f}")
+            else:
+                write_atomic(f, new)
+                click.echo(f"reformatted {f}")
+    sys.exit(1 if check and changed else 0)
+
+
+@main.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the contract format (for editors)."""
+    from tacit_gen.contract.jsonschema import contract_schema
+
+    _echo_json(contract_schema())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

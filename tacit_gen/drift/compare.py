@@ -1,0 +1,142 @@
+"""Semantic drift: read artifacts back into clauses and compare them with the plan."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.contract.model import Contract
+from tacit_gen.drift import base as d
+from tacit_gen.drift.base import Finding, ReadResult
+from tacit_gen.plan_types import Clause
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_norm(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(_norm(v) for v in value)
+    if isinstance(value, str):
+        return " ".join(value.split())
+    return value
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+def expected_params(clause: Clause, target: str, dialect: str = "duckdb") -> dict[str, Any]:
+    """The plan's params, plus derived ones readers may return (``sql`` of invariants)."""
+    params = dict(clause.params)
+    if clause.expr is not None and clause.kind in ("invariant", "range"):
+        from tacit_gen.expr.sql import to_sql
+
+        with contextlib.suppress(ValueError):
+            params["sql"] = to_sql(clause.expr, dialect)
+    return params
+
+
+def compare(
+    contract: Contract,
+    clauses: tuple[Clause, ...],
+    read: ReadResult,
+    artifact: str,
+    target: str,
+    check_header: bool = True,
+    dialect: str = "duckdb",
+) -> list[Finding]:
+    """Findings for one artifact read back, against the plan of its contract."""
+    out: list[Finding] = list(read.findings)
+    cpath = contract.path
+    if check_header:
+        if read.header_contract is None:
+            out.append(Finding(d.HEADER, artifact, "the generated-file header is missing", contract_path=cpath))
+        elif (read.header_contract, read.header_version) != (contract.name, contract.version):
+            out.append(Finding(
+                d.HEADER, artifact,
+                f"header names {read.header_contract} {read.header_version}, the contract is "
+                f"{contract.name} {contract.version}",
+                expected=f"{contract.name} {contract.version}",
+                found=f"{read.header_contract} {read.header_version}",
+                contract_path=cpath, contract_line=contract.version_pos.line or None))
+    got: dict[str, Clause] = {}
+    for c in read.clauses:
+        got.setdefault(c.id, c)
+    planned = {c.id: c for c in clauses}
+    for cid, c in planned.items():
+        r = got.get(cid)
+        if r is None:
+            out.append(Finding(d.MISSING_CLAUSE, artifact, f"{cid} is not in the artifact, contract says: {c.text}",
+                               clause_id=cid, expected=c.text, contract_path=cpath,
+                               contract_line=c.line or None))
+            continue
+        want = expected_params(c, target, dialect)
+        for key, found in sorted(r.params, key=lambda kv: kv[0]):
+            if key not in want:
+                continue
+            exp = want[key]
+            if _norm(exp) != _norm(found):
+                out.append(Finding(
+                    d.PARAM_CHANGED, artifact,
+                    f"{cid} {key} is {_show(found)}, contract says {_show(exp)}",
+                    clause_id=cid, expected=_show(exp), found=_show(found),
+                    contract_path=cpath, contract_line=c.line or None))
+    for cid, r in got.items():
+        if cid not in planned:
+            out.append(Finding(d.EXTRA_CLAUSE, artifact, f"{cid} is in the artifact but not in the contract",
+                               clause_id=cid, found=r.text or cid, contract_path=cpath))
+    return out
+
+
+@dataclass
+class CheckReport:
+    """Every finding of a `check` run; exit code 0 clean, 1 drift."""
+
+    findings: list[Finding] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.findings else 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": not self.findings,
+            "checked": self.checked,
+            "findings": [
+                {
+                    "code": f.code,
+                    "path": f.path,
+                    "clause": f.clause_id,
+                    "message": f.message,
+                    "expected": f.expected,
+                    "found": f.found,
+                    "contract": f.contract_path,
+                    "contract_line": f.contract_line,
+                }
+                for f in self.findings
+            ],
+        }
+
+
+def read_artifact(target: str, path: Path) -> ReadResult:
+    """Read one artifact with its target's reader; unreadable files are a finding, not a crash."""
+    from tacit_gen.targets import registry
+
+    shown = path.as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return ReadResult((), (Finding(d.UNREADABLE, shown, f"cannot read: {e}"),))
+    try:
+        return registry.get(target).read(path, text)
+    except Exception as e:  # a reader must not crash check; the file is what is wrong
+        return ReadResult((), (Finding(d.UNREADABLE, shown, f"cannot read as a {target} artifact: {e}"),))

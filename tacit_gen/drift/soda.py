@@ -1,0 +1,428 @@
+"""Read SodaCL (generated or hand-written) back into clauses, from the operative parts of each check.
+
+What each check says is recovered from what Soda executes: thresholds, `valid values`,
+`valid min`/`valid max`, metric column lists, schema-check columns and types, the fail condition
+of a `failed rows` check (param `sql`: the SQL that must hold, i.e. the condition without its
+leading `NOT`) and the SQL of a fail query (param `sql`). Clause ids come from `identity:`, the
+`-- tacit_clause:` line of a fail query, the name of a fail-condition check (`invariant:<name>`),
+or are derived from the check itself (`missing_count(c)` is `not_null:c`). Params follow
+`tacit_gen.targets.soda.project`: compare a read clause with `project(contract, plan_clause)`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tacit_gen.drift.base import (
+    PARAM_CHANGED,
+    SEVERITY_WEAKENED,
+    UNKNOWN_CHECK,
+    UNREADABLE,
+    Finding,
+    ReadResult,
+)
+from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.soda import (
+    CLAUSE_MARK,
+    SCHEMA_IDENTITY,
+    Num,
+    load_yaml,
+    normalize_sql,
+    strip_parens,
+)
+
+_METRIC = re.compile(
+    r"^(?P<metric>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<args>.*)\))?\s*"
+    r"(?:(?P<op><=|>=|!=|<>|=|<|>)\s*(?P<value>.+?))?\s*$"
+)
+_WHEN = re.compile(r"^\s*when\s*(?P<op><=|>=|!=|<>|=|<|>)\s*(?P<value>.+?)\s*$")
+_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+_DURATION = re.compile(r"(\d+)\s*([dhms])")
+_INVERSE = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "=": "!=", "!=": "=", "<>": "="}
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+# Types Soda's schema check treats as the same (its DuckDB SCHEMA_CHECK_TYPES_MAPPING).
+_TYPE_SYNONYMS = {"character varying": "varchar", "double precision": "double"}
+COUNT_METRICS = ("missing_count", "duplicate_count", "invalid_count")
+
+
+@dataclass
+class CheckRead:
+    """What one check states: clauses (partial for a min or max range check) and findings."""
+
+    clauses: list[Clause] = field(default_factory=list)
+    findings: list[tuple[str, str | None, str, str | None, str | None]] = field(default_factory=list)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.clauses)
+
+
+def unquote_ident(text: str) -> str:
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] == '"':
+        return t[1:-1].replace('""', '"')
+    if len(t) >= 2 and t[0] == t[-1] == "`":
+        return t[1:-1].replace("``", "`")
+    return t
+
+
+def split_args(args: str) -> list[str]:
+    """Metric arguments split on commas outside double quotes, unquoted."""
+    out, cur, quoted = [], "", False
+    for ch in args:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [unquote_ident(a) for a in out]
+
+
+def soda_type_text(value: Any) -> str | None:
+    """A schema-check type as Soda compares it (stripped, lower-cased, Soda's own synonyms)."""
+    if value is None:
+        return None
+    t = " ".join(str(value).split()).lower()
+    return _TYPE_SYNONYMS.get(t, t)
+
+
+def seconds(text: str) -> int | None:
+    parts = _DURATION.findall(text)
+    if not parts:
+        return None
+    return sum(int(n) * _SECONDS[u] for n, u in parts)
+
+
+def _num_text(value: str) -> str:
+    return str(value).strip()
+
+
+def _plain(value: Any) -> Any:
+    """A `valid values` entry as the plan writes it: bool, int, or str (quotes un-doubled)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Num):
+        return int(value) if re.fullmatch(r"-?\d+", value) else str(value)
+    if value is None:
+        return None
+    return str(value).replace("''", "'")
+
+
+def _pass_condition(
+    op: str | None, value: str | None, cfg: dict[str, Any]
+) -> tuple[str | None, str | None, bool]:
+    """The pass condition (op, value) and whether it only warns (no fail threshold)."""
+    if op is not None and value is not None:
+        return ("=" if op == "<>" else op), value.strip(), False
+    for key, warn_only in (("fail", False), ("warn", True)):
+        text = cfg.get(key)
+        if isinstance(text, str):
+            m = _WHEN.match(text)
+            if m:
+                return _INVERSE[m.group("op")], m.group("value"), warn_only
+    return None, None, False
+
+
+def _zero(op: str | None, value: str | None) -> bool:
+    """True when a count threshold tolerates no failing row."""
+    if op is None or value is None:
+        return False
+    try:
+        v = float(value)
+    except ValueError:
+        return False
+    return (op == "=" and v == 0) or (op == "<" and v == 1) or (op == "<=" and v == 0)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.out = CheckRead()
+
+    def add(self, cid: str, kind: str, cols: tuple[str, ...], text: str, **params: Any) -> None:
+        self.out.clauses.append(Clause(cid, kind, cols, make_params(**params), text))
+
+    def finding(
+        self, code: str, cid: str | None, msg: str, expected: str | None = None, found: str | None = None
+    ) -> None:
+        self.out.findings.append((code, cid, msg, expected, found))
+
+    def count_threshold(self, cid: str, op: str | None, value: str | None, cfg: dict[str, Any],
+                        default_zero: bool = False) -> None:
+        pop, pval, warn_only = _pass_condition(op, value, cfg)
+        if pop is None and default_zero:
+            pop, pval = "=", "0"
+        if warn_only:
+            self.finding(SEVERITY_WEAKENED, cid, "check only warns (`warn:` instead of `fail:`)",
+                         "fail", "warn")
+        elif isinstance(cfg.get("warn"), str) and pop is None:
+            self.finding(SEVERITY_WEAKENED, cid, "check only warns", "fail", "warn")
+        if not _zero(pop, pval):
+            self.finding(SEVERITY_WEAKENED, cid, "check tolerates failing rows", "= 0",
+                         f"{pop} {pval}" if pop else "no threshold")
+
+
+def _identity(cfg: dict[str, Any]) -> str | None:
+    ident = cfg.get("identity")
+    return str(ident) if isinstance(ident, str | Num) else None
+
+
+def read_check(line: str, cfg: Any) -> CheckRead:
+    """What one SodaCL check (`line`, its nested configuration) states about the contract."""
+    r = _Reader()
+    line = str(line).strip()
+    cfg = cfg if isinstance(cfg, dict) else {}
+    name = cfg.get("name")
+    text = str(name) if isinstance(name, str) else line
+    identity = _identity(cfg)
+    if line == "schema":
+        _schema(r, cfg)
+        return r.out
+    if line == "failed rows":
+        _failed_rows(r, cfg, name if isinstance(name, str) else None)
+        return r.out
+    m = _METRIC.match(line)
+    if not m:
+        r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
+        return r.out
+    metric, args = m.group("metric"), m.group("args")
+    op, value = m.group("op"), m.group("value")
+    cols = split_args(args) if args is not None else []
+    derived: str | None = None
+    if metric == "missing_count" and len(cols) == 1:
+        derived = f"not_null:{cols[0]}"
+        r.add(derived, "not_null", (cols[0],), text, column=cols[0])
+        r.count_threshold(derived, op, value, cfg)
+    elif metric == "duplicate_count" and cols:
+        derived = "unique:" + ",".join(cols)
+        r.add(derived, "unique", tuple(cols), text, columns=tuple(cols))
+        r.count_threshold(derived, op, value, cfg)
+    elif metric == "invalid_count" and len(cols) == 1:
+        derived = _invalid_count(r, cols[0], cfg, identity, text)
+        if derived:
+            r.count_threshold(derived, op, value, cfg)
+    elif metric in ("min", "max") and len(cols) == 1:
+        derived = _min_max(r, metric, cols[0], op, value, cfg, text)
+    elif metric == "freshness" and cols:
+        derived = f"freshness:{cols[0]}"
+        pop, pval, warn_only = _pass_condition(op, value, cfg)
+        if warn_only:
+            r.finding(SEVERITY_WEAKENED, derived, "check only warns", "fail", "warn")
+        secs = seconds(pval) if pval else None
+        if pop not in ("<", "<=") or secs is None:
+            r.finding(PARAM_CHANGED, derived, f"freshness threshold '{line}' is not '< <duration>'")
+        r.add(derived, "freshness", (cols[0],), text, column=cols[0], max_age_seconds=secs)
+    elif args is None and isinstance(cfg.get(f"{metric} query"), str):
+        derived = _unknown_columns(r, metric, cfg, identity, text)
+        if derived:
+            r.count_threshold(derived, op, value, cfg)
+    else:
+        r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
+        return r.out
+    if derived and identity and identity != derived and identity.split(" (")[0] != derived:
+        r.finding(PARAM_CHANGED, identity, f"identity '{identity}' but the check tests '{derived}'",
+                  identity, derived)
+    return r.out
+
+
+def _invalid_count(r: _Reader, col: str, cfg: dict[str, Any], identity: str | None,
+                   text: str) -> str | None:
+    values = cfg.get("valid values")
+    lo, hi = cfg.get("valid min"), cfg.get("valid max")
+    kind_hint = (identity or "").split(":")[0]
+    if isinstance(values, list):
+        plain = [_plain(v) for v in values]
+        if kind_hint == "fixed_value" or (kind_hint != "accepted_values" and len(plain) == 1):
+            cid = f"fixed_value:{col}"
+            r.add(cid, "fixed_value", (col,), text, column=col,
+                  value=plain[0] if len(plain) == 1 else tuple(plain))
+            return cid
+        cid = f"accepted_values:{col}"
+        r.add(cid, "accepted_values", (col,), text, column=col,
+              values=tuple(str(v) for v in plain))
+        return cid
+    if lo is not None or hi is not None:
+        cid = f"range:{col}"
+        r.add(cid, "range", (col,), text, column=col,
+              min=_num_text(lo) if lo is not None else None,
+              max=_num_text(hi) if hi is not None else None,
+              min_inclusive=True, max_inclusive=True)
+        return cid
+    r.finding(UNKNOWN_CHECK, identity, f"invalid_count({col}) without valid values or bounds")
+    return None
+
+
+def _min_max(r: _Reader, metric: str, col: str, op: str | None, value: str | None,
+             cfg: dict[str, Any], text: str) -> str:
+    cid = f"range:{col}"
+    pop, pval, warn_only = _pass_condition(op, value, cfg)
+    if warn_only:
+        r.finding(SEVERITY_WEAKENED, cid, f"{metric} check only warns", "fail", "warn")
+    ok_ops = (">=", ">") if metric == "min" else ("<=", "<")
+    if pop not in ok_ops or pval is None:
+        r.finding(PARAM_CHANGED, cid, f"{metric}({col}) threshold '{pop} {pval}' is not a bound")
+        return cid
+    if metric == "min":
+        r.add(cid, "range", (col,), text, column=col, min=pval, max=None,
+              min_inclusive=pop == ">=", max_inclusive=True)
+    else:
+        r.add(cid, "range", (col,), text, column=col, min=None, max=pval,
+              min_inclusive=True, max_inclusive=pop == "<=")
+    return cid
+
+
+def _unknown_columns(r: _Reader, metric: str, cfg: dict[str, Any], identity: str | None,
+                     text: str) -> str | None:
+    query = str(cfg.get(f"{metric} query"))
+    if identity != "no_unknown_columns" and "information_schema.columns" not in query.lower():
+        r.finding(UNKNOWN_CHECK, identity, f"user-defined metric '{metric}' is not a contract clause")
+        return None
+    m = re.search(r"NOT\s+IN\s*\((.*?)\)\s*$", query, re.I | re.S)
+    cols = tuple(v.replace("''", "'") for v in _LITERAL.findall(m.group(1))) if m else ()
+    r.add("no_unknown_columns", "no_unknown_columns", cols, text, columns=cols)
+    return "no_unknown_columns"
+
+
+def _schema(r: _Reader, cfg: dict[str, Any]) -> None:
+    identity = _identity(cfg)
+    if identity and identity != SCHEMA_IDENTITY:
+        r.finding(PARAM_CHANGED, identity, f"schema check identity '{identity}'", SCHEMA_IDENTITY,
+                  identity)
+    types: dict[str, str | None] = {}
+    order: list[str] = []
+    severity: dict[str, str] = {}
+    exact: list[str] | None = None
+    for level in ("fail", "warn"):
+        section = cfg.get(level)
+        if not isinstance(section, dict):
+            continue
+        for key, value in section.items():
+            if key == "when required column missing" and isinstance(value, list):
+                cols = [str(v) for v in value]
+                typed: dict[str, Any] = {}
+            elif key in ("when wrong column type", "when mismatching columns") and isinstance(
+                value, dict
+            ):
+                cols, typed = [str(k) for k in value], {str(k): v for k, v in value.items()}
+                if key == "when mismatching columns":
+                    exact = cols
+            else:
+                r.finding(UNKNOWN_CHECK, None, f"schema validation '{key}' is not a contract clause")
+                continue
+            for c in cols:
+                if c not in order:
+                    order.append(c)
+                if c in typed:
+                    types[c] = soda_type_text(typed[c])
+                severity.setdefault(c, level)
+                if level == "fail":
+                    severity[c] = "fail"
+    for c in order:
+        cid = f"column:{c}"
+        r.add(cid, "column", (c,), "", column=c, soda_type=types.get(c))
+        if severity.get(c) == "warn":
+            r.finding(SEVERITY_WEAKENED, cid, "schema check only warns on this column", "fail", "warn")
+    if exact is not None:
+        r.add("no_unknown_columns", "no_unknown_columns", tuple(exact), str(cfg.get("name", "schema")),
+              columns=tuple(exact))
+
+
+def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
+    cond, query = cfg.get("fail condition"), cfg.get("fail query")
+    if isinstance(cond, str):
+        c = " ".join(cond.split())
+        m = re.match(r"^NOT\s*(\(.*\))$", c, re.I | re.S)
+        sql = strip_parens(m.group(1)) if m and _balanced_group(m.group(1)) else f"NOT ({c})"
+        cid = "invariant:" + (name if name is not None else c)
+        r.add(cid, "invariant", (), cid.removeprefix("invariant:"), sql=normalize_sql(sql))
+        r.count_threshold(cid, None, None, cfg, default_zero=True)
+        return
+    if isinstance(query, str):
+        cid = clause_mark(query)
+        if cid is None:
+            r.finding(UNKNOWN_CHECK, None,
+                      f"failed rows query '{name or ''}' has no '{CLAUSE_MARK.strip()}' line")
+            return
+        kind = cid.split(":")[0]
+        r.add(cid, kind, (), name if name is not None else "failed rows", sql=normalize_sql(query))
+        r.count_threshold(cid, None, None, cfg, default_zero=True)
+        return
+    r.finding(UNKNOWN_CHECK, None, "failed rows check without fail condition or fail query")
+
+
+def _balanced_group(text: str) -> bool:
+    from tacit_gen.targets.soda import _wrapped
+
+    return _wrapped(text)
+
+
+def clause_mark(query: str) -> str | None:
+    for ln in query.splitlines():
+        s = ln.strip()
+        if s.startswith(CLAUSE_MARK.strip()):
+            return s[len(CLAUSE_MARK.strip()):].strip() or None
+    return None
+
+
+def check_items(doc: Any) -> list[tuple[str, str, Any]]:
+    """(section header, check line, configuration) for every check of a SodaCL document."""
+    out: list[tuple[str, str, Any]] = []
+    if not isinstance(doc, dict):
+        return out
+    for header, items in doc.items():
+        if not str(header).startswith("checks for ") or not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, str):
+                out.append((str(header), item, None))
+            elif isinstance(item, dict) and len(item) == 1:
+                ((line, cfg),) = item.items()
+                out.append((str(header), str(line), cfg))
+    return out
+
+
+def _merge(a: Clause, b: Clause) -> Clause:
+    """Fold a `max` range check into a `min` one (or the other way round)."""
+    if a.kind != "range" or b.kind != "range":
+        return a
+    pa, pb = a.params_dict, b.params_dict
+    merged = dict(pa)
+    for side in ("min", "max"):
+        if pa.get(side) is None and pb.get(side) is not None:
+            merged[side] = pb[side]
+            merged[f"{side}_inclusive"] = pb[f"{side}_inclusive"]
+    return Clause(a.id, a.kind, a.columns, make_params(**merged), a.text)
+
+
+def read(path: Path, text: str) -> ReadResult:
+    """Clauses and findings read back from one SodaCL file."""
+    p = str(path)
+    head = parse_header(text)
+    hc, hv, hh = head if head else (None, None, None)
+    try:
+        doc = load_yaml(text)
+    except yaml.YAMLError as e:
+        return ReadResult((), (Finding(UNREADABLE, p, f"not valid YAML: {e}"),), hc, hv, hh)
+    items = check_items(doc)
+    if not items:
+        return ReadResult(
+            (), (Finding(UNREADABLE, p, "no 'checks for <dataset>' section with checks"),), hc, hv, hh
+        )
+    clauses: dict[str, Clause] = {}
+    findings: list[Finding] = []
+    for _header, line, cfg in items:
+        cr = read_check(line, cfg)
+        for c in cr.clauses:
+            clauses[c.id] = _merge(clauses[c.id], c) if c.id in clauses else c
+        for code, cid, msg, exp, found in cr.findings:
+            findings.append(Finding(code, p, msg, cid, exp, found))
+    return ReadResult(tuple(clauses.values()), tuple(findings), hc, hv, hh)

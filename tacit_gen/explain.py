@@ -1,0 +1,77 @@
+"""`tacit-gen explain`: the clause plan as a table, and the per-target support matrix."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from tacit_gen.contract.model import Contract
+from tacit_gen.plan_types import Clause
+
+
+def _table(headers: list[str], rows: list[list[str]], max_last: int | None = None) -> str:
+    widths = [len(h) for h in headers]
+    for r in rows:
+        for i, cell in enumerate(r):
+            widths[i] = max(widths[i], len(cell))
+    if max_last is not None and rows:
+        widths[-1] = min(widths[-1], max(20, max_last))
+    def line(cells: list[str]) -> str:
+        out = []
+        for i, cell in enumerate(cells):
+            if i == len(cells) - 1:
+                w = widths[i]
+                out.append(cell if len(cell) <= w else cell[: w - 1] + "…")
+            else:
+                out.append(cell.ljust(widths[i]))
+        return "  ".join(out).rstrip()
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+
+
+def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
+    """The plan as a terminal table."""
+    width = shutil.get_terminal_size((140, 20)).columns
+    rows = [[c.id if len(c.id) <= 48 else c.id[:47] + "…", c.kind, ",".join(c.columns),
+             str(c.line or "-"), c.text] for c in clauses]
+    fixed = sum(max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(["id", "kind", "columns", "line"]))
+    head = f"{contract.name} {contract.version} ({contract.path}): {len(clauses)} clauses"
+    return head + "\n" + _table(["id", "kind", "columns", "line", "text"], rows, width - fixed)
+
+
+def support_matrix(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, Any]:
+    """Render to every target in memory and record, per clause, whether each target expresses it."""
+    from tacit_gen.targets import registry
+    from tacit_gen.targets.base import RenderOptions
+
+    status: dict[str, dict[str, str]] = {c.id: {} for c in clauses}
+    for name in registry.names():
+        try:
+            result = registry.get(name).render(contract, clauses, RenderOptions())
+        except Exception as e:  # a target that crashes is reported, not hidden
+            for c in clauses:
+                status[c.id][name] = f"error: {e}"
+            continue
+        missing = {u.clause_id: u.reason for u in result.unsupported}
+        for c in clauses:
+            status[c.id][name] = f"unsupported: {missing[c.id]}" if c.id in missing else "yes"
+    return {"contract": contract.name, "targets": list(registry.names()),
+            "clauses": [{"id": c.id, "kind": c.kind, **status[c.id]} for c in clauses]}
+
+
+def render_matrix(matrix: dict[str, Any]) -> str:
+    targets = matrix["targets"]
+    rows = []
+    notes = []
+    for row in matrix["clauses"]:
+        cells = [row["id"] if len(row["id"]) <= 48 else row["id"][:47] + "…"]
+        for t in targets:
+            v = row[t]
+            cells.append("yes" if v == "yes" else "NO")
+            if v != "yes":
+                notes.append(f"  {t} / {row['id']}: {v}")
+        rows.append(cells)
+    out = _table(["clause", *targets], rows)
+    if notes:
+        out += "\n\nnot expressible:\n" + "\n".join(notes)
+    return out

@@ -1,0 +1,646 @@
+"""`cast()` (structure, no query) and `parse()` (conversion + every clause in ONE aggregate query).
+
+The parse query is built as one ibis expression:
+
+    base  = table with converted columns (+ coercion-failure flags: TRY_CAST null vs source null)
+    wide  = base + COUNT(*) OVER (PARTITION BY key) per unique clause + catalog columns (left joins)
+    main  = wide.aggregate(c0=SUM(violation_0), c1=..., coercion flags, freshness flags)
+    query = main CROSS JOIN cadence aggregates (each over latest-revision points with LAG)
+
+A violation is ``(~condition).fill_null(False)``: a row violates only when the condition is FALSE
+(SQL CHECK semantics; NULL passes). Sums are coalesced to 0 (SUM over no rows is NULL).
+Failing rows are fetched (a few per failed clause) only when something failed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
+
+from tacit_gen.plan_types import Clause
+from tacit_gen.runtime.compile import (
+    CompileError,
+    ExprCompiler,
+    parse_invariant,
+    range_condition,
+    value_literal,
+)
+from tacit_gen.runtime.errors import (
+    CheckExecutionError,
+    ClauseFailure,
+    CoercionError,
+    ConstraintError,
+    StructuralError,
+    ValidationError,
+    ValidationPhase,
+)
+from tacit_gen.runtime.types import conversion_refusal, structural_mismatch, to_ibis
+
+if TYPE_CHECKING:
+    import ibis.expr.types as ir
+
+    from tacit_gen.contract.types import DataType
+    from tacit_gen.expr import nodes as n
+    from tacit_gen.runtime.dataframe import DataFrame
+    from tacit_gen.runtime.schema import ColumnSpec, Schema
+
+Status = Literal["pass", "fail", "error"]
+Category = Literal["structural", "coercion", "constraint", "execution", "ok"]
+SAMPLE_ROWS = 5
+_OFFSET_RE = r"(Z|z|[+-][0-9][0-9](:?[0-9][0-9])?)$"
+_US_PER_DAY = 86_400_000_000
+_MONDAY = _dt.datetime(1900, 1, 1, tzinfo=_dt.UTC)  # a Monday
+
+
+@dataclass(frozen=True)
+class ClauseResult:
+    """The verdict on one clause."""
+
+    clause: Clause
+    status: Status
+    category: Category = "ok"
+    count: int | None = None
+    message: str = ""
+    rows: tuple[dict[str, Any], ...] = ()
+    error: str | None = None
+
+    def failure(self) -> ClauseFailure:
+        return ClauseFailure(
+            clause_id=self.clause.id,
+            kind=self.clause.kind,
+            text=self.clause.text,
+            message=self.message,
+            count=self.count,
+            rows=self.rows,
+            error=self.error,
+        )
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every clause's verdict, plus how many queries were sent to the engine."""
+
+    schema: type
+    results: tuple[ClauseResult, ...]
+    queries: int = 0
+    sql: str | None = None
+    table: Any = field(default=None, compare=False, repr=False)  # the converted ibis Table
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status == "pass" for r in self.results)
+
+    def result(self, clause_id: str) -> ClauseResult:
+        for r in self.results:
+            if r.clause.id == clause_id:
+                return r
+        raise KeyError(clause_id)
+
+    def error(self, phase: ValidationPhase) -> ValidationError | None:
+        """The exception `parse()` raises for this report (None when every clause passed)."""
+        bad = [r for r in self.results if r.status != "pass"]
+        if not bad:
+            return None
+        failures = [r.failure() for r in bad]
+        cats = {r.category for r in bad}
+        cls: type[ValidationError]
+        if "structural" in cats:
+            cls = StructuralError
+        elif "execution" in cats:
+            cls = CheckExecutionError
+        elif "coercion" in cats:
+            cls = CoercionError
+        else:
+            cls = ConstraintError
+        return cls(failures, phase=phase, schema=self.schema)
+
+
+# -- cast ---------------------------------------------------------------------------------------
+def _require_table(schema: type[Schema], table: Any, phase: ValidationPhase) -> None:
+    import ibis.expr.types as ir
+
+    if not isinstance(table, ir.Table):
+        clause = Clause("no_unknown_columns", "no_unknown_columns", (), (), "an ibis Table")
+        for c in schema.clauses():
+            if c.kind == "no_unknown_columns":
+                clause = c
+        raise StructuralError(
+            [
+                ClauseFailure(
+                    clause.id, clause.kind, clause.text,
+                    f"expected an ibis Table, got {type(table).__module__}.{type(table).__qualname__}",
+                )
+            ],
+            phase=phase,
+            schema=schema,
+        )
+
+
+def _structure(
+    schema: type[Schema], table: ir.Table, convert: bool
+) -> tuple[dict[str, str], dict[str, ColumnSpec], set[str]]:
+    """(clause id -> structural failure message, columns to convert, unusable columns)."""
+    actual = table.schema()
+    failures: dict[str, str] = {}
+    conversions: dict[str, ColumnSpec] = {}
+    unusable: set[str] = set()
+    names = set()
+    for spec in schema.columns():
+        names.add(spec.name)
+        if spec.name not in actual:
+            failures[f"column:{spec.name}"] = "column is missing"
+            unusable.add(spec.name)
+            continue
+        why = structural_mismatch(spec.type, actual[spec.name])
+        if why is None:
+            continue
+        if convert:
+            refusal = conversion_refusal(spec.type, actual[spec.name])
+            if refusal is None:
+                conversions[spec.name] = spec
+                continue
+            why = refusal
+        failures[f"column:{spec.name}"] = why
+        unusable.add(spec.name)
+    unknown = [c for c in actual if c not in names]
+    if unknown and schema.__strict__:
+        failures["no_unknown_columns"] = "unknown column(s): " + ", ".join(unknown)
+    return failures, conversions, unusable
+
+
+def cast_table(schema: type[Schema], table: ir.Table) -> DataFrame[Any]:
+    """`Schema.cast`: structural checks only, from the table's schema; no query."""
+    from tacit_gen.runtime.dataframe import DataFrame
+
+    _require_table(schema, table, ValidationPhase.CAST)
+    failures, _, _ = _structure(schema, table, convert=False)
+    if failures:
+        by_id = {c.id: c for c in schema.clauses()}
+        out = []
+        for cid, msg in failures.items():
+            c = by_id.get(cid) or Clause(cid, cid.split(":")[0], (), (), cid)
+            out.append(ClauseFailure(c.id, c.kind, c.text, msg))
+        order = {c.id: i for i, c in enumerate(schema.clauses())}
+        out.sort(key=lambda f: order.get(f.clause_id, len(order)))
+        raise StructuralError(out, phase=ValidationPhase.CAST, schema=schema)
+    return DataFrame._wrap(table, schema)
+
+
+# -- parse --------------------------------------------------------------------------------------
+def parse_table(
+    schema: type[Schema],
+    table: ir.Table,
+    *,
+    catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+    now: _dt.datetime | None = None,
+) -> DataFrame[Any]:
+    """`Schema.parse`: convert, evaluate every clause in one aggregate query, raise on failure."""
+    from tacit_gen.runtime.dataframe import DataFrame
+
+    _require_table(schema, table, ValidationPhase.PARSE)
+    report = evaluate(schema, table, catalog=catalog, now=now)
+    err = report.error(ValidationPhase.PARSE)
+    if err is not None:
+        raise err
+    return DataFrame._wrap(report.table, schema)
+
+
+def _needed_columns(clause: Clause) -> set[str]:
+    cols = set(clause.columns)
+    for key in ("column", "key", "time_column", "ingest_column"):
+        v = clause.param(key)
+        if isinstance(v, str):
+            cols.add(v)
+    for key in ("columns", "series"):
+        v = clause.param(key)
+        if isinstance(v, tuple) and clause.kind != "no_unknown_columns":
+            cols.update(x for x in v if isinstance(x, str))
+    return cols
+
+
+def _catalog_for(
+    catalog: ir.Table | Mapping[str, ir.Table] | None, relation: str | None
+) -> ir.Table:
+    import ibis.expr.types as ir
+
+    if catalog is None:
+        raise CompileError(f"needs the catalog relation {relation!r}: pass catalog=")
+    if isinstance(catalog, ir.Table):
+        return catalog
+    if relation in catalog:
+        return catalog[relation]  # type: ignore[index]
+    raise CompileError(f"catalog relation {relation!r} not given (have {sorted(catalog)})")
+
+
+def _tolerance(text: Any) -> Fraction:
+    return Fraction(str(text or "0"))
+
+
+class _Builder:
+    """Builds the one aggregate query and evaluates it."""
+
+    def __init__(
+        self,
+        schema: type[Schema],
+        table: ir.Table,
+        catalog: ir.Table | Mapping[str, ir.Table] | None,
+        now: _dt.datetime,
+    ) -> None:
+        self.schema = schema
+        self.table = table
+        self.catalog = catalog
+        self.now = now
+        self.types: dict[str, DataType] = {s.name: s.type for s in schema.columns()}
+        self.results: dict[str, ClauseResult] = {}
+        self.queries = 0
+        self.sql: str | None = None
+
+    # -- helpers --------------------------------------------------------------
+    def _set(self, clause: Clause, status: Status, category: Category, **kw: Any) -> None:
+        self.results[clause.id] = ClauseResult(clause, status, category, **kw)
+
+    def _execute(self, expr: ir.Table) -> list[dict[str, Any]]:
+        self.queries += 1
+        return expr.to_pyarrow().to_pylist()  # type: ignore[no-any-return]
+
+    # -- the run ----------------------------------------------------------------
+    def run(self) -> Report:  # noqa: C901 - the pipeline, step by step
+        import ibis
+        import ibis.expr.datatypes as dt
+
+        schema, table = self.schema, self.table
+        clauses = schema.clauses()
+        structural, conversions, unusable = _structure(schema, table, convert=True)
+        by_id = {c.id: c for c in clauses}
+        for cid, msg in structural.items():
+            c = by_id.get(cid) or Clause(cid, cid.split(":")[0], (), (), cid)
+            self._set(c, "fail", "structural", message=msg)
+
+        # 1. conversions + coercion flags, computed from the source columns in one projection
+        actual = table.schema()
+        mutations: dict[str, Any] = {}
+        flags: dict[str, str] = {}  # column -> flag column
+        for j, (name, spec) in enumerate(conversions.items()):
+            src = table[name]
+            target = to_ibis(spec.type)
+            conv = src.try_cast(target)
+            bad = src.notnull() & conv.isnull()
+            if spec.type.kind == "timestamp" and actual[name].is_string():
+                # a text instant must state its offset: no silent local-time guess
+                has_offset = src.re_search(_OFFSET_RE)
+                conv = ibis.ifelse(has_offset, conv, ibis.null(target))
+                bad = src.notnull() & conv.isnull()
+            elif actual[name].is_numeric() and target.is_numeric():
+                # lossless only: 1.5 -> int 2 or 0.123456789 -> decimal(18,8) is a coercion failure
+                bad = bad | (conv.notnull() & (conv.cast(actual[name]) != src))
+            mutations[name] = conv
+            mutations[f"__tacit_bad{j}"] = bad
+            mutations[f"__tacit_src{j}"] = src
+            flags[name] = f"__tacit_bad{j}"
+        base = table.mutate(**mutations) if mutations else table
+        data_cols = [c for c in table.columns]
+        converted = base.select(*data_cols) if mutations else table
+
+        # 2. which clauses can run at all
+        runnable: list[Clause] = []
+        for c in clauses:
+            if c.id in self.results or c.kind in ("column", "no_unknown_columns"):
+                continue
+            missing = sorted((_needed_columns(c) & unusable) | {
+                x for x in _needed_columns(c) if x not in table.columns and x not in self.types
+            })
+            if missing:
+                self._set(c, "error", "execution",
+                          message="not evaluated: column(s) missing or of a wrong type: "
+                          + ", ".join(missing),
+                          error="not evaluated")
+                continue
+            runnable.append(c)
+
+        # 3. the wide table: window counts and catalog joins
+        wide = base
+        dup_col: dict[str, str] = {}
+        cat_cols: dict[str, dict[str, str]] = {}
+        for i, c in enumerate(runnable):
+            try:
+                if c.kind == "unique":
+                    name = f"__tacit_dup{i}"
+                    wide = wide.mutate(
+                        **{name: ibis._.count().over(group_by=list(c.param("columns") or c.columns))}
+                    )
+                    dup_col[c.id] = name
+                elif c.kind in ("catalog_unit", "catalog_bounds"):
+                    wide, cols = self._join_catalog(wide, c, i)
+                    cat_cols[c.id] = cols
+            except Exception as e:  # noqa: BLE001 - becomes the clause's error, never a pass
+                self._set(c, "error", "execution", message=f"cannot build the check: {e}",
+                          error=repr(e))
+        runnable = [c for c in runnable if c.id not in self.results]
+
+        # 4. one condition per clause on the wide table
+        violations: dict[str, Any] = {}  # clause id -> boolean column (row-level)
+        scalars: dict[str, Any] = {}  # clause id -> integer scalar (table-level fail count)
+        cadence: dict[str, tuple[Any, Any]] = {}  # clause id -> (points table, violation)
+        for c in runnable:
+            try:
+                if c.kind == "freshness":
+                    col = wide[c.param("column")]
+                    edge = self.now - _dt.timedelta(seconds=int(c.param("max_age_seconds")))
+                    lit = ibis.literal(edge, type=dt.Timestamp(timezone="UTC"))
+                    ok = (col.max() >= lit).fill_null(False)
+                    scalars[c.id] = ibis.ifelse(ok, 0, 1)
+                elif c.kind == "cadence":
+                    cadence[c.id] = self._cadence(converted, c)
+                else:
+                    cond = self._condition(wide, c, dup_col, cat_cols)
+                    violations[c.id] = (~cond).fill_null(False)
+            except Exception as e:  # noqa: BLE001
+                self._set(c, "error", "execution", message=f"cannot build the check: {e}",
+                          error=repr(e))
+
+        aggs: dict[str, Any] = {}
+        keys: dict[str, str] = {}
+        for k, (cid, v) in enumerate(violations.items()):
+            aggs[f"v{k}"] = ibis.coalesce(v.cast("int64").sum(), 0)
+            keys[f"v{k}"] = cid
+        for k, (cid, s) in enumerate(scalars.items()):
+            aggs[f"s{k}"] = s
+            keys[f"s{k}"] = cid
+        for k, (name, flag) in enumerate(flags.items()):
+            aggs[f"k{k}"] = ibis.coalesce(wide[flag].cast("int64").sum(), 0)
+            keys[f"k{k}"] = f"column:{name}"
+        parts: list[tuple[ir.Table, dict[str, str]]] = []
+        if aggs:
+            parts.append((wide.aggregate(**aggs), {k: keys[k] for k in aggs}))
+        for k, (cid, (pts, viol)) in enumerate(cadence.items()):
+            parts.append(
+                (pts.aggregate(**{f"c{k}": ibis.coalesce(viol.cast("int64").sum(), 0)}),
+                 {f"c{k}": cid})
+            )
+
+        counts: dict[str, int] = {}
+        if parts:
+            query = parts[0][0]
+            for p, _ in parts[1:]:
+                query = query.cross_join(p)
+            try:
+                self.sql = str(ibis.to_sql(query))
+            except Exception:  # noqa: BLE001 - the SQL text is informative only
+                self.sql = None
+            try:
+                row = self._execute(query)[0]
+                for p, names in parts:
+                    for col, cid in names.items():
+                        counts[col] = int(row[col])
+            except Exception as e:  # noqa: BLE001 - isolate the failing checks, one by one
+                self._isolate(parts, counts, e)
+        all_keys = {**keys, **{col: cid for _, names in parts for col, cid in names.items()}}
+
+        # 5. verdicts
+        by_col = {f"column:{n}": f for n, f in flags.items()}
+        for col, cid in all_keys.items():
+            c = by_id.get(cid)
+            if c is None or cid in self.results:
+                continue
+            if col not in counts:
+                continue  # set by _isolate
+            cnt = counts[col]
+            if cid in by_col:
+                spec = self.types[cid.split(":", 1)[1]]
+                if cnt:
+                    self._set(c, "fail", "coercion", count=cnt,
+                              message=f"{cnt} value(s) do not convert to {spec}",
+                              rows=self._sample_coercion(base, cid.split(":", 1)[1], by_col[cid],
+                                                         data_cols))
+                continue
+            if cnt == 0:
+                continue
+            if c.kind == "freshness":
+                self._set(c, "fail", "constraint", count=None,
+                          message=f"newest {c.param('column')} is older than "
+                          f"{c.param('max_age_seconds')}s before {self.now.isoformat()} (or no rows)")
+            elif c.kind == "cadence":
+                pts, viol = cadence[cid]
+                self._set(c, "fail", "constraint", count=cnt,
+                          message=f"{cnt} point(s) off the expected cadence",
+                          rows=self._sample(pts, viol, None))
+            else:
+                self._set(c, "fail", "constraint", count=cnt,
+                          message=f"{cnt} row(s) violate {c.text!r}",
+                          rows=self._sample(wide, violations[cid], data_cols))
+        results = []
+        for c in clauses:
+            results.append(self.results.get(c.id) or ClauseResult(c, "pass", "ok", count=0))
+        notes = tuple(f"unsupported {cid}: {why}" for cid, why in schema.__unsupported__)
+        return Report(schema, tuple(results), self.queries, self.sql, converted, notes)
+
+    def _isolate(
+        self, parts: list[tuple[ir.Table, dict[str, str]]], counts: dict[str, int], cause: Exception
+    ) -> None:
+        """The whole query failed: run each check alone to find the culprits (failure path)."""
+        by_id = {c.id: c for c in self.schema.clauses()}
+        for p, names in parts:
+            for col, cid in names.items():
+                try:
+                    row = self._execute(p.select(col))[0]
+                    counts[col] = int(row[col])
+                except Exception as e:  # noqa: BLE001
+                    c = by_id[cid]
+                    self._set(c, "error", "execution",
+                              message=f"the engine failed evaluating this check: {e}",
+                              error=f"{type(e).__name__}: {e} (query error: {cause})")
+
+    def _sample(self, t: ir.Table, viol: Any, cols: list[str] | None) -> tuple[dict[str, Any], ...]:
+        try:
+            q = t.filter(viol)
+            q = q.select(*(cols or [c for c in t.columns if not c.startswith("__tacit_")]))
+            return tuple(self._execute(q.limit(SAMPLE_ROWS)))
+        except Exception:  # noqa: BLE001 - samples are best effort; the count stands
+            return ()
+
+    def _sample_coercion(
+        self, base: ir.Table, name: str, flag: str, cols: list[str]
+    ) -> tuple[dict[str, Any], ...]:
+        j = flag.removeprefix("__tacit_bad")
+        try:
+            q = base.filter(base[flag]).select(
+                *[base[f"__tacit_src{j}"].name(c) if c == name else base[c] for c in cols]
+            )
+            return tuple(self._execute(q.limit(SAMPLE_ROWS)))
+        except Exception:  # noqa: BLE001
+            return ()
+
+    # -- clause kinds ------------------------------------------------------------
+    def _condition(
+        self,
+        wide: ir.Table,
+        c: Clause,
+        dup_col: Mapping[str, str],
+        cat_cols: Mapping[str, Mapping[str, str]],
+    ) -> Any:
+        import ibis
+
+        kind = c.kind
+        col_name = c.param("column")
+        ctype = self.types.get(col_name) if isinstance(col_name, str) else None
+        if kind == "not_null":
+            return wide[col_name].notnull()
+        if kind == "unique":
+            return wide[dup_col[c.id]] <= 1
+        if kind == "accepted_values":
+            values = [value_literal(v, ctype) for v in c.param("values") or ()]
+            return wide[col_name].isin(values)
+        if kind == "fixed_value":
+            return wide[col_name] == value_literal(c.param("value"), ctype)
+        if kind == "range":
+            return range_condition(wide[col_name], ctype, c.params_dict)
+        if kind == "invariant":
+            node = c.expr if c.expr is not None else parse_invariant(str(c.param("expr") or c.text))
+            return ExprCompiler(wide, self.types, self._inline_catalog(wide, cat_cols)).condition(
+                node
+            )
+        if kind in ("catalog_unit", "catalog_bounds"):
+            cols = cat_cols[c.id]
+            present = wide[cols["n"]].notnull()
+            value = wide[col_name]
+            if kind == "catalog_unit":
+                match = value == wide[cols["unit"]]
+            else:
+                match = (wide[cols["min"]] <= value) & (value <= wide[cols["max"]])
+            # a null value passes (not_null's job); a key with no catalog entry is a violation
+            return value.isnull() | (present & match)
+        if kind == "revision_window":
+            return self._revision(wide, c)
+        raise CompileError(f"unknown clause kind {kind!r}")
+        _ = ibis  # pragma: no cover
+
+    def _inline_catalog(
+        self, wide: ir.Table, cat_cols: Mapping[str, Mapping[str, str]]
+    ) -> Callable[[str, n.Node, n.Node], Any]:
+        """Catalog forms inside an invariant reuse the join of the matching catalog clause."""
+        from tacit_gen.expr import nodes as n
+
+        def lookup(form: str, subject: n.Node, key: n.Node) -> Any:
+            kind = "catalog_unit" if form == "unit" else "catalog_bounds"
+            name = subject.name if isinstance(subject, n.Column | n.Name) else None
+            for cid, cols in cat_cols.items():
+                if cid == f"{kind}:{name}":
+                    value = wide[name]
+                    present = wide[cols["n"]].notnull()
+                    if kind == "catalog_unit":
+                        return value.isnull() | (present & (value == wide[cols["unit"]]))
+                    return value.isnull() | (
+                        present & (wide[cols["min"]] <= value) & (value <= wide[cols["max"]])
+                    )
+            raise CompileError(f"no catalog clause {kind}:{name} to take the catalog from")
+
+        return lookup
+
+    def _join_catalog(self, wide: ir.Table, c: Clause, i: int) -> tuple[ir.Table, dict[str, str]]:
+        cat = _catalog_for(self.catalog, c.param("relation"))
+        ck = cat[c.param("catalog_key")]
+        k, nn = f"__tacit_ck{i}", f"__tacit_cn{i}"
+        if c.kind == "catalog_unit":
+            u = f"__tacit_cu{i}"
+            agg = cat.group_by(ck.name(k)).aggregate(
+                **{u: cat[c.param("catalog_column")].min(), nn: cat.count()}
+            )
+            names = {"unit": u, "n": nn}
+        else:
+            lo, hi = f"__tacit_clo{i}", f"__tacit_chi{i}"
+            # duplicate catalog rows: keep the tightest bounds
+            agg = cat.group_by(ck.name(k)).aggregate(
+                **{lo: cat[c.param("min_column")].max(), hi: cat[c.param("max_column")].min(),
+                   nn: cat.count()}
+            )
+            names = {"min": lo, "max": hi, "n": nn}
+        keep = list(wide.columns)
+        joined = wide.left_join(agg, wide[c.param("key")] == agg[k])
+        joined = joined.select(*keep, *names.values())
+        return joined, names
+
+    def _cadence(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
+        import ibis
+
+        tcol = str(c.param("column"))
+        series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
+        pts = data
+        if "revision" in data.columns and "revision" not in series and tcol != "revision":
+            rn = ibis.row_number().over(
+                group_by=[*series, tcol], order_by=[ibis.desc(data["revision"])]
+            )
+            pts = pts.mutate(__tacit_rn=rn).filter(ibis._["__tacit_rn"] == 0).drop("__tacit_rn")
+        if c.param("from_catalog"):
+            cat = _catalog_for(self.catalog, c.param("relation"))
+            agg = cat.group_by(cat[c.param("catalog_key")].name("__tacit_cadk")).aggregate(
+                __tacit_cads=cat[c.param("catalog_column")].min()
+            )
+            keep = list(pts.columns)
+            pts = pts.left_join(agg, pts[series[0]] == agg["__tacit_cadk"]).select(
+                *keep, "__tacit_cads"
+            )
+            interval_us = pts["__tacit_cads"].cast("int64") * 1_000_000
+        else:
+            seconds = c.param("interval_seconds")
+            if seconds is None:
+                raise CompileError("cadence without an interval")
+            interval_us = ibis.literal(int(seconds) * 1_000_000, type="int64")
+        window = ibis.window(group_by=series or None, order_by=[pts[tcol]])
+        pts = pts.mutate(__tacit_prev=pts[tcol].lag().over(window))
+        step = pts[tcol].delta(pts["__tacit_prev"], unit="microsecond")
+        tol = _tolerance(c.param("tolerance_pct"))
+        p, q = tol.numerator, tol.denominator
+        # integer arithmetic: step < interval * (1 - tol/100)  <=>  step*100q < interval*(100q-p)
+        scaled = step * (100 * q)
+        short = scaled < interval_us * (100 * q - p)
+        viol = short
+        if not c.param("gaps_allowed"):
+            viol = short | (scaled > interval_us * (100 * q + p))
+        return pts, viol.fill_null(False)
+
+    def _revision(self, wide: ir.Table, c: Clause) -> Any:
+        import ibis
+        import ibis.expr.datatypes as dt
+
+        rev = wide[c.param("column") or "revision"]
+        if not c.param("allowed", True):
+            return rev == 0
+        ingest_name = c.param("ingest_column")
+        if not ingest_name:
+            return ibis.literal(True)
+        t, ingest = wide[c.param("time_column")], wide[ingest_name]
+        days = c.param("business_days")
+        if days is not None:
+            monday = ibis.literal(_MONDAY, type=dt.Timestamp(timezone="UTC"))
+
+            def weekdays_before(ts: Any) -> Any:  # Mon-Fri days in [1900-01-01, day(ts) + 1)
+                d = ts.delta(monday, unit="microsecond") // _US_PER_DAY + 1
+                return 5 * (d // 7) + ibis.least(d % 7, 5)
+
+            within = (weekdays_before(ingest) - weekdays_before(t)) <= int(days)
+        else:
+            seconds = c.param("window_seconds")
+            if seconds is None:
+                return ibis.literal(True)
+            within = ingest <= t + ibis.interval(seconds=int(seconds))
+        return ~(rev > 0) | within
+
+
+def evaluate(
+    schema: type[Schema],
+    table: ir.Table,
+    *,
+    catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+    now: _dt.datetime | None = None,
+) -> Report:
+    """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
+    _require_table(schema, table, ValidationPhase.PARSE)
+    if now is None:
+        now = _dt.datetime.now(_dt.UTC)
+    elif now.tzinfo is None:
+        raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
+    return _Builder(schema, table, catalog, now).run()

@@ -1,0 +1,304 @@
+"""`Schema` and `Column`: a contract as a Python class whose annotated attributes are its columns.
+
+A generated module (``tacit-gen render --target ibis``) writes one `Schema` subclass per contract,
+with every column as ``name: Annotated[<python type>, Column(type=..., nullable=..., unit=...)]``
+and every clause of the plan as plain data in ``__clauses__``. Hand-written schemas work too:
+bare annotations (``sepal_length: float``) get a default contract type, and the column,
+``no_unknown_columns``, ``not_null`` and enum ``accepted_values`` clauses are derived.
+
+Nothing here imports ibis at module level; `cast()` and `parse()` import it when called.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
+from tacit_gen.plan_types import KINDS, Clause, make_params
+from tacit_gen.runtime.types import FROM_PY
+
+if TYPE_CHECKING:
+    import ibis.expr.types as ir
+    from typing_extensions import Self
+
+    from tacit_gen.runtime.dataframe import DataFrame
+    from tacit_gen.runtime.evaluate import Report
+
+__all__ = ["Column", "ColumnSpec", "Schema", "SchemaDefinitionError"]
+
+
+class SchemaDefinitionError(TypeError):
+    """A Schema class that contradicts itself (annotation vs clause data) or is malformed."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """The contract facts of one column, attached with ``Annotated[T, Column(...)]``.
+
+    Attributes:
+        type: contract type text: ``string``, ``bool``, ``int32``, ``int64``, ``float32``,
+            ``float64``, ``decimal(p,s)``, ``date``, ``timestamp_{s,ms,us,ns}_utc``, ``enum[a, b]``.
+        nullable: False adds a ``not_null:<c>`` clause.
+        unit, dimension: the declared unit and dimension (documentation; part of ``column:<c>``).
+        name: the data column's name when it is not a usable attribute name (``class``).
+        description, note: documentation from the contract.
+        constraints: ids of the clauses that read this column (documentation).
+    """
+
+    type: str
+    nullable: bool = True
+    unit: str | None = None
+    dimension: str | None = None
+    name: str | None = None
+    description: str | None = None
+    note: str | None = None
+    constraints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """A resolved column: data name, attribute name, parsed type and its `Column`."""
+
+    name: str
+    attribute: str
+    type: DataType
+    column: Column
+
+
+def _kind_rank(c: Clause) -> int:
+    return KINDS.index(c.kind) if c.kind in KINDS else len(KINDS)
+
+
+def _is_classvar(annotation: Any) -> bool:
+    return annotation is ClassVar or typing.get_origin(annotation) is ClassVar
+
+
+def _column_from_annotation(attr: str, annotation: Any) -> Column:
+    if typing.get_origin(annotation) is typing.Annotated:
+        for meta in annotation.__metadata__:
+            if isinstance(meta, Column):
+                return meta
+        annotation = typing.get_args(annotation)[0]
+    nullable = False
+    base = annotation
+    args = typing.get_args(annotation)
+    if args and type(None) in args:  # Optional[T] / T | None
+        nullable = True
+        rest = [a for a in args if a is not type(None)]
+        base = rest[0] if len(rest) == 1 else annotation
+    if typing.get_origin(base) is typing.Literal:
+        values = typing.get_args(base)
+        return Column(type="enum[" + ", ".join(str(v) for v in values) + "]", nullable=nullable)
+    if isinstance(base, type) and base in FROM_PY:
+        return Column(type=FROM_PY[base], nullable=nullable)
+    raise SchemaDefinitionError(
+        f"column {attr!r}: cannot infer a contract type from {annotation!r}; "
+        "use Annotated[T, Column(type=...)]"
+    )
+
+
+class Schema:
+    """Base class of every schema. Subclass it; annotated attributes are the columns.
+
+    Class attributes (all optional):
+        __clauses__: the clause plan as data (`Clause` literals); generated modules write it.
+        __strict__: False to allow columns the schema does not declare.
+        __contract__, __version__: the source contract's name and version.
+        __unsupported__: (clause id, reason) pairs the runtime cannot check (listed, not dropped).
+    """
+
+    __clauses__: ClassVar[tuple[Clause, ...]] = ()
+    __strict__: ClassVar[bool] = True
+    __contract__: ClassVar[str | None] = None
+    __version__: ClassVar[str | None] = None
+    __unsupported__: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        try:
+            cls._resolve()
+        except NameError:
+            pass  # postponed annotations naming something defined later: resolve on first use
+
+    # -- structure ---------------------------------------------------------------
+    @classmethod
+    def _resolve(cls) -> tuple[tuple[ColumnSpec, ...], tuple[Clause, ...]]:
+        cached = cls.__dict__.get("_tacit_resolved")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        specs: list[ColumnSpec] = []
+        seen: set[str] = set()
+        for klass in reversed(cls.__mro__):
+            if klass is object or not issubclass(klass, Schema):
+                continue
+            annotations = inspect.get_annotations(klass, eval_str=True)
+            for attr, annotation in annotations.items():
+                if attr.startswith("_") or _is_classvar(annotation):
+                    continue
+                col = _column_from_annotation(attr, annotation)
+                name = col.name or attr
+                try:
+                    dtype = parse_type(col.type)
+                except TypeSyntaxError as e:
+                    raise SchemaDefinitionError(f"{cls.__name__}.{attr}: {e}") from None
+                if name in seen:
+                    specs = [s for s in specs if s.name != name]
+                seen.add(name)
+                specs.append(ColumnSpec(name, attr, dtype, col))
+        clauses = _merge(cls, tuple(specs))
+        resolved = (tuple(specs), clauses)
+        type.__setattr__(cls, "_tacit_resolved", resolved)
+        return resolved
+
+    @classmethod
+    def columns(cls) -> tuple[ColumnSpec, ...]:
+        """The columns, in declaration order."""
+        return cls._resolve()[0]
+
+    @classmethod
+    def column_names(cls) -> tuple[str, ...]:
+        return tuple(s.name for s in cls.columns())
+
+    @classmethod
+    def clauses(cls) -> tuple[Clause, ...]:
+        """Every clause the schema checks: derived from the columns, plus ``__clauses__``."""
+        return cls._resolve()[1]
+
+    # -- checking ----------------------------------------------------------------
+    @classmethod
+    def cast(cls, table: ir.Table) -> DataFrame[Self]:
+        """Check structure only (names, types incl. time zone and decimal precision, no unknown
+        columns) and return the table typed as ``DataFrame[Self]``. Issues no query.
+
+        Raises:
+            StructuralError: listing every structural failure.
+        """
+        from tacit_gen.runtime.evaluate import cast_table
+
+        return cast_table(cls, table)
+
+    @classmethod
+    def parse(
+        cls,
+        table: ir.Table,
+        catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+        now: datetime | None = None,
+    ) -> DataFrame[Self]:
+        """Convert columns whose type differs but converts, then evaluate every constraint
+        clause in one aggregate query.
+
+        Args:
+            table: the data.
+            catalog: the catalog relation (a Table, or a mapping relation name -> Table) for
+                catalog clauses and catalog cadence.
+            now: the pinned "now" for freshness (default: the current time, UTC).
+
+        Returns:
+            The converted table as ``DataFrame[Self]``.
+
+        Raises:
+            StructuralError, CoercionError, ConstraintError, CheckExecutionError: each carries
+                every failure found (the class names the most fundamental one).
+        """
+        from tacit_gen.runtime.evaluate import parse_table
+
+        return parse_table(cls, table, catalog=catalog, now=now)
+
+    @classmethod
+    def evaluate(
+        cls,
+        table: ir.Table,
+        catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+        now: datetime | None = None,
+    ) -> Report:
+        """Like `parse()`, but return the per-clause report instead of raising."""
+        from tacit_gen.runtime.evaluate import evaluate
+
+        return evaluate(cls, table, catalog=catalog, now=now)
+
+
+def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:
+    out: list[Clause] = []
+    for s in specs:
+        out.append(
+            Clause(
+                id=f"column:{s.name}",
+                kind="column",
+                columns=(s.name,),
+                params=make_params(
+                    column=s.name, type=str(s.type), unit=s.column.unit,
+                    dimension=s.column.dimension,
+                ),
+                text=f"{s.name}: {s.type}",
+            )
+        )
+    if cls.__strict__:
+        names = tuple(s.name for s in specs)
+        out.append(
+            Clause(
+                id="no_unknown_columns",
+                kind="no_unknown_columns",
+                columns=names,
+                params=make_params(columns=names),
+                text="columns: " + ", ".join(names),
+            )
+        )
+    for s in specs:
+        if not s.column.nullable:
+            out.append(
+                Clause(f"not_null:{s.name}", "not_null", (s.name,), make_params(column=s.name),
+                       f"{s.name}: nullable: false")
+            )
+    for s in specs:
+        if s.type.kind == "enum":
+            out.append(
+                Clause(f"accepted_values:{s.name}", "accepted_values", (s.name,),
+                       make_params(column=s.name, values=s.type.values), f"{s.name}: {s.type}")
+            )
+    return out
+
+
+def _merge(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> tuple[Clause, ...]:
+    """Derived clauses, overridden (text, line) by explicit ``__clauses__`` of the same id.
+
+    An explicit `column:` or `no_unknown_columns` clause must agree with the annotations: the
+    annotations are what `cast()` checks, so a contradiction is a definition error.
+    """
+    merged: dict[str, Clause] = {c.id: c for c in _derived(cls, specs)}
+    explicit = tuple(cls.__dict__.get("__clauses__", ())) or tuple(
+        c for k in cls.__mro__[1:] for c in k.__dict__.get("__clauses__", ())
+    )
+    for c in explicit:
+        if not isinstance(c, Clause):
+            raise SchemaDefinitionError(f"{cls.__name__}.__clauses__ holds {c!r}, not a Clause")
+        have = merged.get(c.id)
+        if have is not None and c.kind in ("column", "no_unknown_columns"):
+            if c.kind == "column":
+                a = {k: have.param(k) for k in ("column", "type", "unit", "dimension")}
+                b = {k: c.param(k) for k in ("column", "type", "unit", "dimension")}
+                if a != b:
+                    raise SchemaDefinitionError(
+                        f"{cls.__name__}: clause {c.id!r} says {b} but the annotation says {a}"
+                    )
+            elif set(c.param("columns") or ()) != set(have.param("columns") or ()):
+                raise SchemaDefinitionError(
+                    f"{cls.__name__}: clause 'no_unknown_columns' lists {c.param('columns')} but "
+                    f"the annotations declare {have.param('columns')}"
+                )
+        if c.kind != "no_unknown_columns" or cls.__strict__:
+            merged[c.id] = c
+    return tuple(sorted(merged.values(), key=_kind_rank))
+
+
+def attribute_name(column: str) -> str:
+    """A Python attribute name for a data column (``col_`` prefix when it is not usable)."""
+    if column.isidentifier() and not keyword.iskeyword(column) and not column.startswith("_"):
+        return column
+    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in column)
+    return "col_" + cleaned.strip("_") if cleaned.strip("_") else "col"

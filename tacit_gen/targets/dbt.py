@@ -1,0 +1,478 @@
+"""dbt target: a properties YAML per contract (enforced model contract + data tests) and a shared
+macros file of generic tests for the clauses dbt has no built-in test for.
+
+Layout under the output root::
+
+    dbt/<contract>.yml             model properties: contract, columns, constraints, data_tests
+    dbt/macros/tacit_tests.sql     generic tests (time series, catalog, native replacements)
+
+The macros file does not depend on the contract: every contract renders it byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.header import GENERATED_MARK, comment_header
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.contract.types import DataType
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "dbt"
+MACROS_PATH = "dbt/macros/tacit_tests.sql"
+ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
+_DIALECT = {a: a for a in ADAPTERS}
+
+# Canonical type -> adapter data_type (enum is the string type; timestamps are tz-aware).
+_TYPES: dict[str, dict[str, str]] = {
+    "duckdb": {
+        "string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
+        "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamptz",
+        "decimal": "decimal({p},{s})",
+    },
+    "postgres": {
+        "string": "text", "bool": "boolean", "int32": "integer", "int64": "bigint",
+        "float32": "real", "float64": "double precision", "date": "date",
+        "timestamp": "timestamp with time zone", "decimal": "numeric({p},{s})",
+    },
+    "snowflake": {
+        "string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
+        "float32": "float", "float64": "float", "date": "date", "timestamp": "timestamp_tz",
+        "decimal": "number({p},{s})",
+    },
+    "bigquery": {
+        "string": "string", "bool": "bool", "int32": "int64", "int64": "int64",
+        "float32": "float64", "float64": "float64", "date": "date", "timestamp": "timestamp",
+        "decimal": "numeric({p},{s})",
+    },
+    "databricks": {
+        "string": "string", "bool": "boolean", "int32": "int", "int64": "bigint",
+        "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamp",
+        "decimal": "decimal({p},{s})",
+    },
+}
+
+_JINJA_OPENERS = ("{{", "{%", "{#")
+_JINJA_WRAPPED = re.compile(r'^\{\{ (".*") \}\}$', re.S)
+_SAFE_VALUE = re.compile(r"^[^'\\{}]*$")
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers shared with the reader and the engine
+
+
+def data_type(t: DataType, adapter: str = "duckdb") -> str:
+    """The adapter's `data_type` text for a contract type."""
+    table = _TYPES[adapter]
+    if t.kind == "enum":
+        return table["string"]
+    if t.kind == "decimal":
+        if adapter == "bigquery" and ((t.scale or 0) > 9 or (t.precision or 0) - (t.scale or 0) > 29):
+            return f"bignumeric({t.precision},{t.scale})"
+        return table["decimal"].format(p=t.precision, s=t.scale)
+    return table[t.kind]
+
+
+def jinja_safe(text: str) -> str:
+    """dbt renders Jinja in descriptions, meta and test arguments: neutralise contract text.
+
+    A string holding a Jinja opener becomes ``{{ "<json-escaped text>" }}``, which dbt renders
+    back to the exact text; other strings are left as they are.
+    """
+    if any(o in text for o in _JINJA_OPENERS):
+        return "{{ " + json.dumps(text, ensure_ascii=False) + " }}"
+    return text
+
+
+def jinja_unsafe(value: Any) -> Any:
+    """Inverse of `jinja_safe` for values read back from a properties file."""
+    if isinstance(value, str):
+        m = _JINJA_WRAPPED.match(value)
+        if m:
+            try:
+                decoded = json.loads(m.group(1))
+            except ValueError:
+                return value
+            if isinstance(decoded, str):
+                return decoded
+    return value
+
+
+def test_name(clause_id: str) -> str:
+    """A clause id made a valid dbt (and file) name: ``range:volume`` -> ``range_volume``."""
+    words = {"<=": "_le_", ">=": "_ge_", "!=": "_ne_", "<": "_lt_", ">": "_gt_", "=": "_eq_"}
+    text = re.sub(r"<=|>=|!=|<|>|=", lambda m: words[m.group(0)], clause_id)
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "clause"
+    if slug[0].isdigit():
+        slug = "c_" + slug
+    if len(slug) > 60:
+        digest = hashlib.sha1(clause_id.encode("utf-8")).hexdigest()[:8]
+        slug = slug[:51].rstrip("_") + "_" + digest
+    return slug
+
+
+def ident(name: str, adapter: str = "duckdb") -> str:
+    """A column or relation name as SQL, quoted only when it must be."""
+    from tacit_gen.expr.sql import ident as sql_ident
+
+    return sql_ident(name, _DIALECT.get(adapter, "duckdb"))
+
+
+def unident(text: str) -> str:
+    """Inverse of `ident`: ``"value"`` -> ``value``."""
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"`":
+        q = t[0]
+        return t[1:-1].replace(q + q, q)
+    return t
+
+
+def relation_ref(relation: str) -> str:
+    """``ref('<relation>')`` with the name as a Jinja string literal."""
+    if re.match(r"^[A-Za-z0-9_.\-]+$", relation):
+        return f"ref('{relation}')"
+    return "ref(" + json.dumps(relation, ensure_ascii=False) + ")"
+
+
+def yaml_number(text: str) -> int | float | str:
+    """A decimal text as the YAML scalar that keeps it exactly (int, float, or the text)."""
+    if re.match(r"^-?\d+$", text):
+        return int(text)
+    try:
+        f = float(text)
+        if Decimal(repr(f)) == Decimal(text):
+            return f
+    except (ValueError, InvalidOperation):
+        pass
+    return text
+
+
+def sql_literal(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def model_name(contract: Contract) -> str:
+    """The dbt model the properties describe."""
+    name = contract.target_option("dbt", "model")
+    return str(name) if name else contract.name
+
+
+def _template(name: str, options: RenderOptions) -> str:
+    """A template file: the user override folder, the wheel's `_templates`, then the repo."""
+    if options.templates_dir:
+        p = Path(options.templates_dir) / NAME / name
+        if p.is_file():
+            return p.read_text(encoding="utf-8")
+    try:
+        res = resources.files("tacit_gen").joinpath("_templates", NAME, name)
+        if res.is_file():
+            return res.read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        pass
+    return (templates_root() / name).read_text(encoding="utf-8")
+
+
+def templates_root() -> Path:
+    """The folder holding the packaged dbt templates (wheel `_templates`, else repo `templates`)."""
+    packaged = Path(__file__).resolve().parent.parent / "_templates" / NAME
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "templates" / NAME
+
+
+def macros_text(options: RenderOptions) -> str:
+    """The shared macros file: a contract-free header plus the generic tests."""
+    head = (
+        f"-- {GENERATED_MARK}: generic tests shared by every tacit-gen dbt model.\n"
+        "-- Do not edit: re-render with tacit-gen.\n"
+    )
+    return head + _template("tacit_tests.sql", options)
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def _meta(clause: Clause) -> dict[str, Any]:
+    return {"meta": {"tacit_clause": jinja_safe(clause.id), "tacit_text": jinja_safe(clause.text)}}
+
+
+def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name}
+    if args:
+        body["arguments"] = args
+    body["config"] = _meta(clause)
+    return {kind: body}
+
+
+def _values(values: list[Any], col_type: DataType | None) -> tuple[list[Any], bool]:
+    """Accepted values as YAML plus whether dbt must quote them.
+
+    Booleans and numbers are passed unquoted (dbt would otherwise render ``'False'``); strings
+    that dbt's accepted_values would not escape are passed as ready SQL literals, unquoted.
+    """
+    if all(isinstance(v, bool) for v in values):
+        return list(values), False
+    if col_type is not None and col_type.is_numeric:
+        return [yaml_number(str(v)) for v in values], False
+    strs = [str(v) for v in values]
+    if all(_SAFE_VALUE.match(s) for s in strs):
+        return strs, True
+    return [jinja_safe(sql_literal(s)) for s in strs], False
+
+
+class DbtTarget:
+    """Renderer and reader of dbt model properties."""
+
+    name = NAME
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"dbt/{contract.name}.yml", MACROS_PATH)
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.drift.dbt import read
+
+        return read(path, text)
+
+    def render(
+        self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
+    ) -> RenderResult:
+        adapter = options.dbt_adapter
+        if adapter not in ADAPTERS:
+            raise ValueError(f"unknown dbt adapter {adapter!r}: expected one of {', '.join(ADAPTERS)}")
+        native = options.dbt_tests == "native"
+        unsupported: list[Unsupported] = []
+        columns: dict[str, dict[str, Any]] = {}
+        col_tests: dict[str, list[dict[str, Any]]] = {}
+        col_clauses: dict[str, dict[str, str]] = {}
+        not_null: set[str] = set()
+        model_tests: list[dict[str, Any]] = []
+        model_clauses: dict[str, str] = {}
+        enforced = False
+        used_names: set[str] = set()
+
+        def unique_name(clause_id: str) -> str:
+            base = test_name(clause_id)
+            name = base
+            if name in used_names:
+                name = base + "_" + hashlib.sha1(clause_id.encode("utf-8")).hexdigest()[:8]
+            used_names.add(name)
+            return name
+
+        def ftype(col: str) -> DataType | None:
+            f = contract.field(col)
+            return f.type if f else None
+
+        def col_test(col: str, test: dict[str, Any]) -> None:
+            col_tests.setdefault(col, []).append(test)
+
+        for cl in clauses:
+            k = cl.kind
+            p = cl.params_dict
+            if k == "column":
+                from tacit_gen.contract.types import parse_type
+
+                t = parse_type(p["type"])
+                entry: dict[str, Any] = {"name": p["column"]}
+                f = contract.field(p["column"])
+                desc = (f.description or f.note) if f else None
+                if desc:
+                    entry["description"] = jinja_safe(desc)
+                entry["data_type"] = data_type(t, adapter)
+                if ident(p["column"], adapter) != p["column"]:
+                    entry["quote"] = True
+                meta: dict[str, Any] = {"tacit_type": p["type"]}
+                if p.get("unit") is not None:
+                    meta["tacit_unit"] = jinja_safe(str(p["unit"]))
+                if p.get("dimension") is not None:
+                    meta["tacit_dimension"] = jinja_safe(str(p["dimension"]))
+                entry["meta"] = meta
+                columns[p["column"]] = entry
+                col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
+            elif k == "no_unknown_columns":
+                enforced = True
+                model_clauses[cl.id] = jinja_safe(cl.text)
+            elif k == "not_null":
+                not_null.add(p["column"])
+                col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
+            elif k == "unique":
+                cols = list(p["columns"])
+                if len(cols) == 1:
+                    col_test(cols[0], _test("unique", cl, unique_name(cl.id), {}))
+                else:
+                    kind = (
+                        "tacit_unique_combination_of_columns"
+                        if native
+                        else "dbt_utils.unique_combination_of_columns"
+                    )
+                    args = {"combination_of_columns": [ident(c, adapter) for c in cols]}
+                    model_tests.append(_test(kind, cl, unique_name(cl.id), args))
+            elif k in ("accepted_values", "fixed_value"):
+                raw = list(p["values"]) if k == "accepted_values" else [p["value"]]
+                values, quote = _values(raw, ftype(p["column"]))
+                args = {"values": values} if quote else {"values": values, "quote": False}
+                col_test(p["column"], _test("accepted_values", cl, unique_name(cl.id), args))
+            elif k == "range":
+                self._range(cl, p, native, unique_name, col_test)
+            elif k == "invariant":
+                from tacit_gen.expr.sql import to_sql
+
+                if cl.expr is None:
+                    unsupported.append(Unsupported(NAME, cl.id, "invariant has no resolved expression"))
+                    continue
+                try:
+                    sql = to_sql(cl.expr, _DIALECT[adapter])
+                except ValueError as e:
+                    unsupported.append(Unsupported(NAME, cl.id, str(e)))
+                    continue
+                kind = "tacit_expression_is_true" if native else "dbt_utils.expression_is_true"
+                model_tests.append(
+                    _test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(sql)})
+                )
+            elif k == "freshness":
+                args = {"max_age_seconds": p["max_age_seconds"]}
+                col_test(p["column"], _test("tacit_freshness", cl, unique_name(cl.id), args))
+            elif k == "cadence":
+                series = list(p.get("series") or ())
+                args = {"series": [ident(c, adapter) for c in series]}
+                if p.get("from_catalog"):
+                    if len(series) != 1:
+                        unsupported.append(
+                            Unsupported(
+                                NAME,
+                                cl.id,
+                                "a catalog cadence joins on one series column; "
+                                f"this series is {len(series)} columns",
+                            )
+                        )
+                        continue
+                    args["catalog"] = relation_ref(p["relation"])
+                    args["catalog_key"] = ident(p["catalog_key"], adapter)
+                    args["catalog_column"] = ident(p["catalog_column"], adapter)
+                else:
+                    args["interval_seconds"] = p["interval_seconds"]
+                args["tolerance_pct"] = yaml_number(str(p.get("tolerance_pct") or "0"))
+                args["gaps_allowed"] = bool(p.get("gaps_allowed"))
+                if contract.field("revision") is not None:
+                    args["revision_column"] = ident("revision", adapter)
+                col_test(p["column"], _test("tacit_cadence", cl, unique_name(cl.id), args))
+            elif k == "catalog_unit":
+                args = {
+                    "key": ident(p["key"], adapter),
+                    "catalog": relation_ref(p["relation"]),
+                    "catalog_key": ident(p["catalog_key"], adapter),
+                    "catalog_column": ident(p["catalog_column"], adapter),
+                }
+                col_test(p["column"], _test("tacit_catalog_unit", cl, unique_name(cl.id), args))
+            elif k == "catalog_bounds":
+                args = {
+                    "key": ident(p["key"], adapter),
+                    "catalog": relation_ref(p["relation"]),
+                    "catalog_key": ident(p["catalog_key"], adapter),
+                    "min_column": ident(p["min_column"], adapter),
+                    "max_column": ident(p["max_column"], adapter),
+                }
+                col_test(p["column"], _test("tacit_catalog_bounds", cl, unique_name(cl.id), args))
+            elif k == "revision_window":
+                args = {"allowed": bool(p.get("allowed", True))}
+                for key in ("time_column", "ingest_column"):
+                    if p.get(key) is not None:
+                        args[key] = ident(p[key], adapter)
+                for key in ("window_seconds", "business_days"):
+                    if p.get(key) is not None:
+                        args[key] = p[key]
+                col_test(p["column"], _test("tacit_revision_window", cl, unique_name(cl.id), args))
+            else:
+                unsupported.append(Unsupported(NAME, cl.id, f"no dbt form for clause kind {k!r}"))
+
+        col_list: list[dict[str, Any]] = []
+        for col, entry in columns.items():
+            out = {k: entry[k] for k in ("name", "description", "data_type", "quote") if k in entry}
+            if col in not_null:
+                out["constraints"] = [{"type": "not_null"}]
+            out["meta"] = {**entry["meta"], "tacit_clauses": col_clauses.get(col, {})}
+            if col_tests.get(col):
+                out["data_tests"] = col_tests[col]
+            col_list.append(out)
+        for col in col_tests:
+            if col not in columns:  # a test on a column without a column clause
+                col_list.append({"name": col, "data_tests": col_tests[col]})
+
+        model: dict[str, Any] = {"name": model_name(contract)}
+        if contract.description:
+            model["description"] = jinja_safe(contract.description)
+        model_meta: dict[str, Any] = {
+            "tacit_contract": jinja_safe(contract.name),
+            "tacit_version": jinja_safe(contract.version),
+            "tacit_adapter": adapter,
+        }
+        if model_clauses:
+            model_meta["tacit_clauses"] = model_clauses
+        if unsupported:
+            model_meta["tacit_unsupported"] = [
+                {"clause": jinja_safe(u.clause_id), "reason": jinja_safe(u.reason)} for u in unsupported
+            ]
+        model["config"] = {"contract": {"enforced": enforced}, "meta": model_meta}
+        model["columns"] = col_list
+        if model_tests:
+            model["data_tests"] = model_tests
+        body = yaml.safe_dump(
+            {"version": 2, "models": [model]},
+            sort_keys=False,
+            allow_unicode=True,
+            width=10**9,
+            default_flow_style=False,
+        )
+        text = comment_header(contract) + body
+        artifacts = (
+            Artifact(f"dbt/{contract.name}.yml", text),
+            Artifact(MACROS_PATH, macros_text(options)),
+        )
+        return RenderResult(artifacts=artifacts, unsupported=tuple(unsupported))
+
+    @staticmethod
+    def _range(cl: Clause, p: dict[str, Any], native: bool, unique_name: Any, col_test: Any) -> None:
+        lo, hi = p.get("min"), p.get("max")
+        lo_inc, hi_inc = bool(p.get("min_inclusive", True)), bool(p.get("max_inclusive", True))
+        col = p["column"]
+        if native:
+            args: dict[str, Any] = {}
+            if lo is not None:
+                args["min_value"] = yaml_number(str(lo))
+                args["min_inclusive"] = lo_inc
+            if hi is not None:
+                args["max_value"] = yaml_number(str(hi))
+                args["max_inclusive"] = hi_inc
+            col_test(col, _test("tacit_accepted_range", cl, unique_name(cl.id), args))
+            return
+        if lo is None or hi is None or lo_inc == hi_inc:
+            args = {}
+            if lo is not None:
+                args["min_value"] = yaml_number(str(lo))
+            if hi is not None:
+                args["max_value"] = yaml_number(str(hi))
+            args["inclusive"] = lo_inc if lo is not None else hi_inc
+            col_test(col, _test("dbt_utils.accepted_range", cl, unique_name(cl.id), args))
+            return
+        # dbt_utils.accepted_range has one `inclusive` flag: one test per side.
+        name = unique_name(cl.id)
+        col_test(col, _test("dbt_utils.accepted_range", cl, name + "_min",
+                            {"min_value": yaml_number(str(lo)), "inclusive": lo_inc}))
+        col_test(col, _test("dbt_utils.accepted_range", cl, name + "_max",
+                            {"max_value": yaml_number(str(hi)), "inclusive": hi_inc}))
+
+
+TARGET = DbtTarget()

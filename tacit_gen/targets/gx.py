@@ -1,0 +1,574 @@
+"""Great Expectations 1.x target: one expectation-suite JSON per contract.
+
+`gx/<contract>.json` is a GX 1.x suite (``{"name", "expectations", "meta"}``) that
+``gx.ExpectationSuite(**json.load(f))`` accepts. Every expectation's ``meta`` carries the clause id
+(``tacit_clause``) and the verbatim contract text (``tacit_text``); one clause may become several
+expectations (a chain ``low <= open <= high`` is two pair expectations), all tagged with the same id.
+
+Native expectations are preferred: they run on pandas and SQL alike. A clause no native expectation
+expresses becomes an ``unexpected_rows_expectation`` (custom SQL, DuckDB dialect, SQL datasources
+only); those are listed in the suite's ``meta.tacit_custom_sql``. The freshness query compares with
+``current_timestamp``; `tacit-gen verify` pins it (see docs/engines/gx.md).
+
+This module imports nothing from great_expectations: rendering and reading must stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.expr import nodes as n
+from tacit_gen.expr.sql import ident, to_sql
+from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.header import header_meta
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "gx"
+SEVERITY = "critical"
+NOW_TOKEN = "current_timestamp"  # the freshness query's "now"; `verify` substitutes a pinned literal
+CUSTOM_SQL = "unexpected_rows_expectation"
+
+# Types: one expect_column_values_to_be_in_type_list per column whose list names the type for
+# pandas (first entries) and for SQLAlchemy dialects (upper-case / class names). GX skips names a
+# backend does not know, so one list works on both. The pandas names assume the frame convention
+# of tacit_gen.engines.gx.to_pandas (nullable Int32/Int64/boolean dtypes; str, Decimal, date and
+# tz-aware Timestamp values in object columns, checked value by value). See docs/engines/gx.md.
+_TS_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def type_list(type_text: str) -> list[str]:
+    """The GX type list for a contract type (canonical type text)."""
+    if type_text == "string":
+        return ["str", "String", "VARCHAR", "TEXT"]
+    if type_text.startswith("enum["):
+        return ["str", "String", "VARCHAR", "TEXT", "Enum"]
+    if type_text == "bool":
+        return ["BooleanDtype", "Boolean", "BOOLEAN"]
+    if type_text == "int32":
+        return ["Int32Dtype", "INTEGER", "Integer", "INT"]
+    if type_text == "int64":
+        return ["Int64Dtype", "BIGINT", "BigInteger"]
+    if type_text == "float32":
+        return ["float32", "REAL", "FLOAT", "Float"]
+    if type_text == "float64":
+        return ["float64", "DOUBLE", "DOUBLE_PRECISION", "Double", "FLOAT", "Float"]
+    if type_text == "date":
+        return ["date", "Date", "DATE"]
+    m = re.fullmatch(r"decimal\((\d+),(\d+)\)", type_text)
+    if m:
+        p, s = m.group(1), m.group(2)
+        return ["Decimal", "DECIMAL", "NUMERIC", f"DECIMAL({p},{s})", f"NUMERIC({p}, {s})"]
+    m = re.fullmatch(r"timestamp_(s|ms|us|ns)_utc", type_text)
+    if m:
+        digits = _TS_DIGITS[m.group(1)]
+        return ["Timestamp", "TIMESTAMP", "DateTime", f"TIMESTAMP({digits}) WITH TIME ZONE"]
+    raise ValueError(f"no GX type list for type '{type_text}'")
+
+
+def type_from_list(types: list[Any], enum_values: tuple[str, ...] | None) -> str | None:
+    """The contract type a rendered type list stands for, or None when it is not one of ours."""
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        return None
+    candidates = ["string", "bool", "int32", "int64", "float32", "float64", "date"]
+    candidates += [f"timestamp_{u}_utc" for u in _TS_DIGITS]
+    for cand in candidates:
+        if type_list(cand) == types:
+            return cand
+    if types[:5] == type_list("enum[a]") and len(types) == 5:
+        return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
+    if len(types) == 5:
+        m = re.fullmatch(r"DECIMAL\((\d+),(\d+)\)", types[3])
+        if m and type_list(f"decimal({m.group(1)},{m.group(2)})") == types:
+            return f"decimal({m.group(1)},{m.group(2)})"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers and literals
+
+
+def json_number(text: str) -> int | float:
+    """A contract number (decimal text) as a JSON number: int when integral text, else float."""
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    return float(text)
+
+
+def number_text(value: Any) -> str | None:
+    """A JSON number back as decimal text (inverse of json_number for the texts it produces)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        d = Decimal(repr(value))
+        text = format(d, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _dec(text: str) -> Decimal:
+    return Decimal(text)
+
+
+def _sql_num(d: Decimal) -> str:
+    text = format(d.normalize(), "f")
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# row conditions (GX 1.x condition objects, serialised as dicts)
+
+
+class NoNative(Exception):
+    """The (sub)expression has no native GX form."""
+
+
+def _col(node: n.Node) -> str:
+    if isinstance(node, n.Column):
+        return node.name
+    raise NoNative(f"{type(node).__name__} is not a column")
+
+
+def _lit(node: n.Node) -> Any:
+    if isinstance(node, n.EnumLiteral | n.String):
+        return node.value
+    if isinstance(node, n.Number):
+        return json_number(node.text)
+    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
+        return -json_number(node.operand.text)
+    if isinstance(node, n.Bool):
+        return node.value
+    raise NoNative(f"{type(node).__name__} is not a literal")
+
+
+_NEG_OP = {"=": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_GX_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def _cmp_cond(column: str, op: str, value: Any) -> dict[str, Any]:
+    return {"type": "comparison", "column": {"name": column}, "operator": op, "parameter": value}
+
+
+def _null_cond(column: str, is_null: bool) -> dict[str, Any]:
+    return {"type": "nullity", "column": {"name": column}, "is_null": is_null}
+
+
+def _atom_true(node: n.Node) -> list[dict[str, Any]]:
+    """Conditions (ANDed) selecting rows where the atom is TRUE (SQL semantics: NULL is not TRUE)."""
+    if isinstance(node, n.IsNull):
+        return [_null_cond(_col(node.operand), not node.negated)]
+    if isinstance(node, n.Compare) and len(node.ops) == 1:
+        left, right = node.operands
+        op = node.ops[0]
+        if isinstance(right, n.Column) and not isinstance(left, n.Column):
+            left, right, op = right, left, n.FLIPPED[op]
+        c, v = _col(left), _lit(right)
+        return [_null_cond(c, False), _cmp_cond(c, _GX_OP[op], v)]
+    if isinstance(node, n.InList):
+        c = _col(node.operand)
+        vals = [_lit(i) for i in node.items]
+        return [_null_cond(c, False), _cmp_cond(c, "NOT_IN" if node.negated else "IN", vals)]
+    raise NoNative(f"no condition form for {type(node).__name__}")
+
+
+def _atom_false(node: n.Node) -> list[dict[str, Any]]:
+    """Conditions (ANDed) selecting rows where the atom is FALSE (not UNKNOWN)."""
+    if isinstance(node, n.IsNull):
+        return [_null_cond(_col(node.operand), node.negated)]
+    if isinstance(node, n.Compare) and len(node.ops) == 1:
+        left, right = node.operands
+        op = node.ops[0]
+        if isinstance(right, n.Column) and not isinstance(left, n.Column):
+            left, right, op = right, left, n.FLIPPED[op]
+        c, v = _col(left), _lit(right)
+        return [_null_cond(c, False), _cmp_cond(c, _NEG_OP[op], v)]
+    if isinstance(node, n.InList):
+        c = _col(node.operand)
+        vals = [_lit(i) for i in node.items]
+        return [_null_cond(c, False), _cmp_cond(c, "IN" if node.negated else "NOT_IN", vals)]
+    raise NoNative(f"no condition form for {type(node).__name__}")
+
+
+def _dnf_false(node: n.Node) -> list[list[dict[str, Any]]]:
+    """Rows where `node` is FALSE, as an OR of ANDs of atoms (GX allows no deeper nesting)."""
+    if isinstance(node, n.And):  # false when either side is false
+        return _dnf_false(node.left) + _dnf_false(node.right)
+    if isinstance(node, n.Or):  # false when both sides are false
+        out = []
+        for a in _dnf_false(node.left):
+            for b in _dnf_false(node.right):
+                out.append(a + b)
+        return out
+    if isinstance(node, n.Not):
+        return _dnf_true(node.operand)
+    return [_atom_false(node)]
+
+
+def _dnf_true(node: n.Node) -> list[list[dict[str, Any]]]:
+    if isinstance(node, n.Or):
+        return _dnf_true(node.left) + _dnf_true(node.right)
+    if isinstance(node, n.And):
+        out = []
+        for a in _dnf_true(node.left):
+            for b in _dnf_true(node.right):
+                out.append(a + b)
+        return out
+    if isinstance(node, n.Not):
+        return _dnf_false(node.operand)
+    return [_atom_true(node)]
+
+
+def _condition(dnf: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    ands = [c[0] if len(c) == 1 else {"type": "and", "conditions": c} for c in dnf]
+    return ands[0] if len(ands) == 1 else {"type": "or", "conditions": ands}
+
+
+# ---------------------------------------------------------------------------------------------
+# clause -> expectations
+
+
+def _exp(etype: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"type": etype, "kwargs": kwargs}
+
+
+def _range_kwargs(column: str, lo: str | None, hi: str | None, lo_incl: bool, hi_incl: bool) -> dict[str, Any]:
+    kw: dict[str, Any] = {"column": column}
+    if lo is not None:
+        kw["min_value"] = json_number(lo)
+        kw["strict_min"] = not lo_incl
+    if hi is not None:
+        kw["max_value"] = json_number(hi)
+        kw["strict_max"] = not hi_incl
+    return kw
+
+
+def _num_text(node: n.Node) -> str | None:
+    if isinstance(node, n.Number):
+        return node.text
+    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
+        return "-" + node.operand.text
+    return None
+
+
+def _pair(a: n.Node, op: str, b: n.Node) -> dict[str, Any]:
+    """One comparison `a op b` (NULL passes) as a native expectation."""
+    an, bn = _num_text(a), _num_text(b)
+    if isinstance(a, n.Column) and isinstance(b, n.Column):
+        if op == "=":
+            return _exp("expect_column_pair_values_to_be_equal",
+                        {"column_A": a.name, "column_B": b.name,
+                         "ignore_row_if": "either_value_is_missing"})
+        if op in ("<", "<="):
+            a, b = b, a
+        if op in ("<", "<=", ">", ">="):
+            return _exp("expect_column_pair_values_a_to_be_greater_than_b",
+                        {"column_A": a.name, "column_B": b.name, "or_equal": op in ("<=", ">="),
+                         "ignore_row_if": "either_value_is_missing"})
+        raise NoNative("no pair expectation for !=")
+    if isinstance(a, n.Column) and bn is not None:
+        col, op2, num = a.name, op, bn
+    elif isinstance(b, n.Column) and an is not None:
+        col, op2, num = b.name, n.FLIPPED[op], an
+    else:
+        raise NoNative("comparison is not column-vs-column or column-vs-number")
+    if op2 in (">", ">="):
+        return _exp("expect_column_values_to_be_between", _range_kwargs(col, num, None, op2 == ">=", True))
+    if op2 in ("<", "<="):
+        return _exp("expect_column_values_to_be_between", _range_kwargs(col, None, num, True, op2 == "<="))
+    if op2 == "=":
+        return _exp("expect_column_values_to_be_in_set", {"column": col, "value_set": [json_number(num)]})
+    return _exp("expect_column_values_to_not_be_in_set", {"column": col, "value_set": [json_number(num)]})
+
+
+def native_invariant(expr: n.Node) -> list[dict[str, Any]]:
+    """Native expectations for an invariant, or raise NoNative."""
+    if isinstance(expr, n.Compare):
+        return [_pair(a, op, b) for a, op, b in zip(expr.operands, expr.ops, expr.operands[1:], strict=False)]
+    if isinstance(expr, n.And):
+        return native_invariant(expr.left) + native_invariant(expr.right)
+    if isinstance(expr, n.IsNull) and expr.negated:
+        return [_exp("expect_column_values_to_not_be_null", {"column": _col(expr.operand)})]
+    if isinstance(expr, n.IsNull):
+        return [_exp("expect_column_values_to_be_null", {"column": _col(expr.operand)})]
+    if isinstance(expr, n.InList):
+        etype = "expect_column_values_to_not_be_in_set" if expr.negated else "expect_column_values_to_be_in_set"
+        return [_exp(etype, {"column": _col(expr.operand), "value_set": [_lit(i) for i in expr.items]})]
+    if isinstance(expr, n.Between) and not expr.negated:
+        lo, hi = _num_text(expr.low), _num_text(expr.high)
+        if lo is None or hi is None:
+            raise NoNative("between bounds are not numbers")
+        return [_exp("expect_column_values_to_be_between",
+                     _range_kwargs(_col(expr.operand), lo, hi, True, True))]
+    if isinstance(expr, n.OnlyWhen):
+        # `A only when B`: a row violates when A is TRUE and B is FALSE.
+        cond = _condition(_dnf_false(expr.right))
+        left = expr.left
+        if isinstance(left, n.IsNull):
+            etype = ("expect_column_values_to_be_null" if left.negated
+                     else "expect_column_values_to_not_be_null")
+            return [_exp(etype, {"column": _col(left.operand), "row_condition": cond})]
+        raise NoNative("the left side of `only when` is not `x is null` / `x is not null`")
+    raise NoNative(f"no native form for {type(expr).__name__}")
+
+
+def _unexpected(query: str, description: str) -> dict[str, Any]:
+    return _exp(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
+
+
+def invariant_query(expr: n.Node) -> str:
+    return f"SELECT * FROM {{batch}} WHERE NOT ({to_sql(expr, 'duckdb')})"
+
+
+def freshness_query(column: str, max_age_seconds: int) -> str:
+    c = ident(column)
+    return (
+        f"SELECT * FROM (SELECT max({c}) AS latest FROM {{batch}}) AS fresh "
+        f"WHERE fresh.latest IS NULL OR fresh.latest < {NOW_TOKEN} - INTERVAL {max_age_seconds} SECOND"
+    )
+
+
+def cadence_query(clause: Clause, has_revision: bool) -> str:
+    col = ident(clause.param("column"))
+    series = [ident(s) for s in clause.param("series") or ()]
+    tol = _dec(str(clause.param("tolerance_pct") or "0"))
+    lo_f = Decimal(1000) * (Decimal(100) - tol) / Decimal(100)
+    hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
+    part_pt = ", ".join([*series, col])
+    part_s = f"PARTITION BY {', '.join(series)} " if series else ""
+    sel = ", ".join([*series, col])
+    if has_revision:
+        latest = (
+            f"SELECT {sel} FROM (SELECT {sel}, row_number() OVER (PARTITION BY {part_pt} "
+            f"ORDER BY {ident('revision')} DESC) AS tacit_rn FROM {{batch}} WHERE {col} IS NOT NULL) "
+            f"AS pts WHERE tacit_rn = 1"
+        )
+    else:
+        latest = f"SELECT DISTINCT {sel} FROM {{batch}} WHERE {col} IS NOT NULL"
+    steps = (
+        f"SELECT {sel}, epoch_ms({col}) - epoch_ms(lag({col}) OVER ({part_s}ORDER BY {col})) "
+        f"AS tacit_step_ms FROM ({latest}) AS latest"
+    )
+    gaps = not clause.param("gaps_allowed")
+    if clause.param("from_catalog"):
+        rel = ident(clause.param("relation"))
+        key = ident(clause.param("catalog_key"))
+        icol = ident(clause.param("catalog_column"))
+        if len(series) != 1:
+            raise ValueError("a catalog cadence needs exactly one series column")
+        cond = f"steps.tacit_step_ms < cat.{icol} * {_sql_num(lo_f)}"
+        if gaps:
+            cond += f" OR steps.tacit_step_ms > cat.{icol} * {_sql_num(hi_f)}"
+        return (
+            f"SELECT steps.* FROM ({steps}) AS steps JOIN {rel} AS cat "
+            f"ON steps.{series[0]} = cat.{key} WHERE {cond}"
+        )
+    interval = int(clause.param("interval_seconds"))
+    lo = _sql_num(lo_f * interval)
+    hi = _sql_num(hi_f * interval)
+    cond = f"steps.tacit_step_ms < {lo}"
+    if gaps:
+        cond += f" OR steps.tacit_step_ms > {hi}"
+    return f"SELECT steps.* FROM ({steps}) AS steps WHERE {cond}"
+
+
+def catalog_unit_query(clause: Clause) -> str:
+    col, key = ident(clause.param("column")), ident(clause.param("key"))
+    rel, ckey = ident(clause.param("relation")), ident(clause.param("catalog_key"))
+    ccol = ident(clause.param("catalog_column"))
+    return (
+        f"SELECT b.* FROM {{batch}} AS b LEFT JOIN {rel} AS cat ON b.{key} = cat.{ckey} "
+        f"WHERE b.{col} IS NOT NULL AND (cat.{ckey} IS NULL OR b.{col} IS DISTINCT FROM cat.{ccol})"
+    )
+
+
+def catalog_bounds_query(clause: Clause) -> str:
+    col, key = ident(clause.param("column")), ident(clause.param("key"))
+    rel, ckey = ident(clause.param("relation")), ident(clause.param("catalog_key"))
+    lo, hi = ident(clause.param("min_column")), ident(clause.param("max_column"))
+    return (
+        f"SELECT b.* FROM {{batch}} AS b LEFT JOIN {rel} AS cat ON b.{key} = cat.{ckey} "
+        f"WHERE b.{col} IS NOT NULL AND (cat.{ckey} IS NULL OR b.{col} < cat.{lo} OR b.{col} > cat.{hi})"
+    )
+
+
+def revision_window_query(clause: Clause) -> str:
+    rev = ident(clause.param("column") or "revision")
+    t, ing = ident(clause.param("time_column")), ident(clause.param("ingest_column"))
+    base = f"SELECT * FROM {{batch}} WHERE {rev} > 0 AND {t} IS NOT NULL AND {ing} IS NOT NULL AND "
+    bdays = clause.param("business_days")
+    if bdays is not None:
+        d0 = f"CAST(timezone('UTC', {t}) AS DATE)"
+        d1 = f"CAST(timezone('UTC', {ing}) AS DATE)"
+        days = (
+            f"len(list_filter(generate_series(CAST({d0} + 1 AS TIMESTAMP), CAST({d1} AS TIMESTAMP), "
+            f"INTERVAL 1 DAY), d -> isodow(d) < 6))"
+        )
+        return base + f"{d1} > {d0} AND {days} > {int(bdays)}"
+    window_ms = int(clause.param("window_seconds")) * 1000
+    return base + f"epoch_ms({ing}) - epoch_ms({t}) > {window_ms}"
+
+
+def expectations_for(clause: Clause, has_revision: bool) -> list[dict[str, Any]]:
+    """The expectations (type + kwargs, no meta) for one clause.
+
+    Raises:
+        ValueError: the clause has no GX form (reported as Unsupported).
+    """
+    k = clause.kind
+    p = clause.param
+    if k == "column":
+        return [
+            _exp("expect_column_to_exist", {"column": p("column")}),
+            _exp("expect_column_values_to_be_in_type_list",
+                 {"column": p("column"), "type_list": type_list(p("type"))}),
+        ]
+    if k == "no_unknown_columns":
+        return [_exp("expect_table_columns_to_match_set",
+                     {"column_set": list(p("columns")), "exact_match": True})]
+    if k == "not_null":
+        return [_exp("expect_column_values_to_not_be_null", {"column": p("column")})]
+    if k == "unique":
+        cols = list(p("columns"))
+        if len(cols) == 1:
+            return [_exp("expect_column_values_to_be_unique", {"column": cols[0]})]
+        return [_exp("expect_compound_columns_to_be_unique",
+                     {"column_list": cols, "ignore_row_if": "never"})]
+    if k == "accepted_values":
+        return [_exp("expect_column_values_to_be_in_set",
+                     {"column": p("column"), "value_set": list(p("values"))})]
+    if k == "fixed_value":
+        v = p("value")
+        if isinstance(v, str) and not isinstance(v, bool):
+            # decimals are kept as text in the plan; a numeric column compares with a number
+            pass
+        return [_exp("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
+    if k == "range":
+        return [_exp("expect_column_values_to_be_between",
+                     _range_kwargs(p("column"), p("min"), p("max"),
+                                   bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
+    if k == "invariant":
+        if clause.expr is None:
+            raise ValueError("the invariant has no resolved expression")
+        try:
+            return native_invariant(clause.expr)
+        except NoNative:
+            pass
+        try:
+            return [_unexpected(invariant_query(clause.expr), f"rows violating: {p('expr')}")]
+        except ValueError as e:
+            raise ValueError(f"no SQL form: {e}") from e
+    if k == "freshness":
+        return [_unexpected(freshness_query(p("column"), int(p("max_age_seconds"))),
+                            f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
+    if k == "cadence":
+        return [_unexpected(cadence_query(clause, has_revision),
+                            f"consecutive {p('column')} points off cadence")]
+    if k == "catalog_unit":
+        return [_unexpected(catalog_unit_query(clause),
+                            f"{p('column')} differs from the catalog unit")]
+    if k == "catalog_bounds":
+        return [_unexpected(catalog_bounds_query(clause),
+                            f"{p('column')} outside the catalog hard bounds")]
+    if k == "revision_window":
+        if not p("allowed"):
+            return [_exp("expect_column_values_to_be_in_set",
+                         {"column": p("column") or "revision", "value_set": [0]})]
+        if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
+            return [_unexpected(revision_window_query(clause), "revisions outside the window")]
+        raise ValueError("revisions are allowed but no window and ingest column to check")
+    raise ValueError(f"unknown clause kind '{k}'")
+
+
+def params_meta(clause: Clause) -> dict[str, Any]:
+    """Clause params as JSON-able meta (kept for the reader to re-render custom SQL)."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in clause.params}
+
+
+# ---------------------------------------------------------------------------------------------
+# the suite document
+
+
+def _sorted(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in sorted(d)}
+
+
+def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
+    meta: dict[str, Any] = {"tacit_clause": clause.id, "tacit_text": clause.text}
+    if exp["type"] == CUSTOM_SQL:
+        meta["tacit_custom_sql"] = True
+        meta["tacit_params"] = params_meta(clause)
+        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"] and clause.kind == "freshness":
+            meta["tacit_now"] = NOW_TOKEN
+    return {
+        "type": exp["type"],
+        "kwargs": _sorted(exp["kwargs"]),
+        "meta": _sorted(meta),
+        "severity": SEVERITY,
+    }
+
+
+def suite_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Unsupported]]:
+    has_revision = contract.field("revision") is not None
+    expectations: list[dict[str, Any]] = []
+    unsupported: list[Unsupported] = []
+    custom: list[str] = []
+    for clause in clauses:
+        try:
+            exps = expectations_for(clause, has_revision)
+        except (ValueError, NoNative) as e:
+            unsupported.append(Unsupported(NAME, clause.id, str(e)))
+            continue
+        for exp in exps:
+            expectations.append(build_expectation(exp, clause))
+            if exp["type"] == CUSTOM_SQL and clause.id not in custom:
+                custom.append(clause.id)
+    meta: dict[str, Any] = {
+        "tacit_gen": header_meta(contract),
+        "tacit_custom_sql": custom,
+        "tacit_unsupported": [{"clause": u.clause_id, "reason": u.reason} for u in unsupported],
+    }
+    name = contract.target_option(NAME, "suite") or contract.name
+    return {"name": str(name), "expectations": expectations, "meta": meta}, unsupported
+
+
+def dump(doc: dict[str, Any]) -> str:
+    """Deterministic JSON: key order as built, indent 2, trailing newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+class GxTarget:
+    """Renderer and reader for GX 1.x expectation suites."""
+
+    name = NAME
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"gx/{contract.name}.json",)
+
+    def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
+        doc, unsupported = suite_document(contract, clauses)
+        art = Artifact(self.artifact_paths(contract)[0], dump(doc))
+        return RenderResult((art,), tuple(unsupported))
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.drift.gx import read
+
+        return read(path, text)
+
+
+TARGET = GxTarget()
+
+__all__ = ["TARGET", "GxTarget", "expectations_for", "type_list"]

@@ -1,0 +1,222 @@
+"""`tacit-gen verify`: every target's artifact, run in its real engine on the same data.
+
+Each engine returns verdicts taken from its own result objects; this module only loads the data,
+runs the engines one after the other, and compares their verdicts clause by clause.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.contract.model import Contract
+from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.plan import plan
+from tacit_gen.plan_types import Clause
+from tacit_gen.targets import registry
+from tacit_gen.targets.base import RenderOptions
+
+
+def parse_now(text: str | None) -> datetime:
+    """An ISO-8601 instant with an offset (or Z); None means the current time."""
+    if text is None:
+        return datetime.now(UTC).replace(microsecond=0)
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--now '{text}' is not an ISO-8601 instant such as 2024-01-02T03:04:05Z") from None
+    if value.tzinfo is None:
+        raise ValueError(f"--now '{text}' has no offset; an instant needs one (add Z for UTC)")
+    return value.astimezone(UTC)
+
+
+@dataclass
+class ClauseRow:
+    clause: Clause
+    verdicts: dict[str, Verdict]
+    disagreement: str | None = None  # why the engines disagree, if they do
+
+    @property
+    def failed(self) -> bool:
+        return any(v.status == "fail" for v in self.verdicts.values())
+
+
+@dataclass
+class VerifyReport:
+    """Verdict per clause per target; exit 0 all pass, 1 violations (agreed), 3 disagreement."""
+
+    contract: Contract
+    targets: tuple[str, ...]
+    rows: list[ClauseRow]
+    load_notes: list[str] = field(default_factory=list)
+    engine_notes: dict[str, list[str]] = field(default_factory=dict)
+    load: dict[str, Any] = field(default_factory=dict)
+    now: datetime | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.disagreement for r in self.rows):
+            return 3
+        if any(r.failed for r in self.rows):
+            return 1
+        return 0
+
+    def as_json(self) -> dict[str, Any]:
+        verdict = {0: "pass", 1: "violations", 3: "disagreement"}[self.exit_code]
+        return {
+            "contract": self.contract.name,
+            "version": self.contract.version,
+            "now": self.now.isoformat() if self.now else None,
+            "verdict": verdict,
+            "exit_code": self.exit_code,
+            "targets": list(self.targets),
+            "load": self.load,
+            "notes": {"load": self.load_notes, **self.engine_notes},
+            "clauses": [
+                {
+                    "id": r.clause.id,
+                    "kind": r.clause.kind,
+                    "text": r.clause.text,
+                    "line": r.clause.line,
+                    "agree": r.disagreement is None,
+                    "disagreement": r.disagreement,
+                    "verdicts": {
+                        t: {"status": v.status, "failures": v.failures, "detail": v.detail}
+                        for t, v in r.verdicts.items()
+                    },
+                }
+                for r in self.rows
+            ],
+        }
+
+    def render_text(self) -> str:
+        def cell(v: Verdict) -> str:
+            if v.status == "pass":
+                return "pass"
+            if v.status == "fail":
+                return f"FAIL {v.failures}" if v.failures is not None else "FAIL"
+            return v.status.upper() if v.status == "error" else "n/a"
+
+        headers = ["clause", *self.targets]
+        rows = []
+        for r in self.rows:
+            cid = r.clause.id if len(r.clause.id) <= 46 else r.clause.id[:45] + "…"
+            mark = " <- disagree" if r.disagreement else ""
+            rows.append([cid, *(cell(r.verdicts[t]) for t in self.targets), mark])
+        widths = [max(len(h), *(len(x[i]) for x in rows)) if rows else len(h) for i, h in enumerate(headers)]
+        lines = [
+            f"verify {self.contract.name} {self.contract.version}"
+            + (f" (now {self.now.isoformat()})" if self.now else ""),
+            "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(),
+            "  ".join("-" * w for w in widths),
+        ]
+        for x in rows:
+            lines.append(("  ".join(c.ljust(w) for c, w in zip(x[:-1], widths, strict=True)) + x[-1]).rstrip())
+        for note in self.load_notes:
+            lines.append(f"data: {note}")
+        details = []
+        for r in self.rows:
+            if r.disagreement:
+                details.append(f"DISAGREE {r.clause.id}: {r.disagreement}")
+            for t, v in r.verdicts.items():
+                if v.status in ("fail", "error", "n/a") and v.detail:
+                    details.append(f"  {t} {r.clause.id}: {v.status}: {v.detail}")
+        for t, notes in self.engine_notes.items():
+            for note in notes:
+                details.append(f"  {t}: {note}")
+        if details:
+            lines.append("")
+            lines.extend(details)
+        code = self.exit_code
+        fails = sum(r.failed for r in self.rows)
+        summary = {
+            0: f"all {len(self.targets)} engine(s) pass all {len(self.rows)} clauses",
+            1: f"{fails} clause(s) violated; all engines agree",
+            3: f"engines DISAGREE on {sum(bool(r.disagreement) for r in self.rows)} clause(s): "
+               "this is a tacit-gen bug, please report it with this output",
+        }[code]
+        lines.append("")
+        lines.append(summary)
+        return "\n".join(lines)
+
+
+def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str) -> str | None:
+    problems = []
+    for t, v in verdicts.items():
+        if v.status == "error":
+            problems.append(f"{t} errored ({v.detail or 'no detail'})")
+        elif v.status == "n/a" and cid not in unsupported.get(t, set()):
+            problems.append(f"{t} gave no verdict although it renders this clause ({v.detail or 'missing'})")
+    statuses = {t: v.status for t, v in verdicts.items() if v.status in ("pass", "fail")}
+    if len(set(statuses.values())) > 1:
+        problems.append(", ".join(f"{t} {s}" for t, s in sorted(statuses.items())))
+    return "; ".join(problems) or None
+
+
+def run_engine(target: str, inp: VerifyInput) -> EngineRun:
+    """Run one engine; a crash becomes an `error` verdict on every clause (never a pass)."""
+    try:
+        module = importlib.import_module(registry.ENGINES[target])
+        result: EngineRun = module.run(inp)
+        return result
+    except Exception as e:
+        tb = traceback.format_exc(limit=3)
+        detail = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        return EngineRun(target, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (tb,))
+
+
+def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
+               now: datetime, artifacts: Path | None = None, keep: Path | None = None,
+               options: RenderOptions | None = None) -> VerifyReport:
+    """Load the data into DuckDB, run each engine, and compare verdicts clause by clause."""
+    from tacit_gen import render as r
+    from tacit_gen.engines.load import load_data
+
+    clauses = plan(contract)
+    options = options or RenderOptions()
+    owned = keep is None
+    workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        # What each target declares it cannot express (n/a is legitimate only there).
+        arts, unsupported_list = r.render_contract(contract, targets, options)
+        unsupported: dict[str, set[str]] = {}
+        for u in unsupported_list:
+            unsupported.setdefault(u.target, set()).add(u.clause_id)
+        if artifacts is None:
+            artifacts = workdir / "artifacts"
+            for a in arts:
+                r.write_atomic(artifacts / a.path, a.content)
+        db = workdir / "data.duckdb"
+        if db.exists():
+            db.unlink()
+        loaded = load_data(contract, str(data), str(db), table=contract.name,
+                           catalog_path=str(catalog) if catalog else None)
+        load_json = loaded.as_json() if hasattr(loaded, "as_json") else {}
+        load_notes = list(loaded.notes()) if hasattr(loaded, "notes") else []
+        runs: dict[str, EngineRun] = {}
+        for t in targets:
+            wd = workdir / t
+            wd.mkdir(parents=True, exist_ok=True)
+            inp = VerifyInput(contract=contract, clauses=clauses, artifact_dir=artifacts,
+                              database=db, table=contract.name, now=now, workdir=wd)
+            runs[t] = run_engine(t, inp)
+        rows = []
+        for c in clauses:
+            verdicts = {}
+            for t in targets:
+                got = {v.clause_id: v for v in runs[t].verdicts}
+                verdicts[t] = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
+            rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, unsupported, c.id)))
+        return VerifyReport(contract, targets, rows, load_notes,
+                            {t: list(run.notes) for t, run in runs.items() if run.notes},
+                            load_json, now)
+    finally:
+        if owned:
+            shutil.rmtree(workdir, ignore_errors=True)
