@@ -55,7 +55,7 @@ def check(contract: Contract, ctx: _Ctx) -> None:
             if not f.type.is_numeric:
                 add("TG211", f.pos, f"'{f.name}' is {f.type} but states unit '{f.unit}'", f.unit)
         if resolved is not None and resolved.is_currency and not f.type.is_decimal:
-            add("TG201", f.pos, f"'{f.name}' is money ({f.unit}) but its type is {f.type}; use decimal(p,s)", str(f.type))
+            add("TG201", f.type_pos if f.type_pos.line else f.pos, f"'{f.name}' is money ({f.unit}) but its type is {f.type}; use decimal(p,s)", str(f.type))
         if (f.type.is_decimal or f.type.is_float) and f.unit is None and not f.unit_from_catalog and not f.implied:
             add("TG202", f.pos, f"measurement '{f.name}' ({f.type}) states no unit", f.name)
         if f.dimension is not None and resolved is not None:
@@ -87,9 +87,9 @@ def check(contract: Contract, ctx: _Ctx) -> None:
         tf = contract.field(t.column)
         if tf is not None:
             if tf.type.kind != "timestamp":
-                add("TG206", tf.pos, f"time column '{t.column}' is {tf.type}, not a timestamp_*_utc", str(tf.type))
+                add("TG206", tf.type_pos if tf.type_pos.line else tf.pos, f"time column '{t.column}' is {tf.type}, not a timestamp_*_utc", str(tf.type))
             elif t.precision and tf.type.ts_unit != t.precision:
-                add("TG206", tf.pos, f"time column '{t.column}' is {tf.type} but time.precision says {t.precision}", str(tf.type))
+                add("TG206", tf.type_pos if tf.type_pos.line else tf.pos, f"time column '{t.column}' is {tf.type} but time.precision says {t.precision}", str(tf.type))
         if t.ingest_column:
             inf = contract.field(t.ingest_column)
             if inf is not None and inf.type.kind != "timestamp":

@@ -131,6 +131,7 @@ class _Ctx:
     path: str
     diags: list[Diagnostic] = field(default_factory=list)
     protected: str = ""
+    suggested: set[tuple[int, str]] = field(default_factory=set)  # (map start, key) did-you-mean
 
     def add(self, node: YNode | Pos | None, severity: str, code: str, message: str, word: str = "",
             col_offset: int = 0) -> None:
@@ -177,6 +178,13 @@ def _check_keys(ctx: _Ctx, node: YNode, allowed: tuple[str, ...], where: str) ->
         close = difflib.get_close_matches(name, allowed, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         ctx.error(k, "TG102", f"unknown key '{name}' in {where}{hint}", name)
+        if close:
+            ctx.suggested.add((node.start, close[0]))
+
+
+def _misspelled(ctx: _Ctx, node: YNode, key: str) -> bool:
+    """Whether a missing `key` of `node` was already reported as a misspelling (did-you-mean)."""
+    return (node.start, key) in ctx.suggested
 
 
 def _expect(ctx: _Ctx, node: YNode | None, kind: str, what: str) -> bool:
@@ -251,7 +259,8 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         return None
     tnode = spec.get("type")
     if tnode is None:
-        ctx.error(knode, "TG104", f"field '{name}' has no 'type'", name)
+        if not _misspelled(ctx, vnode, "type"):
+            ctx.error(knode, "TG104", f"field '{name}' has no 'type'", name)
         return None
     ttext = _string(ctx, tnode, f"the type of '{name}'")
     if ttext is None:
@@ -309,6 +318,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         meta=tuple((k, yamlpos.plain(v)) for k, v in spec.items() if k.startswith("x-")),
         pos=_pos(knode),
         text=text,
+        type_pos=Pos(tnode.line, tnode.col + _value_offset(tnode)),
     )
 
 
@@ -350,7 +360,8 @@ def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
     _check_keys(ctx, node, TIME_KEYS, "'time'")
     col = _string(ctx, node.get("column"), "'time.column'")
     if col is None:
-        ctx.error(node, "TG104", "'time' needs a 'column'", "time")
+        if not _misspelled(ctx, node, "column"):
+            ctx.error(node, "TG104", "'time' needs a 'column'", "time")
         return None
     lines: list[tuple[str, int]] = []
     texts: list[tuple[str, str]] = []
@@ -642,13 +653,15 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     name_node = root.get("contract")
     name = _string(ctx, name_node, "'contract'")
     if name_node is None:
-        ctx.error(root, "TG104", "the contract has no 'contract' name", "contract")
+        if not _misspelled(ctx, root, "contract"):
+            ctx.error(root, "TG104", "the contract has no 'contract' name", "contract")
     elif name is not None and not IDENT.match(name):
         ctx.error(name_node, "TG114", f"contract name '{name}' is not an identifier", name)
     vnode = root.get("version")
     version = None
     if vnode is None:
-        ctx.error(root, "TG104", "the contract has no 'version'", "version")
+        if not _misspelled(ctx, root, "version"):
+            ctx.error(root, "TG104", "the contract has no 'version'", "version")
     elif vnode.kind != "scalar" or not SEMVER.match(vnode.raw):
         ctx.error(vnode, "TG113", f"version '{vnode.raw}' is not semver (MAJOR.MINOR.PATCH)", vnode.raw)
     else:
@@ -662,7 +675,8 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     broken: set[str] = set()  # fields whose definition has an error (reported already)
     fnode = root.get("fields")
     if fnode is None:
-        ctx.error(root, "TG104", "the contract has no 'fields'", "fields")
+        if not _misspelled(ctx, root, "fields"):
+            ctx.error(root, "TG104", "the contract has no 'fields'", "fields")
     elif _expect(ctx, fnode, "map", "'fields'"):
         for k, v in fnode.value:
             f = _load_field(ctx, k, v, key_cols)
@@ -763,7 +777,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     # key columns must exist
     for k, kn in key:
         if k not in declared and k not in broken:
-            close = difflib.get_close_matches(k, sorted(declared), n=1)
+            close = difflib.get_close_matches(k, sorted(declared | broken), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             ctx.error(kn, "TG107", f"key column '{k}' is not a field{hint}", k)
     if time is not None and time.column not in declared and time.column not in broken:

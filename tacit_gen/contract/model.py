@@ -51,6 +51,7 @@ class Field:
     meta: tuple[tuple[str, Any], ...] = ()  # x-* keys
     pos: Pos = field(default=NO_POS, compare=False)
     text: str = field(default="", compare=False)  # verbatim source of the field entry
+    type_pos: Pos = field(default=NO_POS, compare=False)  # first character of the type text
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,11 @@ def resolve(
         ast = _parse_cached(text)
     except ExprSyntaxError as e:
         return None, [Problem("TG108", f"invalid invariant: {e}", e.offset, e.word)]
-    resolved, problems = check(ast, column_infos(contract, broken), _same, _combine, _same_dim)
+    try:
+        resolved, problems = check(ast, column_infos(contract, broken), _same, _combine, _same_dim)
+    except RecursionError:
+        word = text.split()[0] if text.split() else text
+        return None, [Problem("TG108", "invalid invariant: expression nested too deeply", 0, word)]
     return resolved, problems
 
 

@@ -100,9 +100,9 @@ def parse_type(text: str) -> DataType:
             )
         p, s = int(m.group(1)), int(m.group(2))
         if not 1 <= p <= 38:
-            raise TypeSyntaxError(f"decimal precision {p} is out of range 1..38", lead, t)
+            raise TypeSyntaxError(f"decimal precision {p} is out of range 1..38 in '{t}'", lead, t)
         if s > p:
-            raise TypeSyntaxError(f"decimal scale {s} is larger than precision {p}", lead, t)
+            raise TypeSyntaxError(f"decimal scale {s} is larger than precision {p} in '{t}'", lead, t)
         return DataType("decimal", precision=p, scale=s)
     if t.startswith("enum"):
         m = _ENUM.match(t)
@@ -119,7 +119,8 @@ def parse_type(text: str) -> DataType:
             if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
                 v = v[1:-1]
             if not v:
-                raise TypeSyntaxError(f"empty enum value in '{t}'", at, t)
+                sep = text[at] if at < len(text) else "]"
+                raise TypeSyntaxError(f"empty enum value before '{sep}' in '{t}'", at, sep)
             if not _ENUM_VALUE.match(v):
                 raise TypeSyntaxError(f"bad enum value '{v}' in '{t}'", at, v)
             if v in values:

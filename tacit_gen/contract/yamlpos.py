@@ -101,7 +101,38 @@ def _scalar_value(node: yaml.ScalarNode) -> Any:
     return text
 
 
-def _convert(node: yaml.Node, dups: list[tuple[YNode, YNode]]) -> YNode:
+MAX_NODES = 100_000  # alias expansion ("billion laughs") stops here
+MAX_DEPTH = 200
+
+
+class _Limits:
+    def __init__(self) -> None:
+        self.count = 0
+        self.path: set[int] = set()
+
+
+def _convert(
+    node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Limits | None = None
+) -> YNode:
+    limits = limits or _Limits()
+    sm = node.start_mark
+    if id(node) in limits.path:
+        raise YamlSyntaxError("an alias refers to a node that contains it", sm.line + 1, sm.column + 1, "*")
+    limits.count += 1
+    if limits.count > MAX_NODES:
+        raise YamlSyntaxError(
+            f"more than {MAX_NODES} YAML nodes (aliases expand too far)", sm.line + 1, sm.column + 1, "*"
+        )
+    if len(limits.path) > MAX_DEPTH:
+        raise YamlSyntaxError(f"nesting deeper than {MAX_DEPTH} levels", sm.line + 1, sm.column + 1, "[")
+    limits.path.add(id(node))
+    try:
+        return _convert_node(node, dups, limits)
+    finally:
+        limits.path.discard(id(node))
+
+
+def _convert_node(node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Limits) -> YNode:
     sm, em = node.start_mark, node.end_mark
     base = dict(
         line=sm.line + 1,
@@ -121,12 +152,12 @@ def _convert(node: yaml.Node, dups: list[tuple[YNode, YNode]]) -> YNode:
             **base,  # type: ignore[arg-type]
         )
     if isinstance(node, yaml.SequenceNode):
-        return YNode("seq", value=[_convert(c, dups) for c in node.value], **base)  # type: ignore[arg-type]
+        return YNode("seq", value=[_convert(c, dups, limits) for c in node.value], **base)  # type: ignore[arg-type]
     assert isinstance(node, yaml.MappingNode)
     pairs: list[tuple[YNode, YNode]] = []
     seen: dict[Any, YNode] = {}
     for k, v in node.value:
-        kn, vn = _convert(k, dups), _convert(v, dups)
+        kn, vn = _convert(k, dups, limits), _convert(v, dups, limits)
         hashable = kn.value if kn.kind == "scalar" and not isinstance(kn.value, list) else id(kn)
         try:
             if hashable in seen:
@@ -139,11 +170,41 @@ def _convert(node: yaml.Node, dups: list[tuple[YNode, YNode]]) -> YNode:
     return YNode("map", value=pairs, **base)  # type: ignore[arg-type]
 
 
+# PyYAML names tokens by their indicator ("but got '?'" means a new key): say it in words.
+_TOKEN_WORDS = {
+    "?": "a new key",
+    "-": "a list item",
+    "<block end>": "the end of an indented block",
+    "<block mapping start>": "the start of a mapping",
+    "<block sequence start>": "the start of a list",
+    "<stream end>": "the end of the file",
+    "<scalar>": "a value",
+    ",": "','",
+    ":": "':'",
+    "[": "'['",
+    "]": "']'",
+    "{": "'{'",
+    "}": "'}'",
+}
+_TOKEN_NAMES = re.compile(
+    r"but (?:got|found) '(" + "|".join(re.escape(k) for k in _TOKEN_WORDS) + r")'"
+)
+_WORD = re.compile(r"[^\s,\[\]{}:]+|[,\[\]{}:]")
+
+
 def _word_at(text: str, index: int) -> str:
-    m = re.compile(r"[^\s,\[\]{}]+").match(text, index)
+    """The word at `index` (what an error message names as the offending text)."""
+    if index >= len(text):
+        return "end of file"
+    ch = text[index]
+    if ch == "\t":
+        return "\\t"
+    m = _WORD.match(text, index)
     if m:
         return unprotect(m.group(0))
-    return unprotect(text[index : index + 1]).strip() or "end of file"
+    if ch.isspace():
+        return "end of line" if ch == "\n" else repr(ch)[1:-1]
+    return unprotect(ch)
 
 
 def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
@@ -158,16 +219,28 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     protected = protect(text)
     try:
         nodes = list(yaml.compose_all(protected, Loader=yaml.SafeLoader))
+    except RecursionError:
+        raise YamlSyntaxError("YAML nested too deeply", 1, 1, _word_at(protected, 0)) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         idx = mark.index if mark else 0
-        msg = unprotect(str(e.problem or e.context or "malformed YAML"))
-        raise YamlSyntaxError(msg, line, col, _word_at(protected, idx)) from None
-    except yaml.YAMLError as e:  # pragma: no cover - reader errors (bad characters)
+        word = _word_at(protected, idx)
+        msg = _TOKEN_NAMES.sub(
+            lambda m: f"but found {_TOKEN_WORDS[m.group(1)]}", str(e.problem or e.context or "malformed YAML")
+        )
+        msg = unprotect(msg)
+        if word in ("\\t", "tab"):
+            msg += "; indent with spaces, YAML forbids tabs"
+        cm = e.context_mark
+        if e.context and cm is not None and e.problem_mark is not None and cm.line != e.problem_mark.line:
+            msg += f" ({e.context} at line {cm.line + 1})"
+        raise YamlSyntaxError(msg, line, col, word) from None
+    except yaml.YAMLError as e:  # reader errors (bad characters) carry no mark
         mark = getattr(e, "position", None)
-        raise YamlSyntaxError(str(e).splitlines()[0], 1, 1, str(mark or "")) from None
+        text_ = str(e).splitlines()[0] if str(e) else "unreadable YAML"
+        raise YamlSyntaxError(text_, 1, 1, str(mark or "")) from None
     if len(nodes) > 1:
         second = nodes[1]
         m = second.start_mark if second is not None else None
@@ -180,7 +253,7 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     if not nodes or nodes[0] is None:
         return None, [], protected
     dups: list[tuple[YNode, YNode]] = []
-    return _convert(nodes[0], dups), dups, protected
+    return _convert(nodes[0], dups, _Limits()), dups, protected
 
 
 def plain(node: YNode) -> Any:

@@ -110,7 +110,7 @@ def _decimal_text(value: Any) -> str | None:
 
 _SQL_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|[A-Za-z_][A-Za-z0-9_$]*")
 _SQL_WORDS = frozenset(
-    "and or not is null in between true false like ilike case when then else end cast as".split()
+    ["and", "or", "not", "is", "null", "in", "between", "true", "false", "like", "ilike", "case", "when", "then", "else", "end", "cast", "as"]
 )
 
 

@@ -32,6 +32,7 @@ from tacit_gen.targets.soda import (
     CLAUSE_MARK,
     SCHEMA_IDENTITY,
     Num,
+    jinja_unescape,
     load_yaml,
     normalize_sql,
     strip_parens,
@@ -56,7 +57,9 @@ class CheckRead:
     """What one check states: clauses (partial for a min or max range check) and findings."""
 
     clauses: list[Clause] = field(default_factory=list)
-    findings: list[tuple[str, str | None, str, str | None, str | None]] = field(default_factory=list)
+    findings: list[tuple[str, str | None, str, str | None, str | None]] = field(
+        default_factory=list
+    )
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -152,23 +155,57 @@ class _Reader:
         self.out.clauses.append(Clause(cid, kind, cols, make_params(**params), text))
 
     def finding(
-        self, code: str, cid: str | None, msg: str, expected: str | None = None, found: str | None = None
+        self,
+        code: str,
+        cid: str | None,
+        msg: str,
+        expected: str | None = None,
+        found: str | None = None,
     ) -> None:
         self.out.findings.append((code, cid, msg, expected, found))
 
-    def count_threshold(self, cid: str, op: str | None, value: str | None, cfg: dict[str, Any],
-                        default_zero: bool = False) -> None:
+    def count_threshold(
+        self,
+        cid: str,
+        op: str | None,
+        value: str | None,
+        cfg: dict[str, Any],
+        default_zero: bool = False,
+    ) -> None:
         pop, pval, warn_only = _pass_condition(op, value, cfg)
         if pop is None and default_zero:
             pop, pval = "=", "0"
         if warn_only:
-            self.finding(SEVERITY_WEAKENED, cid, "check only warns (`warn:` instead of `fail:`)",
-                         "fail", "warn")
+            self.finding(
+                SEVERITY_WEAKENED,
+                cid,
+                "check only warns (`warn:` instead of `fail:`)",
+                "fail",
+                "warn",
+            )
         elif isinstance(cfg.get("warn"), str) and pop is None:
             self.finding(SEVERITY_WEAKENED, cid, "check only warns", "fail", "warn")
         if not _zero(pop, pval):
-            self.finding(SEVERITY_WEAKENED, cid, "check tolerates failing rows", "= 0",
-                         f"{pop} {pval}" if pop else "no threshold")
+            self.finding(
+                SEVERITY_WEAKENED,
+                cid,
+                "check tolerates failing rows",
+                "= 0",
+                f"{pop} {pval}" if pop else "no threshold",
+            )
+
+
+def _unescape(value: Any) -> Any:
+    """Undo the Jinja escaping of `targets.soda.jinja_escape` (Soda renders these as Jinja)."""
+    if isinstance(value, Num | bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return jinja_unescape(value)
+    if isinstance(value, list):
+        return [_unescape(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k == "identity" else _unescape(v) for k, v in value.items()}
+    return value
 
 
 def _identity(cfg: dict[str, Any]) -> str | None:
@@ -180,7 +217,7 @@ def read_check(line: str, cfg: Any) -> CheckRead:
     """What one SodaCL check (`line`, its nested configuration) states about the contract."""
     r = _Reader()
     line = str(line).strip()
-    cfg = cfg if isinstance(cfg, dict) else {}
+    cfg = _unescape(cfg) if isinstance(cfg, dict) else {}
     name = cfg.get("name")
     text = str(name) if isinstance(name, str) else line
     identity = _identity(cfg)
@@ -229,13 +266,19 @@ def read_check(line: str, cfg: Any) -> CheckRead:
         r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
         return r.out
     if derived and identity and identity != derived and identity.split(" (")[0] != derived:
-        r.finding(PARAM_CHANGED, identity, f"identity '{identity}' but the check tests '{derived}'",
-                  identity, derived)
+        r.finding(
+            PARAM_CHANGED,
+            identity,
+            f"identity '{identity}' but the check tests '{derived}'",
+            identity,
+            derived,
+        )
     return r.out
 
 
-def _invalid_count(r: _Reader, col: str, cfg: dict[str, Any], identity: str | None,
-                   text: str) -> str | None:
+def _invalid_count(
+    r: _Reader, col: str, cfg: dict[str, Any], identity: str | None, text: str
+) -> str | None:
     values = cfg.get("valid values")
     lo, hi = cfg.get("valid min"), cfg.get("valid max")
     kind_hint = (identity or "").split(":")[0]
@@ -243,26 +286,45 @@ def _invalid_count(r: _Reader, col: str, cfg: dict[str, Any], identity: str | No
         plain = [_plain(v) for v in values]
         if kind_hint == "fixed_value" or (kind_hint != "accepted_values" and len(plain) == 1):
             cid = f"fixed_value:{col}"
-            r.add(cid, "fixed_value", (col,), text, column=col,
-                  value=plain[0] if len(plain) == 1 else tuple(plain))
+            r.add(
+                cid,
+                "fixed_value",
+                (col,),
+                text,
+                column=col,
+                value=plain[0] if len(plain) == 1 else tuple(plain),
+            )
             return cid
         cid = f"accepted_values:{col}"
-        r.add(cid, "accepted_values", (col,), text, column=col,
-              values=tuple(str(v) for v in plain))
+        r.add(cid, "accepted_values", (col,), text, column=col, values=tuple(str(v) for v in plain))
         return cid
     if lo is not None or hi is not None:
         cid = f"range:{col}"
-        r.add(cid, "range", (col,), text, column=col,
-              min=_num_text(lo) if lo is not None else None,
-              max=_num_text(hi) if hi is not None else None,
-              min_inclusive=True, max_inclusive=True)
+        r.add(
+            cid,
+            "range",
+            (col,),
+            text,
+            column=col,
+            min=_num_text(lo) if lo is not None else None,
+            max=_num_text(hi) if hi is not None else None,
+            min_inclusive=True,
+            max_inclusive=True,
+        )
         return cid
     r.finding(UNKNOWN_CHECK, identity, f"invalid_count({col}) without valid values or bounds")
     return None
 
 
-def _min_max(r: _Reader, metric: str, col: str, op: str | None, value: str | None,
-             cfg: dict[str, Any], text: str) -> str:
+def _min_max(
+    r: _Reader,
+    metric: str,
+    col: str,
+    op: str | None,
+    value: str | None,
+    cfg: dict[str, Any],
+    text: str,
+) -> str:
     cid = f"range:{col}"
     pop, pval, warn_only = _pass_condition(op, value, cfg)
     if warn_only:
@@ -272,19 +334,40 @@ def _min_max(r: _Reader, metric: str, col: str, op: str | None, value: str | Non
         r.finding(PARAM_CHANGED, cid, f"{metric}({col}) threshold '{pop} {pval}' is not a bound")
         return cid
     if metric == "min":
-        r.add(cid, "range", (col,), text, column=col, min=pval, max=None,
-              min_inclusive=pop == ">=", max_inclusive=True)
+        r.add(
+            cid,
+            "range",
+            (col,),
+            text,
+            column=col,
+            min=pval,
+            max=None,
+            min_inclusive=pop == ">=",
+            max_inclusive=True,
+        )
     else:
-        r.add(cid, "range", (col,), text, column=col, min=None, max=pval,
-              min_inclusive=True, max_inclusive=pop == "<=")
+        r.add(
+            cid,
+            "range",
+            (col,),
+            text,
+            column=col,
+            min=None,
+            max=pval,
+            min_inclusive=True,
+            max_inclusive=pop == "<=",
+        )
     return cid
 
 
-def _unknown_columns(r: _Reader, metric: str, cfg: dict[str, Any], identity: str | None,
-                     text: str) -> str | None:
+def _unknown_columns(
+    r: _Reader, metric: str, cfg: dict[str, Any], identity: str | None, text: str
+) -> str | None:
     query = str(cfg.get(f"{metric} query"))
     if identity != "no_unknown_columns" and "information_schema.columns" not in query.lower():
-        r.finding(UNKNOWN_CHECK, identity, f"user-defined metric '{metric}' is not a contract clause")
+        r.finding(
+            UNKNOWN_CHECK, identity, f"user-defined metric '{metric}' is not a contract clause"
+        )
         return None
     m = re.search(r"NOT\s+IN\s*\((.*?)\)\s*$", query, re.I | re.S)
     cols = tuple(v.replace("''", "'") for v in _LITERAL.findall(m.group(1))) if m else ()
@@ -295,8 +378,13 @@ def _unknown_columns(r: _Reader, metric: str, cfg: dict[str, Any], identity: str
 def _schema(r: _Reader, cfg: dict[str, Any]) -> None:
     identity = _identity(cfg)
     if identity and identity != SCHEMA_IDENTITY:
-        r.finding(PARAM_CHANGED, identity, f"schema check identity '{identity}'", SCHEMA_IDENTITY,
-                  identity)
+        r.finding(
+            PARAM_CHANGED,
+            identity,
+            f"schema check identity '{identity}'",
+            SCHEMA_IDENTITY,
+            identity,
+        )
     types: dict[str, str | None] = {}
     order: list[str] = []
     severity: dict[str, str] = {}
@@ -316,7 +404,9 @@ def _schema(r: _Reader, cfg: dict[str, Any]) -> None:
                 if key == "when mismatching columns":
                     exact = cols
             else:
-                r.finding(UNKNOWN_CHECK, None, f"schema validation '{key}' is not a contract clause")
+                r.finding(
+                    UNKNOWN_CHECK, None, f"schema validation '{key}' is not a contract clause"
+                )
                 continue
             for c in cols:
                 if c not in order:
@@ -330,10 +420,17 @@ def _schema(r: _Reader, cfg: dict[str, Any]) -> None:
         cid = f"column:{c}"
         r.add(cid, "column", (c,), "", column=c, soda_type=types.get(c))
         if severity.get(c) == "warn":
-            r.finding(SEVERITY_WEAKENED, cid, "schema check only warns on this column", "fail", "warn")
+            r.finding(
+                SEVERITY_WEAKENED, cid, "schema check only warns on this column", "fail", "warn"
+            )
     if exact is not None:
-        r.add("no_unknown_columns", "no_unknown_columns", tuple(exact), str(cfg.get("name", "schema")),
-              columns=tuple(exact))
+        r.add(
+            "no_unknown_columns",
+            "no_unknown_columns",
+            tuple(exact),
+            str(cfg.get("name", "schema")),
+            columns=tuple(exact),
+        )
 
 
 def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
@@ -347,11 +444,15 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
         r.count_threshold(cid, None, None, cfg, default_zero=True)
         return
     if isinstance(query, str):
-        cid = clause_mark(query)
-        if cid is None:
-            r.finding(UNKNOWN_CHECK, None,
-                      f"failed rows query '{name or ''}' has no '{CLAUSE_MARK.strip()}' line")
+        mark = clause_mark(query)
+        if mark is None:
+            r.finding(
+                UNKNOWN_CHECK,
+                None,
+                f"failed rows query '{name or ''}' has no '{CLAUSE_MARK.strip()}' line",
+            )
             return
+        cid = mark
         kind = cid.split(":")[0]
         r.add(cid, kind, (), name if name is not None else "failed rows", sql=normalize_sql(query))
         r.count_threshold(cid, None, None, cfg, default_zero=True)
@@ -369,7 +470,7 @@ def clause_mark(query: str) -> str | None:
     for ln in query.splitlines():
         s = ln.strip()
         if s.startswith(CLAUSE_MARK.strip()):
-            return s[len(CLAUSE_MARK.strip()):].strip() or None
+            return s[len(CLAUSE_MARK.strip()) :].strip() or None
     return None
 
 
@@ -415,7 +516,11 @@ def read(path: Path, text: str) -> ReadResult:
     items = check_items(doc)
     if not items:
         return ReadResult(
-            (), (Finding(UNREADABLE, p, "no 'checks for <dataset>' section with checks"),), hc, hv, hh
+            (),
+            (Finding(UNREADABLE, p, "no 'checks for <dataset>' section with checks"),),
+            hc,
+            hv,
+            hh,
         )
     clauses: dict[str, Clause] = {}
     findings: list[Finding] = []

@@ -24,6 +24,7 @@ class ExprSyntaxError(ValueError):
 ADDITIVE = {"+": "+", "-": "-"}
 MULTIPLICATIVE = {"*": "*", "/": "/"}
 COMPARISON = {op: op for op in n.COMPARISON_OPS}
+MAX_DEPTH = 50  # parenthesis nesting; deeper is surely not an invariant anyone means
 
 
 class _Parser:
@@ -34,6 +35,7 @@ class _Parser:
         except LexError as e:
             raise ExprSyntaxError(str(e), e.offset, e.word) from None
         self.i = 0
+        self.depth = 0
 
     # -- token helpers -------------------------------------------------
     @property
@@ -211,8 +213,12 @@ class _Parser:
             self.advance()
             return n.Name(t.text, offset=t.offset)
         if self.at("op", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self.error(f"parentheses nested deeper than {MAX_DEPTH}")
             self.advance()
             inner = self.only_when()
+            self.depth -= 1
             self.expect("op", ")", "')'")
             return inner
         if t.kind == "eof":
@@ -226,4 +232,8 @@ def parse(text: str) -> n.Node:
     Raises:
         ExprSyntaxError: with the offset and text of the offending token.
     """
-    return _Parser(text).parse()
+    parser = _Parser(text)
+    try:
+        return parser.parse()
+    except RecursionError:
+        raise ExprSyntaxError("expression nested too deeply", 0, text.split()[0] if text.split() else text) from None

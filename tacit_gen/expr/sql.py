@@ -48,6 +48,13 @@ _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 def to_sql(node: n.Node, dialect: str = "duckdb") -> str:
     """The SQL text of a resolved expression (catalog forms are not expressions of one row)."""
 
+    def val(x: n.Node) -> str:
+        """An operand: a predicate used as a value is parenthesised (`(a = 0) = FALSE`)."""
+        text = go(x)
+        if isinstance(x, n.Compare | n.IsNull | n.InList | n.Between) and not text.startswith("("):
+            return f"({text})"
+        return text
+
     def go(x: n.Node) -> str:
         if isinstance(x, n.Column | n.Name):
             return ident(x.name, dialect)
@@ -65,18 +72,18 @@ def to_sql(node: n.Node, dialect: str = "duckdb") -> str:
             return f"({go(x.left)} {x.op} {go(x.right)})"
         if isinstance(x, n.Compare):
             parts = [
-                f"{go(a)} {_CMP[op]} {go(b)}"
+                f"{val(a)} {_CMP[op]} {val(b)}"
                 for a, op, b in zip(x.operands, x.ops, x.operands[1:], strict=False)
             ]
             return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
         if isinstance(x, n.IsNull):
-            return f"{go(x.operand)} IS {'NOT ' if x.negated else ''}NULL"
+            return f"{val(x.operand)} IS {'NOT ' if x.negated else ''}NULL"
         if isinstance(x, n.InList):
-            items = ", ".join(go(i) for i in x.items)
-            return f"{go(x.operand)} {'NOT ' if x.negated else ''}IN ({items})"
+            items = ", ".join(val(i) for i in x.items)
+            return f"{val(x.operand)} {'NOT ' if x.negated else ''}IN ({items})"
         if isinstance(x, n.Between):
             neg = "NOT " if x.negated else ""
-            return f"{go(x.operand)} {neg}BETWEEN {go(x.low)} AND {go(x.high)}"
+            return f"{val(x.operand)} {neg}BETWEEN {val(x.low)} AND {val(x.high)}"
         if isinstance(x, n.And):
             return f"({go(x.left)} AND {go(x.right)})"
         if isinstance(x, n.Or):

@@ -85,7 +85,7 @@ class ExprCompiler:
             raise CompileError(f"expression is not a condition: {type(out).__name__}")
         return out
 
-    def compile(self, node: n.Node) -> Any:  # noqa: C901 - one branch per node type
+    def compile(self, node: n.Node) -> Any:
         import ibis
 
         if isinstance(node, n.Column | n.Name):

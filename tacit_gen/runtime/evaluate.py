@@ -258,6 +258,8 @@ class _Builder:
         self.results: dict[str, ClauseResult] = {}
         self.queries = 0
         self.sql: str | None = None
+        self.query: ir.Table | None = None
+        self._state: tuple[Any, ...] = ()
 
     # -- helpers --------------------------------------------------------------
     def _set(self, clause: Clause, status: Status, category: Category, **kw: Any) -> None:
@@ -268,7 +270,8 @@ class _Builder:
         return expr.to_pyarrow().to_pylist()  # type: ignore[no-any-return]
 
     # -- the run ----------------------------------------------------------------
-    def run(self) -> Report:  # noqa: C901 - the pipeline, step by step
+    def build(self) -> None:
+        """Build the one aggregate query (``self.query``) and everything needed to judge it."""
         import ibis
         import ibis.expr.datatypes as dt
 
@@ -336,7 +339,7 @@ class _Builder:
                 elif c.kind in ("catalog_unit", "catalog_bounds"):
                     wide, cols = self._join_catalog(wide, c, i)
                     cat_cols[c.id] = cols
-            except Exception as e:  # noqa: BLE001 - becomes the clause's error, never a pass
+            except Exception as e:
                 self._set(c, "error", "execution", message=f"cannot build the check: {e}",
                           error=repr(e))
         runnable = [c for c in runnable if c.id not in self.results]
@@ -358,7 +361,7 @@ class _Builder:
                 else:
                     cond = self._condition(wide, c, dup_col, cat_cols)
                     violations[c.id] = (~cond).fill_null(False)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 self._set(c, "error", "execution", message=f"cannot build the check: {e}",
                           error=repr(e))
 
@@ -382,21 +385,34 @@ class _Builder:
                  {f"c{k}": cid})
             )
 
-        counts: dict[str, int] = {}
+        query = None
         if parts:
             query = parts[0][0]
             for p, _ in parts[1:]:
                 query = query.cross_join(p)
+        self.query = query
+        self._state = (clauses, by_id, flags, keys, parts, cadence, violations, base, data_cols,
+                       converted, wide)
+
+    def run(self) -> Report:
+        import ibis
+
+        self.build()
+        (clauses, by_id, flags, keys, parts, cadence, violations, base, data_cols,
+         converted, wide) = self._state
+        query = self.query
+        counts: dict[str, int] = {}
+        if query is not None:
             try:
                 self.sql = str(ibis.to_sql(query))
-            except Exception:  # noqa: BLE001 - the SQL text is informative only
+            except Exception:
                 self.sql = None
             try:
                 row = self._execute(query)[0]
-                for p, names in parts:
-                    for col, cid in names.items():
+                for _, names in parts:
+                    for col in names:
                         counts[col] = int(row[col])
-            except Exception as e:  # noqa: BLE001 - isolate the failing checks, one by one
+            except Exception as e:
                 self._isolate(parts, counts, e)
         all_keys = {**keys, **{col: cid for _, names in parts for col, cid in names.items()}}
 
@@ -435,8 +451,8 @@ class _Builder:
         results = []
         for c in clauses:
             results.append(self.results.get(c.id) or ClauseResult(c, "pass", "ok", count=0))
-        notes = tuple(f"unsupported {cid}: {why}" for cid, why in schema.__unsupported__)
-        return Report(schema, tuple(results), self.queries, self.sql, converted, notes)
+        notes = tuple(f"unsupported {cid}: {why}" for cid, why in self.schema.__unsupported__)
+        return Report(self.schema, tuple(results), self.queries, self.sql, converted, notes)
 
     def _isolate(
         self, parts: list[tuple[ir.Table, dict[str, str]]], counts: dict[str, int], cause: Exception
@@ -448,7 +464,7 @@ class _Builder:
                 try:
                     row = self._execute(p.select(col))[0]
                     counts[col] = int(row[col])
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:
                     c = by_id[cid]
                     self._set(c, "error", "execution",
                               message=f"the engine failed evaluating this check: {e}",
@@ -459,7 +475,7 @@ class _Builder:
             q = t.filter(viol)
             q = q.select(*(cols or [c for c in t.columns if not c.startswith("__tacit_")]))
             return tuple(self._execute(q.limit(SAMPLE_ROWS)))
-        except Exception:  # noqa: BLE001 - samples are best effort; the count stands
+        except Exception:
             return ()
 
     def _sample_coercion(
@@ -471,7 +487,7 @@ class _Builder:
                 *[base[f"__tacit_src{j}"].name(c) if c == name else base[c] for c in cols]
             )
             return tuple(self._execute(q.limit(SAMPLE_ROWS)))
-        except Exception:  # noqa: BLE001
+        except Exception:
             return ()
 
     # -- clause kinds ------------------------------------------------------------
@@ -583,23 +599,29 @@ class _Builder:
             pts = pts.left_join(agg, pts[series[0]] == agg["__tacit_cadk"]).select(
                 *keep, "__tacit_cads"
             )
-            interval_us = pts["__tacit_cads"].cast("int64") * 1_000_000
+            interval_us: Any = pts["__tacit_cads"].cast("int64") * 1_000_000
         else:
             seconds = c.param("interval_seconds")
             if seconds is None:
                 raise CompileError("cadence without an interval")
-            interval_us = ibis.literal(int(seconds) * 1_000_000, type="int64")
+            interval_us = int(seconds) * 1_000_000
         window = ibis.window(group_by=series or None, order_by=[pts[tcol]])
         pts = pts.mutate(__tacit_prev=pts[tcol].lag().over(window))
         step = pts[tcol].delta(pts["__tacit_prev"], unit="microsecond")
         tol = _tolerance(c.param("tolerance_pct"))
         p, q = tol.numerator, tol.denominator
         # integer arithmetic: step < interval * (1 - tol/100)  <=>  step*100q < interval*(100q-p)
-        scaled = step * (100 * q)
-        short = scaled < interval_us * (100 * q - p)
+        scaled = step * ibis.literal(100 * q, type="int64")
+
+        def bound(factor: int) -> Any:  # products in BIGINT (a literal alone may be INTEGER)
+            if isinstance(interval_us, int):
+                return ibis.literal(interval_us * factor, type="int64").cast("int64")
+            return interval_us * ibis.literal(factor, type="int64").cast("int64")
+
+        short = scaled < bound(100 * q - p)
         viol = short
         if not c.param("gaps_allowed"):
-            viol = short | (scaled > interval_us * (100 * q + p))
+            viol = short | (scaled > bound(100 * q + p))
         return pts, viol.fill_null(False)
 
     def _revision(self, wide: ir.Table, c: Clause) -> Any:
@@ -628,6 +650,20 @@ class _Builder:
                 return ibis.literal(True)
             within = ingest <= t + ibis.interval(seconds=int(seconds))
         return ~(rev > 0) | within
+
+
+def parse_query(
+    schema: type[Schema],
+    table: ir.Table,
+    *,
+    catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+    now: _dt.datetime | None = None,
+) -> ir.Table | None:
+    """The one aggregate query `parse()` runs (for inspection, e.g. ``ibis.to_sql(q, dialect)``)."""
+    _require_table(schema, table, ValidationPhase.PARSE)
+    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC))
+    b.build()
+    return b.query
 
 
 def evaluate(

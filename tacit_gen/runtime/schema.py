@@ -11,8 +11,8 @@ Nothing here imports ibis at module level; `cast()` and `parse()` import it when
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-import keyword
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,8 +24,9 @@ from tacit_gen.plan_types import KINDS, Clause, make_params
 from tacit_gen.runtime.types import FROM_PY
 
 if TYPE_CHECKING:
+    from typing import Self
+
     import ibis.expr.types as ir
-    from typing_extensions import Self
 
     from tacit_gen.runtime.dataframe import DataFrame
     from tacit_gen.runtime.evaluate import Report
@@ -121,10 +122,9 @@ class Schema:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        try:
+        # postponed annotations naming something defined later: resolve on first use
+        with contextlib.suppress(NameError):
             cls._resolve()
-        except NameError:
-            pass  # postponed annotations naming something defined later: resolve on first use
 
     # -- structure ---------------------------------------------------------------
     @classmethod
@@ -295,10 +295,3 @@ def _merge(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> tuple[Clause, ..
             merged[c.id] = c
     return tuple(sorted(merged.values(), key=_kind_rank))
 
-
-def attribute_name(column: str) -> str:
-    """A Python attribute name for a data column (``col_`` prefix when it is not usable)."""
-    if column.isidentifier() and not keyword.iskeyword(column) and not column.startswith("_"):
-        return column
-    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in column)
-    return "col_" + cleaned.strip("_") if cleaned.strip("_") else "col"

@@ -110,7 +110,7 @@ def jinja_unsafe(value: Any) -> Any:
     return value
 
 
-def test_name(clause_id: str) -> str:
+def dbt_name(clause_id: str) -> str:
     """A clause id made a valid dbt (and file) name: ``range:volume`` -> ``range_volume``."""
     words = {"<=": "_le_", ">=": "_ge_", "!=": "_ne_", "<": "_lt_", ">": "_gt_", "=": "_eq_"}
     text = re.sub(r"<=|>=|!=|<|>|=", lambda m: words[m.group(0)], clause_id)
@@ -265,7 +265,7 @@ class DbtTarget:
         used_names: set[str] = set()
 
         def unique_name(clause_id: str) -> str:
-            base = test_name(clause_id)
+            base = dbt_name(clause_id)
             name = base
             if name in used_names:
                 name = base + "_" + hashlib.sha1(clause_id.encode("utf-8")).hexdigest()[:8]

@@ -79,6 +79,18 @@ def literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+_JINJA_OPEN = re.compile(r"\$\{|\{%|\{#")
+
+
+def jinja_escape(text: str) -> str:
+    """Soda runs names and SQL through Jinja (`${var}`, `{% %}`, `{# #}`): keep openers literal."""
+    return _JINJA_OPEN.sub(lambda m: "${'" + m.group(0) + "'}", text)
+
+
+def jinja_unescape(text: str) -> str:
+    return re.sub(r"\$\{'(\$\{|\{%|\{#)'\}", lambda m: m.group(1), text)
+
+
 def dataset_name(contract: Contract) -> str:
     """The Soda dataset: the contract name unless `targets: {soda: {dataset: ...}}` says otherwise."""
     return str(contract.target_option(NAME, "dataset", contract.name))
@@ -141,7 +153,7 @@ Loader.add_constructor("tag:yaml.org,2002:float", _num_ctor)
 
 
 def load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=Loader)
 
 
 # --- clause -> check ------------------------------------------------------------------------
@@ -165,7 +177,7 @@ def _valid_value(value: Any) -> Any:
         return value
     if isinstance(value, int):
         return Num(str(value))
-    return str(value).replace("'", "''")
+    return jinja_escape(str(value).replace("'", "''"))
 
 
 def _cmp_threshold(op: str, value: str) -> str:
@@ -173,7 +185,7 @@ def _cmp_threshold(op: str, value: str) -> str:
 
 
 def _fail_query(clause_id: str, sql: str) -> Block:
-    return Block(CLAUSE_MARK + clause_id + "\n" + sql.rstrip("\n") + "\n")
+    return Block(jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql.rstrip("\n") + "\n"))
 
 
 def _dec(text: str) -> str:
@@ -242,30 +254,36 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool) -> str:
 def catalog_unit_sql(clause: Clause, dataset: str) -> str:
     col, key = ident(clause.param("column")), ident(clause.param("key"))
     ckey, ccol = ident(clause.param("catalog_key")), ident(clause.param("catalog_column"))
-    return "\n".join(
-        [
-            "SELECT d.*",
-            f"FROM {ident(dataset)} AS d",
-            f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
-            f"WHERE d.{col} IS NOT NULL",
-            f"  AND (c.{ckey} IS NULL OR NOT (d.{col} = c.{ccol}))",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "SELECT d.*",
+                f"FROM {ident(dataset)} AS d",
+                f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
+                f"WHERE d.{col} IS NOT NULL",
+                f"  AND (c.{ckey} IS NULL OR NOT (d.{col} = c.{ccol}))",
+            ]
+        )
+        + "\n"
+    )
 
 
 def catalog_bounds_sql(clause: Clause, dataset: str) -> str:
     col, key = ident(clause.param("column")), ident(clause.param("key"))
     ckey = ident(clause.param("catalog_key"))
     lo, hi = ident(clause.param("min_column")), ident(clause.param("max_column"))
-    return "\n".join(
-        [
-            "SELECT d.*",
-            f"FROM {ident(dataset)} AS d",
-            f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
-            f"WHERE d.{col} IS NOT NULL",
-            f"  AND (c.{ckey} IS NULL OR NOT (c.{lo} <= d.{col} AND d.{col} <= c.{hi}))",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "SELECT d.*",
+                f"FROM {ident(dataset)} AS d",
+                f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
+                f"WHERE d.{col} IS NOT NULL",
+                f"  AND (c.{ckey} IS NULL OR NOT (c.{lo} <= d.{col} AND d.{col} <= c.{hi}))",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _weekdays_through(date_sql: str) -> str:
@@ -292,9 +310,10 @@ def revision_window_sql(clause: Clause, dataset: str) -> str | None:
         late = f"{_weekdays_through(d_ingest)} - {_weekdays_through(d_event)} > {int(bdays)}"
     else:
         late = f"DATE_DIFF('microsecond', {t}, {i}) > {int(window) * 1000000}"
-    return "\n".join(
-        ["SELECT *", f"FROM {ident(dataset)}", f"WHERE {rev} > 0", f"  AND {late}"]
-    ) + "\n"
+    return (
+        "\n".join(["SELECT *", f"FROM {ident(dataset)}", f"WHERE {rev} > 0", f"  AND {late}"])
+        + "\n"
+    )
 
 
 def _range_checks(clause: Clause) -> list[dict[str, Any]]:
@@ -303,7 +322,7 @@ def _range_checks(clause: Clause) -> list[dict[str, Any]]:
     lo_inc, hi_inc = clause.param("min_inclusive", True), clause.param("max_inclusive", True)
     inclusive = (lo is None or lo_inc) and (hi is None or hi_inc)
     if inclusive:
-        cfg: dict[str, Any] = {"name": clause.text, "identity": clause.id}
+        cfg: dict[str, Any] = {"name": jinja_escape(clause.text), "identity": clause.id}
         if lo is not None:
             cfg["valid min"] = Num(lo)
         if hi is not None:
@@ -313,27 +332,40 @@ def _range_checks(clause: Clause) -> list[dict[str, Any]]:
     if lo is not None:
         op = ">=" if lo_inc else ">"
         out.append(
-            {f"min({ident(col)}) {op} {lo}": {"name": clause.text, "identity": clause.id + " (min)"}}
+            {
+                f"min({ident(col)}) {op} {lo}": {
+                    "name": jinja_escape(clause.text),
+                    "identity": clause.id + " (min)",
+                }
+            }
         )
     if hi is not None:
         op = "<=" if hi_inc else "<"
         out.append(
-            {f"max({ident(col)}) {op} {hi}": {"name": clause.text, "identity": clause.id + " (max)"}}
+            {
+                f"max({ident(col)}) {op} {hi}": {
+                    "name": jinja_escape(clause.text),
+                    "identity": clause.id + " (max)",
+                }
+            }
         )
     return out
 
 
 def unknown_columns_sql(dataset: str, columns: tuple[str, ...]) -> str:
     names = ", ".join(literal(c) for c in columns)
-    return "\n".join(
-        [
-            "SELECT COUNT(*)",
-            "FROM information_schema.columns",
-            "WHERE table_schema = CURRENT_SCHEMA()",
-            f"  AND table_name = {literal(dataset)}",
-            f"  AND column_name NOT IN ({names})",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "SELECT COUNT(*)",
+                "FROM information_schema.columns",
+                "WHERE table_schema = CURRENT_SCHEMA()",
+                f"  AND table_name = {literal(dataset)}",
+                f"  AND column_name NOT IN ({names})",
+            ]
+        )
+        + "\n"
+    )
 
 
 def fail_query_sql(contract: Contract, clause: Clause) -> str | None:
@@ -365,9 +397,7 @@ def invariant_sql(clause: Clause) -> str | None:
         return None
 
 
-def build(
-    contract: Contract, clauses: tuple[Clause, ...]
-) -> tuple[list[Any], list[Unsupported]]:
+def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], list[Unsupported]]:
     """The check list of the `checks for <dataset>` section, and what it cannot say."""
     ds = dataset_name(contract)
     checks: list[Any] = []
@@ -396,27 +426,34 @@ def build(
             checks.append(
                 {
                     f"{UNKNOWN_COLUMNS_METRIC} = 0": {
-                        "name": c.text,
+                        "name": jinja_escape(c.text),
                         "identity": c.id,
                         f"{UNKNOWN_COLUMNS_METRIC} query": Block(
-                            unknown_columns_sql(ds, tuple(c.param("columns")))
+                            jinja_escape(unknown_columns_sql(ds, tuple(c.param("columns"))))
                         ),
                     }
                 }
             )
         elif k == "not_null":
             checks.append(
-                {f"missing_count({ident(c.param('column'))}) = 0": {"name": c.text, "identity": c.id}}
+                {
+                    f"missing_count({ident(c.param('column'))}) = 0": {
+                        "name": jinja_escape(c.text),
+                        "identity": c.id,
+                    }
+                }
             )
         elif k == "unique":
             args = ", ".join(ident(x) for x in c.param("columns"))
-            checks.append({f"duplicate_count({args}) = 0": {"name": c.text, "identity": c.id}})
+            checks.append(
+                {f"duplicate_count({args}) = 0": {"name": jinja_escape(c.text), "identity": c.id}}
+            )
         elif k in ("accepted_values", "fixed_value"):
             values = c.param("values") if k == "accepted_values" else (c.param("value"),)
             checks.append(
                 {
                     f"invalid_count({ident(c.param('column'))}) = 0": {
-                        "name": c.text,
+                        "name": jinja_escape(c.text),
                         "identity": c.id,
                         "valid values": [_valid_value(v) for v in values],
                     }
@@ -432,14 +469,14 @@ def build(
             checks.append(
                 {
                     "failed rows": {
-                        "name": c.id.removeprefix("invariant:"),
-                        "fail condition": f"NOT ({strip_parens(sql)})",
+                        "name": jinja_escape(c.id.removeprefix("invariant:")),
+                        "fail condition": jinja_escape(f"NOT ({strip_parens(sql)})"),
                     }
                 }
             )
         elif k == "freshness":
             line = f"freshness({ident(c.param('column'))}) < {soda_duration(int(c.param('max_age_seconds')))}"
-            checks.append({line: {"name": c.text, "identity": c.id}})
+            checks.append({line: {"name": jinja_escape(c.text), "identity": c.id}})
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             sql = fail_query_sql(contract, c)
             if sql is None:
@@ -450,7 +487,14 @@ def build(
                 )
                 unsupported.append(Unsupported(NAME, c.id, reason))
                 continue
-            checks.append({"failed rows": {"name": c.text, "fail query": _fail_query(c.id, sql)}})
+            checks.append(
+                {
+                    "failed rows": {
+                        "name": jinja_escape(c.text),
+                        "fail query": _fail_query(c.id, sql),
+                    }
+                }
+            )
         else:
             unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda check"))
     return checks, unsupported

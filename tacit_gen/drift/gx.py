@@ -1,0 +1,380 @@
+"""Read a GX 1.x suite JSON back into clauses (semantic drift), without importing GX.
+
+Clauses are recovered from the operative parts (expectation types and kwargs). Expectations
+carrying ``meta.tacit_clause`` are grouped by it; others (a hand-written suite) get a clause id
+inferred from their type and kwargs. Invariants and custom-SQL clauses are checked by rendering
+the clause again from its id (invariants) or ``meta.tacit_params`` and comparing the kwargs: an
+edit shows as a changed ``expr`` param or a D202 finding.
+
+Reader findings: D204 for an expectation type GX does not know (GX drops those silently when it
+loads a suite), D203 for ``mostly`` < 1 or a severity other than ``critical``, D205 when the JSON
+does not parse or is not a suite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.drift import base as d
+from tacit_gen.drift.base import Finding, ReadResult
+from tacit_gen.plan_types import Clause, make_params
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.expr import nodes as n
+
+# Every expectation type registered by great-expectations 1.24 (sorted). Generated once from
+# `great_expectations.expectations.registry._registered_expectations`; a test checks it against
+# the installed GX, so reading a suite never has to import GX (11 s).
+KNOWN_TYPES: frozenset[str] = frozenset((
+    "expect_column_distinct_values_to_be_in_set",
+    "expect_column_distinct_values_to_contain_set",
+    "expect_column_distinct_values_to_equal_set",
+    "expect_column_kl_divergence_to_be_less_than",
+    "expect_column_max_to_be_between",
+    "expect_column_mean_to_be_between",
+    "expect_column_median_to_be_between",
+    "expect_column_min_to_be_between",
+    "expect_column_most_common_value_to_be_in_set",
+    "expect_column_pair_values_a_to_be_greater_than_b",
+    "expect_column_pair_values_to_be_equal",
+    "expect_column_pair_values_to_be_in_set",
+    "expect_column_proportion_of_non_null_values_to_be_between",
+    "expect_column_proportion_of_unique_values_to_be_between",
+    "expect_column_quantile_values_to_be_between",
+    "expect_column_stdev_to_be_between",
+    "expect_column_sum_to_be_between",
+    "expect_column_to_exist",
+    "expect_column_type_to_be",
+    "expect_column_unique_value_count_to_be_between",
+    "expect_column_value_lengths_to_be_between",
+    "expect_column_value_lengths_to_equal",
+    "expect_column_value_z_scores_to_be_less_than",
+    "expect_column_values_to_be_between",
+    "expect_column_values_to_be_dateutil_parseable",
+    "expect_column_values_to_be_decreasing",
+    "expect_column_values_to_be_in_set",
+    "expect_column_values_to_be_in_type_list",
+    "expect_column_values_to_be_increasing",
+    "expect_column_values_to_be_json_parseable",
+    "expect_column_values_to_be_null",
+    "expect_column_values_to_be_of_type",
+    "expect_column_values_to_be_unique",
+    "expect_column_values_to_match_json_schema",
+    "expect_column_values_to_match_like_pattern",
+    "expect_column_values_to_match_like_pattern_list",
+    "expect_column_values_to_match_regex",
+    "expect_column_values_to_match_regex_list",
+    "expect_column_values_to_match_strftime_format",
+    "expect_column_values_to_not_be_in_set",
+    "expect_column_values_to_not_be_null",
+    "expect_column_values_to_not_be_outliers",
+    "expect_column_values_to_not_match_like_pattern",
+    "expect_column_values_to_not_match_like_pattern_list",
+    "expect_column_values_to_not_match_regex",
+    "expect_column_values_to_not_match_regex_list",
+    "expect_compound_columns_to_be_unique",
+    "expect_multicolumn_sum_to_equal",
+    "expect_multicolumn_values_to_be_equal",
+    "expect_query_results_to_match_comparison",
+    "expect_select_column_values_to_be_unique_within_record",
+    "expect_table_column_count_to_be_between",
+    "expect_table_column_count_to_equal",
+    "expect_table_columns_to_match_ordered_list",
+    "expect_table_columns_to_match_set",
+    "expect_table_row_count_to_be_between",
+    "expect_table_row_count_to_equal",
+    "expect_table_row_count_to_equal_other_table",
+    "unexpected_rows_expectation",
+))
+
+_INVARIANT_SQL = re.compile(r"^SELECT \* FROM \{batch\} WHERE NOT \((?P<sql>.*)\)$", re.S)
+_FRESHNESS = re.compile(
+    r"max\((?P<col>.+?)\) AS latest FROM \{batch\}.* INTERVAL (?P<secs>\d+) SECOND$", re.S
+)
+
+
+def _kind_of(cid: str) -> str:
+    if cid == "no_unknown_columns" or cid == "revision_window":
+        return cid
+    return cid.split(":", 1)[0]
+
+
+def _infer_id(e: dict[str, Any]) -> str:
+    """A clause id for an expectation without meta.tacit_clause (hand-written suites)."""
+    t, kw = e.get("type"), e.get("kwargs") or {}
+    col = kw.get("column")
+    if t == "expect_column_values_to_not_be_null" and not kw.get("row_condition"):
+        return f"not_null:{col}"
+    if t == "expect_compound_columns_to_be_unique":
+        return "unique:" + ",".join(map(str, kw.get("column_list") or []))
+    if t == "expect_column_values_to_be_unique":
+        return f"unique:{col}"
+    if t == "expect_column_values_to_be_in_set":
+        vs = kw.get("value_set") or []
+        return f"{'fixed_value' if len(vs) == 1 else 'accepted_values'}:{col}"
+    if t == "expect_column_values_to_be_between":
+        return f"range:{col}"
+    if t == "expect_table_columns_to_match_set":
+        return "no_unknown_columns"
+    if t in ("expect_column_values_to_be_in_type_list", "expect_column_values_to_be_of_type",
+             "expect_column_to_exist"):
+        return f"column:{col}"
+    if t == "expect_column_pair_values_a_to_be_greater_than_b":
+        op = "<=" if kw.get("or_equal") else "<"
+        return f"invariant:{kw.get('column_B')} {op} {kw.get('column_A')}"
+    if t == "expect_column_pair_values_to_be_equal":
+        return f"invariant:{kw.get('column_A')} = {kw.get('column_B')}"
+    return f"gx:{t}" + (f":{col}" if col else "")
+
+
+def _strip(kw: dict[str, Any]) -> dict[str, Any]:
+    """Kwargs that decide the verdict, without GX's run options (reported separately)."""
+    return {k: v for k, v in kw.items() if k not in ("mostly", "result_format", "catch_exceptions")}
+
+
+def _resolve(node: n.Node, columns: set[str]) -> n.Node:
+    """Names of the parsed invariant -> Column when a suite column, else EnumLiteral."""
+    import dataclasses
+
+    from tacit_gen.expr import nodes as nn
+
+    if isinstance(node, nn.Name):
+        if node.name in columns:
+            return nn.Column(node.name, offset=node.offset)
+        return nn.EnumLiteral(node.name, offset=node.offset)
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, nn.Node):
+            changes[f.name] = _resolve(v, columns)
+        elif isinstance(v, tuple) and v and all(isinstance(x, nn.Node) for x in v):
+            changes[f.name] = tuple(_resolve(x, columns) for x in v)
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _expected(clause: Clause, has_revision: bool) -> list[dict[str, Any]] | None:
+    from tacit_gen.targets.gx import NoNative, expectations_for
+
+    try:
+        return [{"type": e["type"], "kwargs": e["kwargs"]} for e in expectations_for(clause, has_revision)]
+    except (ValueError, NoNative):
+        return None
+
+
+def _same(found: list[dict[str, Any]], want: list[dict[str, Any]]) -> bool:
+    def norm(es: list[dict[str, Any]]) -> list[str]:
+        return sorted(json.dumps({"type": e.get("type"), "kwargs": _strip(e.get("kwargs") or {})},
+                                 sort_keys=True) for e in es)
+
+    return norm(found) == norm(want)
+
+
+def _describe(es: list[dict[str, Any]]) -> str:
+    return "; ".join(
+        f"{e.get('type')} {json.dumps(_strip(e.get('kwargs') or {}), sort_keys=True)}" for e in es
+    )
+
+
+def read(path: Path, text: str) -> ReadResult:
+    """Clauses and findings of one suite JSON."""
+    from tacit_gen.targets.gx import CUSTOM_SQL, SEVERITY, number_text, type_from_list
+
+    where = str(path)
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        return ReadResult((), (Finding(d.UNREADABLE, where, f"not JSON: {e}"),))
+    if not isinstance(doc, dict) or not isinstance(doc.get("expectations"), list):
+        return ReadResult((), (Finding(d.UNREADABLE, where, "not a GX suite: no 'expectations' list"),))
+
+    findings: list[Finding] = []
+    meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+    header = meta.get("tacit_gen") if isinstance(meta.get("tacit_gen"), dict) else {}
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    texts: dict[str, str] = {}
+    columns: set[str] = set()
+    for i, e in enumerate(doc["expectations"]):
+        if not isinstance(e, dict) or not isinstance(e.get("type"), str):
+            findings.append(Finding(d.UNREADABLE, where, f"expectation {i} has no type"))
+            continue
+        etype = e["type"]
+        emeta = e.get("meta") if isinstance(e.get("meta"), dict) else {}
+        kw = e.get("kwargs") if isinstance(e.get("kwargs"), dict) else {}
+        cid = emeta.get("tacit_clause") if isinstance(emeta.get("tacit_clause"), str) else _infer_id(e)
+        if etype not in KNOWN_TYPES:
+            findings.append(Finding(
+                d.UNKNOWN_CHECK, where,
+                f"expectation type '{etype}' is unknown to GX 1.24: GX drops it silently, nothing is checked",
+                clause_id=cid, found=etype))
+            continue
+        mostly = kw.get("mostly")
+        if isinstance(mostly, int | float) and not isinstance(mostly, bool) and mostly < 1:
+            findings.append(Finding(d.SEVERITY_WEAKENED, where,
+                                    f"{etype} has mostly: {mostly}: violating rows may pass",
+                                    clause_id=cid, expected="1", found=str(mostly)))
+        sev = e.get("severity")
+        if sev is not None and sev != SEVERITY:
+            findings.append(Finding(d.SEVERITY_WEAKENED, where,
+                                    f"{etype} has severity {sev!r}, the render says {SEVERITY!r}",
+                                    clause_id=cid, expected=SEVERITY, found=str(sev)))
+        groups.setdefault(cid, []).append({"type": etype, "kwargs": kw, "meta": emeta})
+        if isinstance(emeta.get("tacit_text"), str):
+            texts.setdefault(cid, emeta["tacit_text"])
+        if etype == "expect_table_columns_to_match_set":
+            columns.update(c for c in kw.get("column_set") or [] if isinstance(c, str))
+        for key in ("column", "column_A", "column_B"):
+            if isinstance(kw.get(key), str):
+                columns.add(kw[key])
+        for c in kw.get("column_list") or []:
+            if isinstance(c, str):
+                columns.add(c)
+
+    # enum values for `column:` of enum type come from the column's accepted values
+    enum_values: dict[str, tuple[str, ...]] = {}
+    for cid, es in groups.items():
+        if cid.startswith("accepted_values:"):
+            for e in es:
+                if e["type"] == "expect_column_values_to_be_in_set":
+                    enum_values[str(e["kwargs"].get("column"))] = tuple(
+                        str(v) for v in e["kwargs"].get("value_set") or [])
+
+    has_revision = "revision" in columns
+    clauses: list[Clause] = []
+    for cid, es in groups.items():
+        kind = _kind_of(cid)
+        by_type = {e["type"]: e["kwargs"] for e in es}
+        params: dict[str, Any] = {}
+        cols: tuple[str, ...] = ()
+        if kind == "column":
+            col = cid.split(":", 1)[1]
+            kw = by_type.get("expect_column_values_to_be_in_type_list")
+            params["column"] = col
+            if kw is not None:
+                tl = kw.get("type_list")
+                meta_type = next((e["meta"].get("tacit_type") for e in es
+                                  if e["type"] == "expect_column_values_to_be_in_type_list"), None)
+                t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
+                params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
+            elif "expect_column_values_to_be_of_type" in by_type:
+                params["type"] = "gx type " + str(by_type["expect_column_values_to_be_of_type"].get("type_"))
+            else:
+                params["type"] = None
+            if "expect_column_to_exist" not in by_type:
+                findings.append(Finding(d.PARAM_CHANGED, where, f"{cid}: expect_column_to_exist was removed",
+                                        clause_id=cid, expected="expect_column_to_exist", found="none"))
+            cols = (col,)
+        elif kind == "no_unknown_columns":
+            kw = by_type.get("expect_table_columns_to_match_set", {})
+            params["columns"] = tuple(kw.get("column_set") or ())
+            if kw.get("exact_match") is not True:
+                findings.append(Finding(d.SEVERITY_WEAKENED, where,
+                                        f"{cid}: exact_match is {kw.get('exact_match')!r}: unknown columns pass",
+                                        clause_id=cid, expected="true", found=str(kw.get("exact_match"))))
+            cols = params["columns"]
+        elif kind == "not_null":
+            kw = by_type.get("expect_column_values_to_not_be_null", {})
+            params["column"] = kw.get("column")
+            if kw.get("row_condition"):
+                params["row_condition"] = json.dumps(kw["row_condition"], sort_keys=True)
+            cols = (str(kw.get("column")),)
+        elif kind == "unique":
+            if "expect_compound_columns_to_be_unique" in by_type:
+                params["columns"] = tuple(by_type["expect_compound_columns_to_be_unique"].get("column_list") or ())
+            else:
+                params["columns"] = (by_type.get("expect_column_values_to_be_unique", {}).get("column"),)
+            cols = tuple(map(str, params["columns"]))
+        elif kind == "accepted_values":
+            kw = by_type.get("expect_column_values_to_be_in_set", {})
+            params["column"] = kw.get("column")
+            params["values"] = tuple(kw.get("value_set") or ())
+            cols = (str(kw.get("column")),)
+        elif kind == "fixed_value":
+            kw = by_type.get("expect_column_values_to_be_in_set", {})
+            vs = list(kw.get("value_set") or [])
+            params["column"] = kw.get("column")
+            params["value"] = vs[0] if len(vs) == 1 else tuple(vs)
+            cols = (str(kw.get("column")),)
+        elif kind == "range":
+            kw = by_type.get("expect_column_values_to_be_between", {})
+            params["column"] = kw.get("column")
+            params["min"] = number_text(kw.get("min_value"))
+            params["max"] = number_text(kw.get("max_value"))
+            params["min_inclusive"] = not bool(kw.get("strict_min", False))
+            params["max_inclusive"] = not bool(kw.get("strict_max", False))
+            cols = (str(kw.get("column")),)
+        elif kind == "invariant":
+            params.update(_read_invariant(cid, es, columns, has_revision))
+        elif kind == "freshness" and CUSTOM_SQL in by_type:
+            q = str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or "")
+            m = _FRESHNESS.search(q)
+            params["column"] = m.group("col").strip('"') if m else None
+            params["max_age_seconds"] = int(m.group("secs")) if m else None
+            _check_rerender(cid, es, has_revision, where, findings)
+        elif kind in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
+            tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
+            if kind == "revision_window" and "expect_column_values_to_be_in_set" in by_type:
+                kw = by_type["expect_column_values_to_be_in_set"]
+                params["column"] = kw.get("column")
+                params["allowed"] = kw.get("value_set") != [0]
+            elif tp is not None:
+                params.update({k: tuple(v) if isinstance(v, list) else v for k, v in tp.items()})
+                _check_rerender(cid, es, has_revision, where, findings)
+            else:
+                params["gx"] = _describe(es)
+        else:
+            params["gx"] = _describe(es)
+        clauses.append(Clause(cid, kind if kind in _KINDS else "invariant", cols,
+                              make_params(**params), texts.get(cid, "")))
+    return ReadResult(
+        tuple(clauses), tuple(findings),
+        header_contract=header.get("contract"), header_version=header.get("version"),
+        header_hash=header.get("sha256"),
+    )
+
+
+_KINDS = ("column", "no_unknown_columns", "not_null", "unique", "accepted_values", "fixed_value",
+          "range", "invariant", "freshness", "cadence", "catalog_unit", "catalog_bounds",
+          "revision_window")
+
+
+def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, where: str,
+                    findings: list[Finding]) -> None:
+    """Render the clause again from meta.tacit_params; a different query is a hand edit."""
+    tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
+    if tp is None:
+        return
+    clause = Clause(cid, _kind_of(cid), (), make_params(**tp), "")
+    want = _expected(clause, has_revision)
+    if want is not None and not _same(es, want):
+        findings.append(Finding(d.PARAM_CHANGED, where, f"{cid}: the expectation was edited",
+                                clause_id=cid, expected=_describe(want), found=_describe(es)))
+
+
+def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
+                    has_revision: bool) -> dict[str, Any]:
+    """`expr` (canonical text when the expectations are what the text renders to) and `sql`."""
+    from tacit_gen.expr.parser import parse
+    from tacit_gen.expr.printer import to_text
+    from tacit_gen.targets.gx import CUSTOM_SQL
+
+    out: dict[str, Any] = {}
+    for e in es:
+        if e["type"] == CUSTOM_SQL:
+            m = _INVARIANT_SQL.match(str(e["kwargs"].get("unexpected_rows_query") or ""))
+            if m:
+                out["sql"] = m.group("sql")
+    text = cid.split(":", 1)[1]
+    try:
+        expr = _resolve(parse(text), columns)
+    except ValueError:
+        out["expr"] = "gx: " + _describe(es)
+        return out
+    clause = Clause(cid, "invariant", (), make_params(expr=to_text(expr)), text, expr=expr)
+    want = _expected(clause, has_revision)
+    out["expr"] = to_text(expr) if want is not None and _same(es, want) else "gx: " + _describe(es)
+    return out

@@ -1,0 +1,353 @@
+"""Read a generated pandera module back into clauses, with `ast` only (never imported or run).
+
+What is read is the operative code: the ``pa.DataFrameSchema(...)`` call returned by
+``schema()`` (column dtypes, ``nullable``, check builtins and their arguments, ``unique``,
+``strict``) and the compiled invariant lambdas, decompiled into the expression AST and printed
+canonically: the ``expr`` param of an invariant is re-derived from the code that runs, not from the
+embedded error text. Weakenings the plan cannot show (``raise_warning=True``, ``strict=False``,
+``coerce=True``, unnamed or unknown checks) become findings.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.drift import base as d
+from tacit_gen.drift.base import Finding, ReadResult
+from tacit_gen.expr import nodes as n
+from tacit_gen.expr.printer import to_text
+from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.targets.header import parse_header
+
+# pyarrow constructor name -> contract type (the inverse of targets.pandera.ARROW_TYPES).
+ARROW_NAMES = {
+    "string": "string",
+    "bool_": "bool",
+    "int32": "int32",
+    "int64": "int64",
+    "float32": "float32",
+    "float64": "float64",
+    "date32": "date",
+}
+RANGE_BUILTINS = ("in_range", "ge", "gt", "le", "lt")
+TIME_HELPERS = {
+    "_freshness_check": "freshness",
+    "_cadence_check": "cadence",
+    "_catalog_unit_check": "catalog_unit",
+    "_catalog_bounds_check": "catalog_bounds",
+    "_revision_window_check": "revision_window",
+}
+# Keyword arguments of the time helpers that are runtime inputs, not clause params.
+RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column")
+_ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
+_BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
+
+
+class _Unreadable(ValueError):
+    """A part of the module that is not in the shape the renderer writes."""
+
+
+def _func_name(node: ast.expr) -> str:
+    """Dotted name of a call target: ``pa.Check.isin`` -> 'pa.Check.isin'."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_func_name(node.value)}.{node.attr}"
+    return ""
+
+
+def _kw(call: ast.Call, key: str) -> ast.expr | None:
+    for k in call.keywords:
+        if k.arg == key:
+            return k.value
+    return None
+
+
+def _const(node: ast.expr | None, default: Any = None) -> Any:
+    """A literal value; ``Decimal('x')`` as its text 'x'; ``-5`` as -5."""
+    if node is None:
+        return default
+    if isinstance(node, ast.Call) and _func_name(node.func) == "Decimal" and node.args:
+        return str(ast.literal_eval(node.args[0]))
+    try:
+        return ast.literal_eval(node)
+    except ValueError as e:
+        raise _Unreadable(f"not a literal: {ast.unparse(node)}") from e
+
+
+def _number_text(node: ast.expr | None) -> str | None:
+    value = _const(node)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+# -- decompiling invariant code into the expression AST --------------------------------------
+def decompile(node: ast.expr) -> n.Node:
+    """The expression AST of a compiled invariant body (see `targets.pandera.compile_expr`)."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            return n.Bool(node.value)
+        if isinstance(node.value, int):
+            return n.Number(str(node.value))
+        if isinstance(node.value, str):
+            return n.String(node.value)
+        raise _Unreadable(f"unexpected literal {node.value!r}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = decompile(node.operand)
+        if isinstance(inner, n.Number):
+            return n.Number("-" + inner.text)
+        raise _Unreadable("unary minus on a non-number")
+    if not isinstance(node, ast.Call):
+        raise _Unreadable(f"unexpected code {ast.unparse(node)}")
+    fn = _func_name(node.func)
+    args = node.args
+    if fn == "Decimal":
+        return n.Number(str(ast.literal_eval(args[0])))
+    if fn == "_c":
+        return n.Column(str(ast.literal_eval(args[1])))
+    if fn == "_enum":
+        return n.EnumLiteral(str(ast.literal_eval(args[0])))
+    if fn == "_neg":
+        return n.Neg(decompile(args[0]))
+    if fn in _ARITH:
+        return n.BinOp(_ARITH[fn], decompile(args[0]), decompile(args[1]))
+    if fn == "_cmp":
+        operands = tuple(decompile(a) for a in args[::2])
+        ops = tuple(str(ast.literal_eval(a)) for a in args[1::2])
+        return n.Compare(operands, ops)
+    if fn in ("_is_null", "_is_not_null"):
+        return n.IsNull(decompile(args[0]), negated=fn == "_is_not_null")
+    if fn in ("_in", "_not_in"):
+        return n.InList(decompile(args[0]), tuple(decompile(a) for a in args[1:]), negated=fn == "_not_in")
+    if fn in ("_between", "_not_between"):
+        x, lo, hi = (decompile(a) for a in args)
+        return n.Between(x, lo, hi, negated=fn == "_not_between")
+    if fn == "_not":
+        return n.Not(decompile(args[0]))
+    if fn in _BOOL:
+        return _BOOL[fn](decompile(args[0]), decompile(args[1]))
+    raise _Unreadable(f"unknown helper {fn}")
+
+
+def _dtype_type(node: ast.expr | None) -> str | None:
+    """Contract type text of a ``pd.ArrowDtype(pyarrow.X(...))`` dtype; None for ``None``."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and _func_name(node.func) in ("pd.ArrowDtype", "pandas.ArrowDtype")
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Call)
+    ):
+        inner = node.args[0]
+        name = _func_name(inner.func).rsplit(".", 1)[-1]
+        if name in ARROW_NAMES and not inner.args:
+            return ARROW_NAMES[name]
+        if name == "decimal128" and len(inner.args) == 2:
+            p, s = (ast.literal_eval(a) for a in inner.args)
+            return f"decimal({p},{s})"
+    return ast.unparse(node)  # anything else: reported as a changed type
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        self.clauses: list[Clause] = []
+        self.findings: list[Finding] = []
+
+    def finding(self, code: str, message: str, clause_id: str | None = None, found: str | None = None) -> None:
+        self.findings.append(Finding(code, self.path, message, clause_id=clause_id, found=found))
+
+    def add(self, cid: str, cols: tuple[str, ...], text: str, **params: Any) -> None:
+        kind = cid.split(":", 1)[0]
+        self.clauses.append(Clause(cid, kind, cols, make_params(**params), text))
+
+    # -- the schema call ----------------------------------------------------------------
+    def schema_call(self, tree: ast.Module) -> ast.Call:
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == "schema":
+                for sub in ast.walk(node):
+                    if (
+                        isinstance(sub, ast.Return)
+                        and isinstance(sub.value, ast.Call)
+                        and _func_name(sub.value.func).endswith("DataFrameSchema")
+                    ):
+                        return sub.value
+        raise _Unreadable("no `def schema(...)` returning pa.DataFrameSchema(...)")
+
+    def read_schema(self, call: ast.Call) -> None:
+        columns = _kw(call, "columns")
+        if columns is None and call.args:
+            columns = call.args[0]
+        names: list[str] = []
+        if isinstance(columns, ast.Dict):
+            for key, value in zip(columns.keys, columns.values, strict=True):
+                if key is None or not isinstance(value, ast.Call):
+                    self.finding(d.UNKNOWN_CHECK, "a column entry is not `'name': pa.Column(...)`")
+                    continue
+                name = str(ast.literal_eval(key))
+                names.append(name)
+                self.read_column(name, value)
+        strict = _const(_kw(call, "strict"), False)
+        if strict is True:
+            self.add("no_unknown_columns", tuple(names), "", columns=tuple(names))
+        else:
+            self.finding(d.SEVERITY_WEAKENED, f"strict={strict!r}: columns not in the contract pass",
+                         "no_unknown_columns", f"strict={strict!r}")
+        unique = _const(_kw(call, "unique"))
+        if unique:
+            cols = tuple(unique) if isinstance(unique, list | tuple) else (str(unique),)
+            self.add("unique:" + ",".join(cols), cols, "", columns=cols)
+        if _const(_kw(call, "coerce"), False):
+            self.finding(d.SEVERITY_WEAKENED, "coerce=True: data is converted instead of type-checked",
+                         found="coerce=True")
+        checks = _kw(call, "checks")
+        if isinstance(checks, ast.List):
+            for check in checks.elts:
+                self.read_frame_check(check)
+
+    def read_column(self, name: str, call: ast.Call) -> None:
+        dtype_node = call.args[0] if call.args else _kw(call, "dtype")
+        type_text = _dtype_type(dtype_node)
+        type_clause_text = ""
+        nullable = _const(_kw(call, "nullable"), False)  # pandera's default is not nullable
+        if nullable is False:
+            self.add(f"not_null:{name}", (name,), "", column=name)
+        if _const(_kw(call, "coerce"), False):
+            self.finding(d.SEVERITY_WEAKENED, f"column {name}: coerce=True converts instead of checking",
+                         f"column:{name}", "coerce=True")
+        checks = _kw(call, "checks")
+        for check in checks.elts if isinstance(checks, ast.List | ast.Tuple) else []:
+            if isinstance(check, ast.Call) and _func_name(check.func) == "_type_check":
+                cid, text, ttext = (str(_const(a)) for a in check.args[:3])
+                if cid == f"column:{name}":
+                    type_text, type_clause_text = ttext, text
+                    continue
+            self.read_column_check(name, check)
+        meta = _const(_kw(call, "metadata"), None) or {}
+        if type_text is None:
+            self.finding(d.UNKNOWN_CHECK, f"column {name} has no dtype and no type check", f"column:{name}")
+            return
+        self.add(f"column:{name}", (name,), type_clause_text, column=name, type=type_text,
+                 unit=meta.get("unit"), dimension=meta.get("dimension"))
+
+    def _named(self, check: ast.Call, where: str) -> tuple[str, str] | None:
+        name = _const(_kw(check, "name"))
+        if not isinstance(name, str) or not name:
+            self.finding(d.UNKNOWN_CHECK, f"{where}: unnamed check {ast.unparse(check)[:80]}",
+                         found=ast.unparse(check)[:200])
+            return None
+        if _const(_kw(check, "raise_warning"), False):
+            self.finding(d.SEVERITY_WEAKENED, f"{name}: raise_warning=True only warns", name,
+                         "raise_warning=True")
+        return name, str(_const(_kw(check, "error"), ""))
+
+    def read_column_check(self, column: str, check: ast.expr) -> None:
+        if not isinstance(check, ast.Call):
+            self.finding(d.UNKNOWN_CHECK, f"column {column}: check is not a call")
+            return
+        named = self._named(check, f"column {column}")
+        if named is None:
+            return
+        cid, text = named
+        fn = _func_name(check.func)
+        builtin = fn.rsplit(".", 1)[-1] if fn.startswith(("pa.Check.", "pandera.Check.")) else ""
+        args = list(check.args)
+        try:
+            if builtin == "isin":
+                values = _const(args[0] if args else _kw(check, "allowed_values"))
+                self.add(cid, (column,), text, column=column, values=tuple(str(v) for v in values))
+            elif builtin == "eq":
+                self.add(cid, (column,), text, column=column,
+                         value=_const(args[0] if args else _kw(check, "value")))
+            elif builtin in RANGE_BUILTINS:
+                self.add(cid, (column,), text, column=column, **_range_params(builtin, check))
+            else:
+                self.finding(d.UNKNOWN_CHECK, f"{cid}: check {fn or ast.unparse(check.func)} is not one "
+                             "tacit-gen writes", cid, ast.unparse(check)[:200])
+        except (_Unreadable, IndexError, TypeError) as e:
+            self.finding(d.UNKNOWN_CHECK, f"{cid}: {e}", cid, ast.unparse(check)[:200])
+
+    def read_frame_check(self, check: ast.expr) -> None:
+        if not isinstance(check, ast.Call):
+            self.finding(d.UNKNOWN_CHECK, "a dataframe check is not a call")
+            return
+        named = self._named(check, "dataframe")
+        if named is None:
+            return
+        cid, text = named
+        fn = _func_name(check.func)
+        if fn in TIME_HELPERS:
+            kind = TIME_HELPERS[fn]
+            params = {k.arg: _const(k.value) for k in check.keywords
+                      if k.arg and k.arg not in RUNTIME_ARGS}
+            if kind == "cadence":
+                params["from_catalog"] = _kw(check, "catalog") is not None
+                params["series"] = tuple(params.get("series") or ())
+            self.add(cid, _frame_columns(kind, params), text, **params)
+            return
+        body = check.args[0] if check.args else _kw(check, "check_fn")
+        if (
+            isinstance(body, ast.Lambda)
+            and isinstance(body.body, ast.Call)
+            and _func_name(body.body.func) == "_holds"
+            and len(body.body.args) == 2
+        ):
+            try:
+                expr = decompile(body.body.args[1])
+            except (_Unreadable, IndexError, ValueError) as e:
+                self.finding(d.UNKNOWN_CHECK, f"{cid}: {e}", cid, ast.unparse(body)[:200])
+                self.add(cid, (), text, expr=ast.unparse(body.body.args[1]))
+                return
+            self.add(cid, n.columns(expr), text, expr=to_text(expr))
+            if _const(_kw(check, "ignore_na"), True) is not False:
+                self.finding(d.SEVERITY_WEAKENED, f"{cid}: ignore_na is not False", cid, "ignore_na")
+            return
+        self.finding(d.UNKNOWN_CHECK, f"{cid}: dataframe check {ast.unparse(check)[:80]} is not one "
+                     "tacit-gen writes", cid, ast.unparse(check)[:200])
+
+
+def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    args = list(check.args)
+    if builtin == "in_range":
+        lo = args[0] if len(args) > 0 else _kw(check, "min_value")
+        hi = args[1] if len(args) > 1 else _kw(check, "max_value")
+        return {
+            "min": _number_text(lo),
+            "max": _number_text(hi),
+            "min_inclusive": bool(_const(args[2] if len(args) > 2 else _kw(check, "include_min"), True)),
+            "max_inclusive": bool(_const(args[3] if len(args) > 3 else _kw(check, "include_max"), True)),
+        }
+    key = "min_value" if builtin in ("ge", "gt") else "max_value"
+    value = _number_text(args[0] if args else _kw(check, key))
+    if builtin in ("ge", "gt"):
+        return {"min": value, "min_inclusive": builtin == "ge", "max": None, "max_inclusive": True}
+    return {"max": value, "max_inclusive": builtin == "le", "min": None, "min_inclusive": True}
+
+
+def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:
+    if kind == "cadence":
+        return (params.get("column"), *params.get("series", ()))  # type: ignore[return-value]
+    if kind in ("catalog_unit", "catalog_bounds"):
+        return (params.get("column"), params.get("key"))  # type: ignore[return-value]
+    if kind == "revision_window":
+        return tuple(c for c in ("revision", params.get("time_column"), params.get("ingest_column")) if c)
+    return (params.get("column"),)  # type: ignore[return-value]
+
+
+def read(path: Path, text: str) -> ReadResult:
+    """Clauses recovered from a generated pandera module's source, plus reader findings."""
+    header = parse_header(text)
+    name, version, digest = header if header else (None, None, None)
+    reader = _Reader(path)
+    try:
+        tree = ast.parse(text)
+        reader.read_schema(reader.schema_call(tree))
+    except (SyntaxError, _Unreadable, ValueError) as e:
+        reader.finding(d.UNREADABLE, f"cannot read the pandera module: {e}")
+    return ReadResult(tuple(reader.clauses), tuple(reader.findings), name, version, digest)

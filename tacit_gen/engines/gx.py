@@ -1,0 +1,304 @@
+"""Run the rendered GX suite for real: pandas for native expectations, DuckDB SQL for custom SQL.
+
+How (details and traps in docs/engines/gx.md):
+- One ephemeral context per process (``gx.get_context(mode="ephemeral")``, analytics off), reused
+  across runs under fresh datasource/suite names: importing GX costs ~11 s, a context ~1 s.
+- The suite JSON is loaded with ``gx.ExpectationSuite(**doc)``; GX drops expectation types it does
+  not know without an error, so the expectations GX kept are counted and every dropped one makes
+  its clause an ``error`` verdict.
+- Native expectations run on a pandas frame read from the DuckDB file (DuckDB -> Arrow -> pandas,
+  with the frame convention of :func:`to_pandas`).
+- ``unexpected_rows_expectation`` (custom SQL) cannot run on pandas; when the suite holds any, they
+  run on a SQL datasource over the same DuckDB file, opened read-only through the
+  ``duckdb+tacitgx`` SQLAlchemy dialect registered here (duckdb_engine with a no-op
+  BEGIN/COMMIT/ROLLBACK: GX closes the connection before it fetches, and closing rolls back, which
+  discards DuckDB's pending result). ``current_timestamp`` in a freshness query is replaced by the
+  pinned ``now``.
+- Results come back in no particular order: they are mapped to clauses through
+  ``expectation_config.meta.tacit_clause``. A clause with several expectations fails when any
+  fails; its failure count is the largest ``unexpected_count`` (or unexpected row count) among
+  them, a lower bound of the failing rows (the rows of two pair expectations may overlap).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.expr.sql import ident
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TARGET = "gx"
+DIALECT_URL = "duckdb+tacitgx"
+CUSTOM_SQL = "unexpected_rows_expectation"
+
+_Result = tuple[dict[str, Any], bool, int | None, str | None, bool]
+_CTX: Any = None
+_LOCK = threading.Lock()
+_COUNTER = itertools.count(1)
+
+
+def _register_dialect() -> None:
+    """Register `duckdb+tacitgx`: duckdb_engine without transactions (read-only use)."""
+    from sqlalchemy.dialects import registry
+
+    registry.register("duckdb.tacitgx", "tacit_gen.engines.gx", "TacitDuckDBDialect")
+
+
+def _dialect_class() -> type:
+    import duckdb_engine
+
+    class _Dialect(duckdb_engine.Dialect):  # type: ignore[misc, name-defined]
+        supports_statement_cache = False
+
+        def do_begin(self, dbapi_connection: Any) -> None:
+            return None
+
+        def do_commit(self, dbapi_connection: Any) -> None:
+            return None
+
+        def do_rollback(self, dbapi_connection: Any) -> None:
+            return None
+
+    return _Dialect
+
+
+def __getattr__(name: str) -> Any:  # the SQLAlchemy registry loads the dialect class lazily
+    if name == "TacitDuckDBDialect":
+        cls = _dialect_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(name)
+
+
+def context() -> Any:
+    """The process-wide ephemeral GX context (created on first use)."""
+    global _CTX
+    with _LOCK:
+        if _CTX is None:
+            os.environ["GX_ANALYTICS_ENABLED"] = "false"
+            os.environ.setdefault("DO_NOT_TRACK", "1")
+            import great_expectations as gx
+
+            _register_dialect()
+            _CTX = gx.get_context(mode="ephemeral")
+        return _CTX
+
+
+def to_pandas(database: str, table: str) -> pd.DataFrame:
+    """The data table as a pandas frame, typed the way the suite's type lists expect.
+
+    Arrow -> pandas with: Int8..Int64 and boolean nullable dtypes (no float-cast integers);
+    strings, decimals and dates as object columns of ``str`` / ``Decimal`` / ``date`` values;
+    tz-aware timestamps as object columns of tz-aware ``pandas.Timestamp`` (GX can only check
+    tz-awareness value by value); naive timestamps stay ``datetime64`` (and fail the type check).
+    """
+    import duckdb
+    import pandas as pd
+    import pyarrow as pa
+
+    con = duckdb.connect(database, read_only=True)
+    try:
+        con.execute("SET TimeZone='UTC'")
+        tbl = con.execute(f"SELECT * FROM {ident(table)}").arrow()
+    finally:
+        con.close()
+
+    def mapper(t: Any) -> Any:
+        if pa.types.is_int8(t):
+            return pd.Int8Dtype()
+        if pa.types.is_int16(t):
+            return pd.Int16Dtype()
+        if pa.types.is_int32(t):
+            return pd.Int32Dtype()
+        if pa.types.is_int64(t):
+            return pd.Int64Dtype()
+        if pa.types.is_boolean(t):
+            return pd.BooleanDtype()
+        return None
+
+    cols: dict[str, Any] = {}
+    for name in tbl.column_names:
+        col = tbl.column(name)
+        t = col.type
+        if pa.types.is_dictionary(t):
+            col = col.cast(t.value_type)
+            t = col.type
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            cols[name] = pd.Series(col.to_pylist(), dtype=object)
+        elif pa.types.is_timestamp(t) and t.tz is not None:
+            cols[name] = col.to_pandas().dt.tz_convert("UTC").astype(object)
+        else:
+            cols[name] = col.to_pandas(types_mapper=mapper)
+    return pd.DataFrame(cols, columns=list(tbl.column_names))
+
+
+def _raised(info: Any) -> str | None:
+    """The exception message of a result's exception_info, or None when nothing was raised."""
+    if not isinstance(info, dict):
+        return None
+    if "raised_exception" in info:
+        if info.get("raised_exception"):
+            return str(info.get("exception_message") or "exception")
+        return None
+    for v in info.values():
+        msg = _raised(v)
+        if msg:
+            return msg
+    return None
+
+
+def _count(etype: str, result: dict[str, Any]) -> int | None:
+    if etype == CUSTOM_SQL:
+        v = result.get("observed_value")
+        return v if isinstance(v, int) else None
+    v = result.get("unexpected_count")
+    return v if isinstance(v, int) else None
+
+
+def _run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any]) -> list[_Result]:
+    """Run `expectations` on a pandas frame or a DuckDB table; (meta, success, count, error)."""
+    import great_expectations as gx
+
+    run_id = next(_COUNTER)
+    suite = ctx.suites.add(gx.ExpectationSuite(name=f"tacit_{run_id}", expectations=expectations))
+    kept = len(suite.expectations)
+    out: list[_Result] = []
+    if kept != len(expectations):
+        known = {e.expectation_type for e in suite.expectations}
+        for e in expectations:
+            if e["type"] not in known:
+                out.append((e.get("meta") or {}, False, None,
+                            f"GX dropped expectation type '{e['type']}' (unknown to GX)", True))
+    kind, data = batch
+    ds_name = f"tacit_ds_{run_id}"
+    try:
+        if kind == "pandas":
+            ds = ctx.data_sources.add_pandas(ds_name)
+            bd = ds.add_dataframe_asset("data").add_batch_definition_whole_dataframe("all")
+            params: dict[str, Any] = {"dataframe": data}
+        else:
+            database, table = data
+            ds = ctx.data_sources.add_sql(
+                ds_name,
+                connection_string=f"{DIALECT_URL}:///{database}",
+                kwargs={"connect_args": {"read_only": True}},
+            )
+            bd = ds.add_table_asset("data", table_name=table).add_batch_definition_whole_table("all")
+            params = {}
+        vd = ctx.validation_definitions.add(
+            gx.ValidationDefinition(name=f"tacit_vd_{run_id}", data=bd, suite=suite)
+        )
+        res = vd.run(batch_parameters=params or None, result_format="SUMMARY")
+        for r in res.results:
+            cfg = r.expectation_config
+            err = _raised(r.exception_info)
+            detail = err or _detail(cfg.type, r.result or {}, bool(r.success))
+            out.append((dict(cfg.meta or {}), bool(r.success) and not err,
+                        _count(cfg.type, r.result or {}), detail, err is not None))
+    finally:
+        if kind != "pandas":
+            with contextlib.suppress(Exception):  # the datasource may have no engine yet
+                ctx.data_sources.get(ds_name).get_execution_engine().engine.dispose()
+        for cleanup in (lambda: ctx.validation_definitions.delete(f"tacit_vd_{run_id}"),
+                        lambda: ctx.suites.delete(f"tacit_{run_id}"),
+                        lambda: ctx.data_sources.delete(ds_name)):
+            with contextlib.suppress(Exception):
+                cleanup()
+    return out
+
+
+def _detail(etype: str, result: dict[str, Any], success: bool) -> str | None:
+    if success:
+        return None
+    bits = [etype]
+    if "unexpected_count" in result:
+        bits.append(f"{result['unexpected_count']} unexpected")
+    if "observed_value" in result:
+        bits.append(f"observed {result['observed_value']!s:.200}")
+    if "partial_unexpected_list" in result:
+        bits.append(f"e.g. {result['partial_unexpected_list'][:3]!s:.200}")
+    details = result.get("details")
+    if isinstance(details, dict) and "mismatched" in details:
+        bits.append(f"mismatched {details['mismatched']!s:.200}")
+    return ": ".join([bits[0], ", ".join(bits[1:])]) if len(bits) > 1 else bits[0]
+
+
+def pin_now(query: str, now_sql: str) -> str:
+    from tacit_gen.targets.gx import NOW_TOKEN
+
+    return query.replace(NOW_TOKEN, now_sql)
+
+
+def run(inp: VerifyInput) -> EngineRun:
+    """Verdict per clause from GX's own validation results."""
+    path = inp.artifact_dir / "gx" / f"{inp.contract.name}.json"
+    notes: list[str] = []
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        raw = list(doc.get("expectations") or [])
+    except (OSError, ValueError) as e:
+        return EngineRun(TARGET, tuple(Verdict(c.id, "error", None, f"cannot read {path.name}: {e}")
+                                      for c in inp.clauses), (f"unreadable suite: {e}",))
+
+    now = inp.now.astimezone(__import__("datetime").timezone.utc)
+    now_sql = "TIMESTAMPTZ '" + now.strftime("%Y-%m-%d %H:%M:%S.%f") + "+00:00'"
+    native: list[dict[str, Any]] = []
+    custom: list[dict[str, Any]] = []
+    for e in raw:
+        e = json.loads(json.dumps(e))  # private copy
+        if e.get("type") == CUSTOM_SQL:
+            q = e.get("kwargs", {}).get("unexpected_rows_query")
+            if isinstance(q, str) and (e.get("meta") or {}).get("tacit_now"):
+                e["kwargs"]["unexpected_rows_query"] = pin_now(q, now_sql)
+            custom.append(e)
+        else:
+            native.append(e)
+
+    ctx = context()
+    results: list[_Result] = []
+    if native:
+        df = to_pandas(str(inp.database), inp.table)
+        results += _run_suite(ctx, native, ("pandas", df))
+    if custom:
+        notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
+        results += _run_suite(ctx, custom, ("sql", (str(inp.database), inp.table)))
+
+    by_clause: dict[str, list[tuple[bool, int | None, str | None, bool]]] = {}
+    for meta, ok, count, detail, errored in results:
+        cid = meta.get("tacit_clause")
+        if not isinstance(cid, str):
+            notes.append(f"an expectation without meta.tacit_clause: {detail or ''}".strip())
+            continue
+        by_clause.setdefault(cid, []).append((ok, count, detail, errored))
+
+    verdicts: list[Verdict] = []
+    for clause in inp.clauses:
+        rs = by_clause.pop(clause.id, None)
+        if not rs:
+            verdicts.append(Verdict(clause.id, "n/a", None, "no expectation for this clause in the suite"))
+            continue
+        verdicts.append(_verdict(clause.id, rs))
+    for cid in sorted(by_clause):
+        notes.append(f"suite has expectations for {cid}, which is not in the contract")
+    return EngineRun(TARGET, tuple(verdicts), tuple(notes))
+
+
+def _verdict(cid: str, rs: list[tuple[bool, int | None, str | None, bool]]) -> Verdict:
+    """Fail when any expectation failed on the data; error when only exceptions; else pass."""
+    failed = [r for r in rs if not r[0] and not r[3]]
+    if failed:
+        counts = [r[1] for r in failed if r[1] is not None]
+        detail = "; ".join(r[2] or "" for r in failed if r[2])
+        return Verdict(cid, "fail", max(counts) if counts else None, detail)
+    errors = [r for r in rs if r[3]]
+    if errors:
+        return Verdict(cid, "error", None, "; ".join(r[2] or "error" for r in errors))
+    return Verdict(cid, "pass", 0, "")

@@ -1,0 +1,105 @@
+"""ibis engine: import the generated `ibis/<contract>.py` by file path and run `parse()` on DuckDB.
+
+The verdicts come from the runtime's own result: `Schema.parse()` raises one error listing every
+failed clause (StructuralError / CoercionError / ConstraintError / CheckExecutionError); each
+listed clause is ``fail`` (with its failing-row count) or ``error`` (could not be evaluated, e.g.
+a column it reads is missing); every clause of the module not listed passed. The module's own
+clause list is used (``Schema.clauses()``), so an edited artifact is run as edited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+
+if TYPE_CHECKING:
+    from tacit_gen.runtime.schema import Schema
+
+NAME = "ibis"
+
+
+def load_module(path: Path) -> ModuleType:
+    """Import a generated module from its file, under a private name (not left in sys.modules)."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    mod_name = f"_tacit_generated_ibis_{digest}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module  # postponed annotations resolve through sys.modules
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(mod_name, None)
+    return module
+
+
+def schema_class(module: ModuleType) -> type[Schema]:
+    """The module's Schema subclass (the one named in ``__all__``, else the only one)."""
+    from tacit_gen.runtime.schema import Schema
+
+    names = list(getattr(module, "__all__", ())) or list(vars(module))
+    found = [
+        obj for n in names
+        if isinstance(obj := getattr(module, n, None), type)
+        and issubclass(obj, Schema) and obj is not Schema
+    ]
+    if len(found) != 1:
+        raise ImportError(f"expected one Schema subclass in {module.__file__}, found {len(found)}")
+    return found[0]
+
+
+def run(inp: VerifyInput) -> EngineRun:
+    """Run the ibis artifact of `inp.contract` on `inp.database` and return verdicts per clause."""
+    import ibis
+
+    from tacit_gen.runtime.errors import ValidationError
+
+    path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
+    notes: list[str] = []
+    try:
+        schema = schema_class(load_module(path))
+    except Exception as e:
+        return EngineRun(
+            NAME,
+            tuple(Verdict(c.id, "error", None, f"cannot load {path.name}: {e}") for c in inp.clauses),
+        )
+    con = ibis.duckdb.connect(str(inp.database), read_only=True)
+    try:
+        table = con.table(inp.table)
+        catalog = _catalogs(con, schema)
+        status: dict[str, Verdict] = {}
+        try:
+            schema.parse(table, catalog=catalog or None, now=inp.now)
+        except ValidationError as exc:
+            for f in exc.failures:
+                status[f.clause_id] = Verdict(
+                    f.clause_id,
+                    "error" if f.error is not None else "fail",
+                    f.count,
+                    f.message if f.error is None else f"{f.message} ({f.error})",
+                )
+        verdicts = [status.get(c.id) or Verdict(c.id, "pass", 0) for c in schema.clauses()]
+        known = {c.id for c in schema.clauses()}
+        for c in inp.clauses:
+            if c.id not in known:
+                verdicts.append(Verdict(c.id, "n/a", None, "not in the ibis artifact"))
+        notes.extend(f"unsupported {cid}: {why}" for cid, why in schema.__unsupported__)
+    finally:
+        con.disconnect()
+    return EngineRun(NAME, tuple(verdicts), tuple(notes))
+
+
+def _catalogs(con: Any, schema: type[Schema]) -> dict[str, Any]:
+    """The catalog relations the schema's clauses name, as ibis Tables (those present)."""
+    relations = sorted(
+        {str(c.param("relation")) for c in schema.clauses() if c.param("relation")}
+    )
+    present = set(con.list_tables())
+    return {r: con.table(r) for r in relations if r in present}

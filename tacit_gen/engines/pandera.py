@@ -1,0 +1,227 @@
+"""pandera engine: import the generated module, validate the data frame, verdict per clause.
+
+Reading convention (shared by anything that feeds pandera): a DuckDB relation is read through
+Arrow into an Arrow-backed pandas frame, ``con.execute(...).arrow().to_pandas(
+types_mapper=pd.ArrowDtype)``, with the session time zone set to UTC. Every column is then a
+``pd.ArrowDtype``: ``DECIMAL(p,s)`` stays ``decimal128(p, s)`` (``.df()`` would turn it into
+float64), ``BIGINT`` with nulls stays ``int64`` (``.df()`` gives float64), ``TIMESTAMPTZ`` is
+``timestamp[us, tz=UTC]`` and a naive ``TIMESTAMP`` has no tz (and fails the type check).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tacit_gen.plan_types import Clause
+
+NAME = "pandera"
+# Columns a clause kind is evaluated on, beyond what pandera itself reports as missing.
+_STRUCTURAL = ("column", "no_unknown_columns")
+
+
+def quote_ident(name: str) -> str:
+    """A DuckDB quoted identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_frame(database: str | Path, table: str) -> pd.DataFrame:
+    """Read one relation of a DuckDB file as an Arrow-backed pandas frame (the pandera convention).
+
+    Args:
+        database: path of the DuckDB file.
+        table: relation name (quoted here, any characters allowed).
+
+    Returns:
+        A frame whose columns are all ``pd.ArrowDtype``; timestamps with a time zone are in UTC.
+    """
+    import duckdb
+    import pandas as pd
+
+    con = duckdb.connect(str(database))
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        table_data = con.execute(f"SELECT * FROM {quote_ident(table)}").arrow()
+    finally:
+        con.close()
+    return table_data.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def relation_exists(database: str | Path, relation: str) -> bool:
+    """Whether the DuckDB file holds a table or view of that name."""
+    import duckdb
+
+    con = duckdb.connect(str(database))
+    try:
+        rows = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [relation]
+        ).fetchone()
+    finally:
+        con.close()
+    return bool(rows and rows[0])
+
+
+def load_module(path: Path) -> Any:
+    """Import a generated pandera module from its file, without registering it in sys.modules."""
+    spec = importlib.util.spec_from_file_location(f"tacit_pandera_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def schema_clause_ids(schema: Any) -> set[str]:
+    """Every clause id the built schema checks (dtype, nullability, strict, unique, named checks)."""
+    ids: set[str] = set()
+    for name, column in schema.columns.items():
+        if column.dtype is not None:
+            ids.add(f"column:{name}")
+        if not column.nullable:
+            ids.add(f"not_null:{name}")
+        ids.update(c.name for c in column.checks if c.name)
+    if schema.strict is True:
+        ids.add("no_unknown_columns")
+    if schema.unique:
+        ids.add("unique:" + ",".join(schema.unique))
+    ids.update(c.name for c in schema.checks if c.name)
+    return ids
+
+
+def map_failure(row: dict[str, Any], schema: Any) -> str | None:
+    """The clause id of one row of ``SchemaErrors.failure_cases``, or None if unknown."""
+    check = str(row.get("check"))
+    column = row.get("column")
+    number = row.get("check_number")
+    if check == "column_in_schema":
+        return "no_unknown_columns"
+    if check == "column_in_dataframe":
+        return f"column:{row.get('failure_case')}"
+    if check == "not_nullable":
+        return f"not_null:{column}"
+    if check.startswith("dtype("):
+        return f"column:{column}"
+    if check == "multiple_fields_uniqueness":
+        return "unique:" + ",".join(schema.unique or ())
+    if _present(number):
+        k = int(number)
+        if row.get("schema_context") == "Column" and column in schema.columns:
+            checks = schema.columns[column].checks
+        else:
+            checks = schema.checks
+        if 0 <= k < len(checks):
+            return str(checks[k].name)
+    return None
+
+
+def _present(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return value == value  # NaN != NaN
+    except (TypeError, ValueError):
+        return True
+
+
+def failures_by_clause(errors: Any, schema: Any) -> tuple[dict[str, set[Any]], set[str], list[str]]:
+    """(failing row labels per clause id, ids that failed without row labels, notes)."""
+    rows: dict[str, set[Any]] = {}
+    scalar: set[str] = set()
+    notes: list[str] = []
+    for row in errors.failure_cases.to_dict("records"):
+        cid = map_failure(row, schema)
+        if cid is None:
+            notes.append(f"unmapped pandera failure: check={row.get('check')!r} column={row.get('column')!r}")
+            continue
+        rows.setdefault(cid, set())
+        if _present(row.get("index")) and not str(row.get("check")).startswith("dtype("):
+            rows[cid].add(row["index"])
+        else:
+            scalar.add(cid)
+    return rows, scalar, notes
+
+
+def check_errors(errors: Any) -> dict[str, str]:
+    """Checks that raised instead of returning a verdict: clause id -> the exception text."""
+    out: dict[str, str] = {}
+    for err in errors.schema_errors:
+        reason = getattr(err.reason_code, "name", str(err.reason_code))
+        name = getattr(err.check, "name", None)
+        if reason == "CHECK_ERROR" and name:
+            out[str(name)] = str(err.failure_cases)
+    return out
+
+
+def run(inp: VerifyInput) -> EngineRun:
+    """Validate the data table with the generated module's schema; one verdict per clause."""
+    import pandera
+    import pandera.errors
+
+    notes = [f"pandera {pandera.__version__}"]
+    path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
+    try:
+        df = read_frame(inp.database, inp.table)
+        catalog = _catalog_frame(inp)
+        module = load_module(path)
+        schema = module.schema(catalog=catalog, now=inp.now)
+    except Exception as e:  # the artifact or the data could not be loaded: every clause errors
+        detail = f"{type(e).__name__}: {e}"
+        return EngineRun(NAME, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (*notes, detail))
+
+    unsupported = {cid: reason for cid, reason in getattr(module, "UNSUPPORTED", ())}
+    rows: dict[str, set[Any]] = {}
+    scalar: set[str] = set()
+    raised: dict[str, str] = {}
+    try:
+        schema.validate(df, lazy=True)
+    except pandera.errors.SchemaErrors as errors:
+        rows, scalar, more = failures_by_clause(errors, schema)
+        raised = check_errors(errors)
+        notes.extend(more)
+    except pandera.errors.SchemaError as error:  # non-lazy failures (should not happen)
+        notes.append(f"SchemaError: {error}")
+    present = set(df.columns)
+    checked = schema_clause_ids(schema)
+    verdicts = [_verdict(c, present, checked, unsupported, rows, scalar, raised) for c in inp.clauses]
+    return EngineRun(NAME, tuple(verdicts), tuple(notes))
+
+
+def _verdict(
+    clause: Clause,
+    present: set[str],
+    checked: set[str],
+    unsupported: dict[str, str],
+    rows: dict[str, set[Any]],
+    scalar: set[str],
+    raised: dict[str, str],
+) -> Verdict:
+    cid = clause.id
+    if cid in unsupported:
+        return Verdict(cid, "n/a", None, f"not expressible in pandera: {unsupported[cid]}")
+    missing = [c for c in clause.columns if c not in present]
+    if clause.kind not in _STRUCTURAL and missing:
+        return Verdict(cid, "n/a", None, "column(s) missing from the data: " + ", ".join(missing))
+    if cid in raised:
+        return Verdict(cid, "error", None, raised[cid])
+    if cid in rows or cid in scalar:
+        count = len(rows.get(cid, ())) or None
+        return Verdict(cid, "fail", count, "pandera reported failure cases")
+    if cid not in checked:
+        return Verdict(cid, "n/a", None, "the pandera artifact has no check for this clause")
+    return Verdict(cid, "pass", 0)
+
+
+def _catalog_frame(inp: VerifyInput) -> pd.DataFrame | None:
+    relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
+    if not relations:
+        return None
+    relation = relations[0]
+    if not relation_exists(inp.database, relation):
+        return None
+    return read_frame(inp.database, relation)

@@ -1,0 +1,31 @@
+"""Contract evolution: classify changes, enforce the version bump, compatibility modes over history.
+
+Public API (the CLI calls these):
+
+- `diff(old, new) -> DiffReport`: every change between two versions, classified per seed 001's
+  evolution table, with the least version bump and whether the declared bump suffices.
+- `changelog(report) -> str`: a Markdown changelog entry.
+- `compat(history, mode) -> CompatReport`: BACKWARD / FORWARD / FULL (+ ``_TRANSITIVE``).
+- `history_from_git(path)`, `history_from_dir(folder)`: earlier versions, oldest first.
+- `check_bump(path, base_rev="HEAD") -> DiffReport | None`: the CI version gate.
+
+See docs/evolution.md for the rules as the tool applies them.
+"""
+
+from __future__ import annotations
+
+from tacit_gen.evolution.diff import diff, suggest_field_name
+from tacit_gen.evolution.report import Change, DiffReport, changelog
+from tacit_gen.evolution.rules import BREAKING, COMPATIBLE, NOTICE, RULES
+
+__all__ = [
+    "BREAKING",
+    "COMPATIBLE",
+    "NOTICE",
+    "RULES",
+    "Change",
+    "DiffReport",
+    "changelog",
+    "diff",
+    "suggest_field_name",
+]

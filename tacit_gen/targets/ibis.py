@@ -1,0 +1,226 @@
+"""ibis target: one Python module per contract (`ibis/<contract>.py`) for `tacit_gen.runtime`.
+
+The module defines one `Schema` subclass (class name: the contract name in PascalCase, or
+``targets: {ibis: {class_name: ...}}``) whose annotated attributes are the columns::
+
+    open: Annotated[
+        Decimal,
+        Column(type='decimal(18,8)', nullable=False, unit='quote_currency', constraints=(...)),
+    ]
+
+and whose ``__clauses__`` holds the whole clause plan as `Clause` literals (id, kind, columns,
+params, verbatim text, line). `cast()` checks the annotations (``column:``,
+``no_unknown_columns``); `parse()` evaluates every clause. The runtime expresses every clause
+kind, so nothing is reported unsupported. Every contract string is written with ``repr()``; the
+module needs only ``tacit_gen.runtime`` at import. No ibis import here: rendering is string work.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.contract.types import parse_type
+from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.header import comment_header
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "ibis"
+TEMPLATE = "module.py.j2"
+
+# Contract type kind -> Python annotation (what a row value is in Python).
+PY_TYPES: dict[str, str] = {
+    "string": "str",
+    "bool": "bool",
+    "int32": "int",
+    "int64": "int",
+    "float32": "float",
+    "float64": "float",
+    "decimal": "Decimal",
+    "date": "date",
+    "timestamp": "datetime",
+}
+# Python name -> the import line that provides it.
+IMPORTS: dict[str, str] = {
+    "date": "from datetime import date",
+    "datetime": "from datetime import datetime",
+    "Decimal": "from decimal import Decimal",
+}
+# Attribute names a column may not take: the Schema API (type checkers would see an override).
+RESERVED = frozenset(
+    {"cast", "parse", "evaluate", "columns", "column_names", "clauses", "mro"}
+)
+# Clause kinds not listed in a column's ``constraints`` (they are the column itself).
+_SELF_KINDS = ("column", "no_unknown_columns")
+
+
+def class_name(contract: Contract) -> str:
+    """The Schema class name: the ``class_name`` option, else the contract name in PascalCase."""
+    override = contract.target_option(NAME, "class_name")
+    if override is not None:
+        text = str(override)
+        if not text.isidentifier() or keyword.iskeyword(text):
+            raise ValueError(f"targets.ibis.class_name {text!r} is not a Python class name")
+        return text
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", contract.name) if p]
+    name = "".join(p[:1].upper() + p[1:] for p in parts) or "Contract"
+    if not name.isidentifier() or name[0].isdigit():
+        name = "Contract" + name
+    return name
+
+
+def attribute_name(column: str, taken: set[str]) -> str:
+    """A Python attribute name for a data column (``col_`` prefix when it is not usable)."""
+    if (
+        column.isidentifier()
+        and not keyword.iskeyword(column)
+        and not column.startswith("_")
+        and column not in RESERVED
+        and column.isascii()
+    ):
+        name = column
+    else:
+        cleaned = "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else "_"
+                          for ch in column).strip("_")
+        name = "col_" + cleaned if cleaned else "col"
+    base, k = name, 2
+    while name in taken:
+        name = f"{base}_{k}"
+        k += 1
+    taken.add(name)
+    return name
+
+
+def _kwargs(pairs: list[tuple[str, Any]], indent: str) -> str:
+    return "".join(f"{indent}{k}={v!r},\n" for k, v in pairs)
+
+
+def _column_source(
+    contract: Contract, clauses: tuple[Clause, ...], name: str, attr: str
+) -> tuple[str, set[str]]:
+    """The annotated attribute's source, and the names it needs imported."""
+    clause = next(c for c in clauses if c.id == f"column:{name}")
+    type_text = str(clause.param("type"))
+    field = contract.field(name)
+    dtype = parse_type(type_text)
+    if dtype.kind == "enum":
+        py = "Literal[" + ", ".join(repr(v) for v in dtype.values) + "]"
+        needs = {"Literal"}
+    else:
+        py = PY_TYPES[dtype.kind]
+        needs = {py} & set(IMPORTS)
+    nullable = f"not_null:{name}" not in {c.id for c in clauses}
+    if nullable:
+        py += " | None"
+    pairs: list[tuple[str, Any]] = [("type", type_text), ("nullable", nullable)]
+    if clause.param("unit") is not None:
+        pairs.append(("unit", clause.param("unit")))
+    if clause.param("dimension") is not None:
+        pairs.append(("dimension", clause.param("dimension")))
+    if attr != name:
+        pairs.append(("name", name))
+    if field is not None and field.description:
+        pairs.append(("description", field.description))
+    if field is not None and field.note:
+        pairs.append(("note", field.note))
+    reads = tuple(
+        c.id for c in clauses if c.kind not in _SELF_KINDS and name in c.columns
+    )
+    if reads:
+        pairs.append(("constraints", reads))
+    src = (
+        f"{attr}: Annotated[\n        {py},\n        Column(\n"
+        + _kwargs(pairs, " " * 12)
+        + "        ),\n    ]"
+    )
+    return src, needs
+
+
+def _clause_source(c: Clause) -> str:
+    pairs: list[tuple[str, Any]] = [
+        ("id", c.id),
+        ("kind", c.kind),
+        ("columns", tuple(c.columns)),
+        ("params", tuple(c.params)),
+        ("text", c.text),
+        ("line", c.line),
+    ]
+    return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
+
+
+class IbisTarget:
+    """Renders and reads `ibis/<contract>.py`."""
+
+    name = NAME
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"{NAME}/{contract.name}.py",)
+
+    def render(
+        self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
+    ) -> RenderResult:
+        cls = class_name(contract)
+        taken: set[str] = set()
+        columns: list[str] = []
+        used: set[str] = {"Annotated"}
+        for c in clauses:
+            if c.kind != "column":
+                continue
+            name = str(c.param("column"))
+            src, needs = _column_source(contract, clauses, name, attribute_name(name, taken))
+            columns.append(src)
+            used |= needs
+        unsupported: tuple[Unsupported, ...] = ()
+        imports = [IMPORTS[k] for k in ("date", "datetime", "Decimal") if k in used]
+        typing_names = ", ".join(k for k in ("Annotated", "Literal") if k in used)
+        imports.append(f"from typing import {typing_names}")
+        imports.append("")
+        imports.append("from tacit_gen.runtime import Clause, Column, Schema")
+        text = _template(options).render(
+            header=comment_header(contract),
+            imports=imports,
+            class_name=cls,
+            class_name_repr=repr(cls),
+            docstring=repr(contract.description or f"Contract {contract.name} {contract.version}."),
+            contract_repr=repr(contract.name),
+            version_repr=repr(contract.version),
+            columns=columns,
+            clauses=[_clause_source(c) for c in clauses],
+            unsupported=[repr((u.clause_id, u.reason)) for u in unsupported],
+        )
+        return RenderResult(
+            artifacts=(Artifact(f"{NAME}/{contract.name}.py", text),), unsupported=unsupported
+        )
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.drift.ibis import read_module
+
+        return read_module(path, text)
+
+
+def _template(options: RenderOptions) -> Any:
+    """The module template: the user's override folder, the wheel's `_templates`, the repo's."""
+    import jinja2
+
+    here = Path(__file__).resolve()
+    roots: list[Path] = []
+    if options.templates_dir:
+        roots.append(Path(options.templates_dir) / NAME)
+    roots.append(here.parents[1] / "_templates" / NAME)
+    roots.append(here.parents[2] / "templates" / NAME)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(r) for r in roots if r.is_dir()]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    return env.get_template(TEMPLATE)
+
+
+TARGET = IbisTarget()

@@ -1,0 +1,113 @@
+"""The CLI as users run it: exit codes, formats, and start-up that imports no engine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+from tests.conftest import BUNDLED, ROOT
+
+HEAVY = ("pint", "dbt", "great_expectations", "soda", "pandera", "pandas", "ibis", "duckdb", "jinja2")
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_startup_imports_no_engine() -> None:
+    code = (
+        "import sys, tacit_gen.cli; "
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_help_documents_exit_codes() -> None:
+    code, out = run("--help")
+    assert code == 0
+    for line in ("0  success", "1  findings", "2  usage error", "3  verify"):
+        assert line in out
+
+
+def test_version() -> None:
+    code, out = run("--version")
+    assert code == 0 and "tacit-gen" in out
+
+
+def test_lint_bundled_contracts_clean() -> None:
+    code, out = run("lint", str(ROOT / "contracts"))
+    assert code == 0, out
+    assert "0 error(s)" in out
+
+
+def test_lint_strict_fails_on_warnings() -> None:
+    code, out = run("lint", "--strict", str(ROOT / "contracts" / "plant_sensor_reading.yaml"))
+    assert code == 1
+    assert "TG210" in out
+
+
+def test_lint_bad_contract_reports_position(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "contract: x\nversion: 1.0\nkey: [a]\nfields:\n  a: {type: strng}\n  b: {type: int64}\n"
+        "invariants:\n  - c > 1\n"
+    )
+    code, out = run("lint", str(bad))
+    assert code == 1
+    lines = out.splitlines()
+    assert any(":2:10: error: version '1.0' is not semver" in ln for ln in lines), out
+    assert any(":5:13: error: unknown type 'strng'" in ln for ln in lines), out
+    assert any(":8:5: error: unknown column 'c'" in ln for ln in lines), out
+
+
+def test_lint_json(tmp_path: Path) -> None:
+    code, out = run("lint", "--format", "json", str(ROOT / "contracts"))
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True
+    assert {d["code"] for d in data["diagnostics"]} >= {"TG208"}
+
+
+def test_lint_syntax_error_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("contract: x\nfields: {a: [\n")
+    code, out = run("lint", str(bad))
+    assert code == 1
+    assert "bad.yaml:3:1: error:" in out and "Traceback" not in out
+
+
+def test_explain_lists_every_clause() -> None:
+    code, out = run("explain", "--format", "json", str(ROOT / "contracts" / "ohlcv_1m.yaml"))
+    assert code == 0
+    data = json.loads(out)
+    ids = [c["id"] for c in data["clauses"]]
+    for cid in ("column:open", "not_null:close", "unique:symbol,bar_start,revision",
+                "fixed_value:adjusted", "range:volume", "range:trade_count",
+                "invariant:low <= open <= high", "invariant:low <= close <= high",
+                "cadence:bar_start", "column:ingest_run_id", "not_null:transform_version",
+                "range:revision"):
+        assert cid in ids, cid
+    open_ = next(c for c in data["clauses"] if c["id"] == "column:open")
+    assert open_["params"]["type"] == "decimal(18,8)"
+    text_code, text = run("explain", str(ROOT / "contracts" / "ohlcv_1m.yaml"))
+    assert text_code == 0 and "invariant:low <= open <= high" in text
+
+
+def test_contract_that_does_not_load_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("contract: x\nversion: 1.0.0\nfields: {a: {type: nope}}\n")
+    code, _ = run("explain", str(bad))
+    assert code == 2
+
+
+@pytest.mark.parametrize("contract", BUNDLED, ids=lambda p: p.stem)
+def test_every_bundled_contract_explains(contract: Path) -> None:
+    code, out = run("explain", str(contract))
+    assert code == 0, out
