@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract import units
 from tacit_gen.contract.model import Contract, Pos
@@ -11,6 +11,7 @@ from tacit_gen.expr.parser import ExprSyntaxError, parse
 
 if TYPE_CHECKING:
     from tacit_gen.contract.loader import _Ctx
+    from tacit_gen.contract.yamlpos import YNode
 
 RULES: dict[str, tuple[str, str]] = {
     # code: (severity, rationale)
@@ -29,6 +30,27 @@ RULES: dict[str, tuple[str, str]] = {
     "TG213": ("error", "the ingest column is a UTC timestamp"),
     "TG214": ("note", "revision reasons are enforced only on a 'revision_reason' column"),
     "TG215": ("warning", "a dimension that is not 'per series' on a catalog unit says nothing checkable"),
+    "TG216": ("warning", "a target disabled 'temporarily' is a contract nobody enforces (seed: Common Mistakes)"),
+    "TG217": ("warning", "compatibility NONE lets any breaking change through (seed: Common Mistakes)"),
+}
+
+# Rationale of the loader's and checker's codes (tacit_gen.contract.errors.CODES), for the docs.
+LOADER_RATIONALE: dict[str, str] = {
+    "TG100": "a file that is not well-formed YAML has no meaning to check",
+    "TG101": "YAML silently keeps the last of two equal keys; a contract never means that",
+    "TG102": "a misspelled key would silently be ignored; x-* keys are the escape hatch for metadata",
+    "TG103": "each key expects a mapping, a list or a scalar; anything else is a mistake",
+    "TG104": "contract, version, fields, a field's type and time.column cannot be guessed",
+    "TG105": "the type grammar is closed: string, bool, int32/64, float32/64, decimal(p,s), date, timestamp_*_utc, enum[...]",
+    "TG106": "durations (freshness, cadence, windows) are numbers with a unit such as 60s, 15m, 5 trading days",
+    "TG107": "an invariant, key or time column naming a column the contract does not have checks nothing",
+    "TG108": "an invariant must parse in the expression grammar",
+    "TG109": "a bare enum literal must be a value of the enum it is compared with",
+    "TG110": "comparing or combining different kinds of values (text with numbers) is a type error",
+    "TG111": "units are part of the type: kPa vs bar, or a price vs a volume, is the seed's classic incident",
+    "TG112": "key, time, provenance and fixed-value columns are never null; saying otherwise contradicts the contract",
+    "TG113": "versions are semver, so a version bump says whether a change is breaking",
+    "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value, ...)",
 }
 
 
@@ -97,11 +119,12 @@ def check(contract: Contract, ctx: _Ctx) -> None:
     rp = contract.revision_policy
     if rp is not None:
         if rp.allowed and "revision" not in contract.key:
-            add("TG207", rp.pos, "revisions are allowed but 'revision' is not in the key", "revision_policy")
+            add("TG207", rp.pos, "revision_policy allows revisions but 'revision' is not in the key", "revision_policy")
         if rp.window is not None and (t is None or not t.ingest_column):
             add("TG209", rp.pos, f"revision window '{rp.window}' cannot be enforced: time.ingest_column is not set", str(rp.window))
         if rp.reasons and contract.field("revision_reason") is None:
             add("TG214", rp.pos, "revision reasons are documented only: the contract has no 'revision_reason' column", "reasons")
+    _check_settings(contract, add)
     if contract.catalog is None:
         for inv in contract.invariants:
             try:
@@ -111,3 +134,69 @@ def check(contract: Contract, ctx: _Ctx) -> None:
             if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
                 add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
                 break
+
+
+def _check_settings(contract: Contract, add: Any) -> None:
+    """Common Mistakes of seed 001 that a contract can show: disabled targets, NONE compatibility."""
+    from tacit_gen.contract import yamlpos
+
+    try:
+        root, _, _ = yamlpos.compose(contract.source)
+    except yamlpos.YamlSyntaxError:
+        return
+    if root is None or root.kind != "map":
+        return
+
+    def at(*keys: str) -> YNode | None:
+        node: YNode | None = root
+        for k in keys:
+            node = node.get(k) if node is not None and node.kind == "map" else None
+        return node
+
+    for target, opts in contract.targets:
+        if dict(opts).get("enabled") is False:
+            node = at("targets", target, "enabled")
+            pos = Pos(node.line, node.col) if node is not None else Pos(1, 1)
+            add("TG216", pos, f"target '{target}' is disabled (enabled: false): its checks are not enforced", "enabled")
+    if contract.evolution.compatibility == "NONE":
+        node = at("evolution", "compatibility")
+        pos = Pos(node.line, node.col) if node is not None else Pos(1, 1)
+        add("TG217", pos, "compatibility NONE: breaking changes are never flagged", "NONE")
+
+
+def rules_doc() -> str:
+    """docs/lint-rules.md: every code, its severity and its rationale (kept in sync by a test)."""
+    from tacit_gen.contract.errors import CODES
+
+    lines = [
+        "# Lint rules and error codes",
+        "",
+        "Generated from `tacit_gen.contract.errors.CODES`, `tacit_gen.lint.LOADER_RATIONALE` and",
+        "`tacit_gen.lint.RULES` by `python -m tacit_gen.lint > docs/lint-rules.md`; a test keeps it in sync.",
+        "",
+        "Every finding is printed as `path:line:col: severity: message [code]`, pointing at the",
+        "offending word. `tacit-gen lint` exits 1 on errors; warnings count only with `--strict`;",
+        "notes never fail.",
+        "",
+        "## Loader and checker (TG1xx, always errors)",
+        "",
+        "| code | what | rationale |",
+        "|---|---|---|",
+    ]
+    for code in sorted(CODES):
+        lines.append(f"| {code} | {CODES[code]} | {LOADER_RATIONALE[code]} |")
+    lines += [
+        "",
+        "## Lint rules (TG2xx): the seed's checklist and Common Mistakes",
+        "",
+        "| code | severity | rationale |",
+        "|---|---|---|",
+    ]
+    for code in sorted(RULES):
+        sev, why = RULES[code]
+        lines.append(f"| {code} | {sev} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(rules_doc(), end="")

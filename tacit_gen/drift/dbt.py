@@ -108,9 +108,30 @@ def _decimal_text(value: Any) -> str | None:
     return text
 
 
-_SQL_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|[A-Za-z_][A-Za-z0-9_$]*")
+_SQL_TOKEN = re.compile(
+    r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|[A-Za-z_][A-Za-z0-9_$]*"
+)
 _SQL_WORDS = frozenset(
-    ["and", "or", "not", "is", "null", "in", "between", "true", "false", "like", "ilike", "case", "when", "then", "else", "end", "cast", "as"]
+    [
+        "and",
+        "or",
+        "not",
+        "is",
+        "null",
+        "in",
+        "between",
+        "true",
+        "false",
+        "like",
+        "ilike",
+        "case",
+        "when",
+        "then",
+        "else",
+        "end",
+        "cast",
+        "as",
+    ]
 )
 
 
@@ -168,15 +189,21 @@ class _Reader:
         self.findings: list[Finding] = []
         self.clauses: dict[str, Clause] = {}
 
-    def finding(self, code: str, message: str, clause_id: str | None = None,
-                expected: str | None = None, found: str | None = None) -> None:
+    def finding(
+        self,
+        code: str,
+        message: str,
+        clause_id: str | None = None,
+        expected: str | None = None,
+        found: str | None = None,
+    ) -> None:
         self.findings.append(Finding(code, self.path, message, clause_id, expected, found))
 
     def add(self, cid: str, kind: str, params: dict[str, Any], text: str) -> None:
         cols: list[str] = list(sql_columns(params["sql"])) if kind == "invariant" else []
         for key in ("column", "columns", "series", "key"):
             v = params.get(key)
-            for c in (v if isinstance(v, tuple) else (v,)):
+            for c in v if isinstance(v, tuple) else (v,):
                 if isinstance(c, str) and c not in cols:
                     cols.append(c)
         prev = self.clauses.get(cid)
@@ -225,14 +252,19 @@ class _Reader:
 
     def column(self, cname: str, col: dict[str, Any], enforced: bool, adapter: str | None) -> None:
         cmeta = {**(col.get("meta") or {}), **((col.get("config") or {}).get("meta") or {})}
-        texts = {str(jinja_unsafe(k)): str(jinja_unsafe(v)) for k, v in (cmeta.get("tacit_clauses") or {}).items()}
+        texts = {
+            str(jinja_unsafe(k)): str(jinja_unsafe(v))
+            for k, v in (cmeta.get("tacit_clauses") or {}).items()
+        }
         if enforced:
             hint = cmeta.get("tacit_type")
             params: dict[str, Any] = {
                 "column": cname,
                 "type": canonical_type(col.get("data_type"), hint, adapter),
             }
-            if hint is not None:  # rendered by tacit-gen: units live in meta, the only place dbt has
+            if (
+                hint is not None
+            ):  # rendered by tacit-gen: units live in meta, the only place dbt has
                 params["unit"] = jinja_unsafe(cmeta.get("tacit_unit"))
                 params["dimension"] = jinja_unsafe(cmeta.get("tacit_dimension"))
             self.add(f"column:{cname}", "column", params, texts.get(f"column:{cname}", ""))
@@ -283,8 +315,13 @@ class _Reader:
             return
         cid = str(jinja_unsafe(cid_meta)) if cid_meta else default_id
         if config.get("enabled") is False:
-            self.finding(SEVERITY_WEAKENED, f"test {body.get('name', ttype)} is disabled (enabled: false)",
-                         cid, "enabled", "enabled: false")
+            self.finding(
+                SEVERITY_WEAKENED,
+                f"test {body.get('name', ttype)} is disabled (enabled: false)",
+                cid,
+                "enabled",
+                "enabled: false",
+            )
             return
         for key in ("severity", "warn_if", "error_if", "where", "limit"):
             if key in config and not (key == "severity" and str(config[key]).lower() == "error"):
@@ -342,7 +379,11 @@ class _Reader:
             sql = f"{column} {expr}" if column and "column_name" in a else expr
             return "invariant", {"sql": sql}, f"invariant:{sql}"
         if short == "tacit_freshness" and column:
-            return "freshness", {"column": c, "max_age_seconds": a.get("max_age_seconds")}, f"freshness:{c}"
+            return (
+                "freshness",
+                {"column": c, "max_age_seconds": a.get("max_age_seconds")},
+                f"freshness:{c}",
+            )
         if short == "tacit_cadence" and column:
             from_catalog = a.get("catalog") is not None
             p = {
@@ -359,31 +400,43 @@ class _Reader:
                 p["catalog_column"] = _col(a.get("catalog_column"))
             return "cadence", p, f"cadence:{c}"
         if short == "tacit_catalog_unit" and column:
-            return "catalog_unit", {
-                "column": c,
-                "key": _col(a.get("key")),
-                "relation": _relation(a.get("catalog")),
-                "catalog_key": _col(a.get("catalog_key")),
-                "catalog_column": _col(a.get("catalog_column")),
-            }, f"catalog_unit:{c}"
+            return (
+                "catalog_unit",
+                {
+                    "column": c,
+                    "key": _col(a.get("key")),
+                    "relation": _relation(a.get("catalog")),
+                    "catalog_key": _col(a.get("catalog_key")),
+                    "catalog_column": _col(a.get("catalog_column")),
+                },
+                f"catalog_unit:{c}",
+            )
         if short == "tacit_catalog_bounds" and column:
-            return "catalog_bounds", {
-                "column": c,
-                "key": _col(a.get("key")),
-                "relation": _relation(a.get("catalog")),
-                "catalog_key": _col(a.get("catalog_key")),
-                "min_column": _col(a.get("min_column")),
-                "max_column": _col(a.get("max_column")),
-            }, f"catalog_bounds:{c}"
+            return (
+                "catalog_bounds",
+                {
+                    "column": c,
+                    "key": _col(a.get("key")),
+                    "relation": _relation(a.get("catalog")),
+                    "catalog_key": _col(a.get("catalog_key")),
+                    "min_column": _col(a.get("min_column")),
+                    "max_column": _col(a.get("max_column")),
+                },
+                f"catalog_bounds:{c}",
+            )
         if short == "tacit_revision_window" and column:
-            return "revision_window", {
-                "column": c,
-                "time_column": _col(a.get("time_column")),
-                "ingest_column": _col(a.get("ingest_column")),
-                "allowed": bool(a.get("allowed", True)),
-                "window_seconds": a.get("window_seconds"),
-                "business_days": a.get("business_days"),
-            }, "revision_window"
+            return (
+                "revision_window",
+                {
+                    "column": c,
+                    "time_column": _col(a.get("time_column")),
+                    "ingest_column": _col(a.get("ingest_column")),
+                    "allowed": bool(a.get("allowed", True)),
+                    "window_seconds": a.get("window_seconds"),
+                    "business_days": a.get("business_days"),
+                },
+                "revision_window",
+            )
         return None, {}, ""
 
 
@@ -403,7 +456,9 @@ def read(path: Path, text: str) -> ReadResult:
     head = parse_header(text)
     hc, hv, hh = head if head else (None, None, None)
     if Path(path).suffix == ".sql":
-        return ReadResult(clauses=(), findings=(), header_contract=hc, header_version=hv, header_hash=hh)
+        return ReadResult(
+            clauses=(), findings=(), header_contract=hc, header_version=hv, header_hash=hh
+        )
     r = _Reader(Path(path))
     try:
         doc = yaml.safe_load(text)

@@ -186,14 +186,14 @@ def read(path: Path, text: str) -> ReadResult:
     where = str(path)
     try:
         doc = json.loads(text)
-    except ValueError as e:
-        return ReadResult((), (Finding(d.UNREADABLE, where, f"not JSON: {e}"),))
+    except ValueError as err:
+        return ReadResult((), (Finding(d.UNREADABLE, where, f"not JSON: {err}"),))
     if not isinstance(doc, dict) or not isinstance(doc.get("expectations"), list):
         return ReadResult((), (Finding(d.UNREADABLE, where, "not a GX suite: no 'expectations' list"),))
 
     findings: list[Finding] = []
-    meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
-    header = meta.get("tacit_gen") if isinstance(meta.get("tacit_gen"), dict) else {}
+    meta: dict[str, Any] = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
+    header: dict[str, Any] = meta["tacit_gen"] if isinstance(meta.get("tacit_gen"), dict) else {}
 
     groups: dict[str, list[dict[str, Any]]] = {}
     texts: dict[str, str] = {}
@@ -203,9 +203,9 @@ def read(path: Path, text: str) -> ReadResult:
             findings.append(Finding(d.UNREADABLE, where, f"expectation {i} has no type"))
             continue
         etype = e["type"]
-        emeta = e.get("meta") if isinstance(e.get("meta"), dict) else {}
-        kw = e.get("kwargs") if isinstance(e.get("kwargs"), dict) else {}
-        cid = emeta.get("tacit_clause") if isinstance(emeta.get("tacit_clause"), str) else _infer_id(e)
+        emeta: dict[str, Any] = e["meta"] if isinstance(e.get("meta"), dict) else {}
+        kw: dict[str, Any] = e["kwargs"] if isinstance(e.get("kwargs"), dict) else {}
+        cid: str = emeta["tacit_clause"] if isinstance(emeta.get("tacit_clause"), str) else _infer_id(e)
         if etype not in KNOWN_TYPES:
             findings.append(Finding(
                 d.UNKNOWN_CHECK, where,
@@ -238,10 +238,10 @@ def read(path: Path, text: str) -> ReadResult:
     enum_values: dict[str, tuple[str, ...]] = {}
     for cid, es in groups.items():
         if cid.startswith("accepted_values:"):
-            for e in es:
-                if e["type"] == "expect_column_values_to_be_in_set":
-                    enum_values[str(e["kwargs"].get("column"))] = tuple(
-                        str(v) for v in e["kwargs"].get("value_set") or [])
+            for ex in es:
+                if ex["type"] == "expect_column_values_to_be_in_set":
+                    enum_values[str(ex["kwargs"].get("column"))] = tuple(
+                        str(v) for v in ex["kwargs"].get("value_set") or [])
 
     has_revision = "revision" in columns
     clauses: list[Clause] = []
@@ -252,10 +252,10 @@ def read(path: Path, text: str) -> ReadResult:
         cols: tuple[str, ...] = ()
         if kind == "column":
             col = cid.split(":", 1)[1]
-            kw = by_type.get("expect_column_values_to_be_in_type_list")
+            tkw: dict[str, Any] | None = by_type.get("expect_column_values_to_be_in_type_list")
             params["column"] = col
-            if kw is not None:
-                tl = kw.get("type_list")
+            if tkw is not None:
+                tl = tkw.get("type_list")
                 meta_type = next((e["meta"].get("tacit_type") for e in es
                                   if e["type"] == "expect_column_values_to_be_in_type_list"), None)
                 t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)

@@ -45,8 +45,8 @@ class VerifyInput:
         table: the data relation's name in that database.
         now: the pinned "now" (timezone-aware UTC) for freshness.
         workdir: a scratch folder for this engine (dbt project, Soda config...).
-        dropped_columns: columns of the contract that the data lacks (already seen as failures
-            of ``column:<c>``); an engine must still give its own verdict on them.
+        Columns of the contract that the data lacks are simply absent from the table, and extra
+        columns are present: each engine sees them and gives its own verdict.
     """
 
     contract: Contract

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 TARGET = "dbt"
 SOURCE_ALIAS = "tacit_src"
 _RUNNER: Any = None
-_MISMATCH_ROW = re.compile(r"^\s*\|\s*(?P<col>[^|]*?)\s*\|\s*(?P<defn>[^|]*?)\s*\|\s*(?P<contract>[^|]*?)\s*\|\s*(?P<reason>[^|]*?)\s*\|\s*$")
+_MISMATCH_ROW = re.compile(
+    r"^\s*\|\s*(?P<col>[^|]*?)\s*\|\s*(?P<defn>[^|]*?)\s*\|\s*(?P<contract>[^|]*?)\s*\|\s*(?P<reason>[^|]*?)\s*\|\s*$"
+)
 _NOT_NULL = re.compile(r"NOT NULL constraint failed: (?:[^.\s]+\.)?(?P<col>\S+)")
 
 
@@ -54,7 +56,9 @@ def _runner() -> Any:
 
 
 def _dump(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
+    return yaml.safe_dump(
+        data, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False
+    )
 
 
 def standin_dir() -> Path:
@@ -94,7 +98,11 @@ def write_project(project: Path, database: Path) -> None:
                             "threads": 1,
                             "settings": {"TimeZone": "UTC"},
                             "attach": [
-                                {"path": str(Path(database).resolve()), "alias": SOURCE_ALIAS, "read_only": True}
+                                {
+                                    "path": str(Path(database).resolve()),
+                                    "alias": SOURCE_ALIAS,
+                                    "read_only": True,
+                                }
                             ],
                         }
                     },
@@ -106,7 +114,9 @@ def write_project(project: Path, database: Path) -> None:
     standin = project / "tacit_dbt_utils"
     if not standin.exists():
         shutil.copytree(standin_dir(), standin)
-    (project / "packages.yml").write_text(_dump({"packages": [{"local": "tacit_dbt_utils"}]}), encoding="utf-8")
+    (project / "packages.yml").write_text(
+        _dump({"packages": [{"local": "tacit_dbt_utils"}]}), encoding="utf-8"
+    )
 
 
 def invoke(project: Path, *args: str) -> Any:
@@ -115,13 +125,18 @@ def invoke(project: Path, *args: str) -> Any:
     return _runner().invoke(
         [
             *args,
-            "--project-dir", str(project),
-            "--profiles-dir", str(project),
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
             "--quiet",
-            "--log-level", "none",
-            "--log-level-file", "none",
+            "--log-level",
+            "none",
+            "--log-level-file",
+            "none",
             "--no-use-colors",
-            "--log-path", str(project / "logs"),
+            "--log-path",
+            str(project / "logs"),
             *paths,
         ]
     )
@@ -152,14 +167,19 @@ class _Model:
         return [
             str(c["name"])
             for c in self.columns()
-            if any(isinstance(k, dict) and k.get("type") == "not_null" for k in c.get("constraints") or [])
+            if any(
+                isinstance(k, dict) and k.get("type") == "not_null"
+                for k in c.get("constraints") or []
+            )
         ]
 
     def drop_constraint(self, column: str) -> None:
         for c in self.model.get("columns") or []:
             if c.get("name") == column:
                 c["constraints"] = [
-                    k for k in c.get("constraints") or [] if not (isinstance(k, dict) and k.get("type") == "not_null")
+                    k
+                    for k in c.get("constraints") or []
+                    if not (isinstance(k, dict) and k.get("type") == "not_null")
                 ]
 
     def text(self) -> str:
@@ -211,7 +231,9 @@ def run(inp: VerifyInput) -> EngineRun:
     macros = Path(inp.artifact_dir) / MACROS_PATH
     notes: list[str] = []
     if not yml_path.is_file():
-        return EngineRun(TARGET, tuple(Verdict(c.id, "error", None, f"{yml_path} not found") for c in clauses))
+        return EngineRun(
+            TARGET, tuple(Verdict(c.id, "error", None, f"{yml_path} not found") for c in clauses)
+        )
     props = _Model(yml_path.read_text(encoding="utf-8"))
     if macros.is_file():
         shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
@@ -219,10 +241,17 @@ def run(inp: VerifyInput) -> EngineRun:
     relations = sorted({str(c.param("relation")) for c in clauses if c.param("relation")})
     for rel in relations:
         if rel != model:
-            (project / "models" / f"{rel}.sql").write_text(_source_sql(rel, view=True), encoding="utf-8")
+            (project / "models" / f"{rel}.sql").write_text(
+                _source_sql(rel, view=True), encoding="utf-8"
+            )
     res = invoke(project, "deps")
     if not res.success:
-        return EngineRun(TARGET, tuple(Verdict(c.id, "error", None, f"dbt deps failed: {res.exception}") for c in clauses))
+        return EngineRun(
+            TARGET,
+            tuple(
+                Verdict(c.id, "error", None, f"dbt deps failed: {res.exception}") for c in clauses
+            ),
+        )
 
     by_id = {c.id: c for c in clauses}
     fixed: dict[str, Verdict] = {}  # verdicts settled by a failed round
@@ -244,7 +273,9 @@ def run(inp: VerifyInput) -> EngineRun:
         if not rr_path.is_file():
             last_error = "dbt build wrote no run_results.json"
             break
-        results = {r["unique_id"]: r for r in json.loads(rr_path.read_text(encoding="utf-8"))["results"]}
+        results = {
+            r["unique_id"]: r for r in json.loads(rr_path.read_text(encoding="utf-8"))["results"]
+        }
         manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
         mres = results.get(model_uid)
         if mres is None:
@@ -262,7 +293,9 @@ def run(inp: VerifyInput) -> EngineRun:
             for col, defn, want, reason in rows:
                 if reason == "missing in contract":
                     fixed["no_unknown_columns"] = Verdict(
-                        "no_unknown_columns", "fail", None,
+                        "no_unknown_columns",
+                        "fail",
+                        None,
                         f"column {col} ({defn}) is not in the enforced contract",
                     )
                 else:
@@ -271,7 +304,9 @@ def run(inp: VerifyInput) -> EngineRun:
                         if reason == "missing in definition"
                         else f"data type {defn}, contract says {want}"
                     )
-                    fixed[f"column:{col}"] = Verdict(f"column:{col}", "fail", None, f"enforced contract: {detail}")
+                    fixed[f"column:{col}"] = Verdict(
+                        f"column:{col}", "fail", None, f"enforced contract: {detail}"
+                    )
             missing_cols |= self_fit
             for mc in sorted(self_fit):
                 notes.append(f"column {mc} missing: clauses reading it are n/a")
@@ -280,7 +315,12 @@ def run(inp: VerifyInput) -> EngineRun:
         if m:
             col = unquote(m.group("col"))
             cid = f"not_null:{col}"
-            fixed[cid] = Verdict(cid, "fail", None, f"not_null constraint failed at insert: {message.splitlines()[-1].strip()}")
+            fixed[cid] = Verdict(
+                cid,
+                "fail",
+                None,
+                f"not_null constraint failed at insert: {message.splitlines()[-1].strip()}",
+            )
             if col not in props.not_null_columns():
                 break
             props.drop_constraint(col)
@@ -295,18 +335,23 @@ def run(inp: VerifyInput) -> EngineRun:
             node = manifest.get("nodes", {}).get(uid) or {}
             if node.get("resource_type") != "test":
                 continue
-            cid = _clause_of(node)
-            if cid is None:
+            test_cid = _clause_of(node)
+            if test_cid is None:
                 notes.append(f"test {node.get('name')} maps to no clause")
                 continue
             status = r["status"]
             if status == "pass":
-                v = Verdict(cid, "pass", 0)
+                v = Verdict(test_cid, "pass", 0)
             elif status in ("fail", "warn"):
-                v = Verdict(cid, "fail", r.get("failures"), (r.get("message") or "") + (" (severity: warn)" if status == "warn" else ""))
+                v = Verdict(
+                    test_cid,
+                    "fail",
+                    r.get("failures"),
+                    (r.get("message") or "") + (" (severity: warn)" if status == "warn" else ""),
+                )
             else:
-                v = Verdict(cid, "error", None, str(r.get("message") or status))
-            test_verdicts.setdefault(cid, []).append(v)
+                v = Verdict(test_cid, "error", None, str(r.get("message") or status))
+            test_verdicts.setdefault(test_cid, []).append(v)
 
     for c in clauses:
         if c.id in fixed:
@@ -316,7 +361,9 @@ def run(inp: VerifyInput) -> EngineRun:
         if c.kind == "column":
             col = str(c.param("column"))
             if not enforced:
-                verdicts.append(Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract"))
+                verdicts.append(
+                    Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                )
             elif col not in yml_columns:
                 verdicts.append(Verdict(c.id, "n/a", None, f"column {col} is not in the artifact"))
             elif contract_checked or built or not_null_failed(fixed):
@@ -325,17 +372,28 @@ def run(inp: VerifyInput) -> EngineRun:
                 verdicts.append(Verdict(c.id, "error", None, last_error))
         elif c.kind == "no_unknown_columns":
             if not enforced:
-                verdicts.append(Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract"))
+                verdicts.append(
+                    Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                )
             elif contract_checked or built or not_null_failed(fixed):
                 verdicts.append(Verdict(c.id, "pass", None, "enforced contract"))
             else:
                 verdicts.append(Verdict(c.id, "error", None, last_error))
         elif reads_missing:
-            verdicts.append(Verdict(c.id, "n/a", None, f"reads column(s) missing from the data: {', '.join(reads_missing)}"))
+            verdicts.append(
+                Verdict(
+                    c.id,
+                    "n/a",
+                    None,
+                    f"reads column(s) missing from the data: {', '.join(reads_missing)}",
+                )
+            )
         elif c.kind == "not_null" and c.id not in test_verdicts:
             col = str(c.param("column"))
             if col not in not_null_in_artifact:
-                verdicts.append(Verdict(c.id, "n/a", None, f"no not_null constraint on {col} in the artifact"))
+                verdicts.append(
+                    Verdict(c.id, "n/a", None, f"no not_null constraint on {col} in the artifact")
+                )
             elif built:
                 verdicts.append(Verdict(c.id, "pass", 0, "not_null constraint held at insert"))
             else:
@@ -343,9 +401,13 @@ def run(inp: VerifyInput) -> EngineRun:
         elif c.id in test_verdicts:
             verdicts.append(_worst(test_verdicts[c.id]))
         elif not built:
-            verdicts.append(Verdict(c.id, "error", None, f"model {model} did not build: {last_error}"))
+            verdicts.append(
+                Verdict(c.id, "error", None, f"model {model} did not build: {last_error}")
+            )
         else:
-            verdicts.append(Verdict(c.id, "n/a", None, "no dbt test for this clause in the artifact"))
+            verdicts.append(
+                Verdict(c.id, "n/a", None, "no dbt test for this clause in the artifact")
+            )
     for cid in sorted(set(test_verdicts) - set(by_id)):
         notes.append(f"artifact test for {cid} is not a clause of the plan")
     return EngineRun(TARGET, tuple(verdicts), tuple(notes))
@@ -383,12 +445,18 @@ def self_fit_contract(
         for t in props.model.get("data_tests") or []:
             body = next(iter(t.values())) if isinstance(t, dict) and len(t) == 1 else t
             body = body if isinstance(body, dict) else {}
-            cid = str(jinja_unsafe(((body.get("config") or {}).get("meta") or {}).get("tacit_clause", "")))
+            cid = str(
+                jinja_unsafe(((body.get("config") or {}).get("meta") or {}).get("tacit_clause", ""))
+            )
             if cid in clauses_by_id:
                 reads = set(clauses_by_id[cid].columns)
             else:
                 text = json.dumps(body.get("arguments") or body, sort_keys=True, default=str)
-                reads = {m for m in missing if re.search(rf"(?<![A-Za-z0-9_]){re.escape(m)}(?![A-Za-z0-9_])", text)}
+                reads = {
+                    m
+                    for m in missing
+                    if re.search(rf"(?<![A-Za-z0-9_]){re.escape(m)}(?![A-Za-z0-9_])", text)
+                }
             if not reads & missing:
                 kept.append(t)
         props.model["data_tests"] = kept

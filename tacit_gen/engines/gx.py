@@ -27,6 +27,7 @@ import itertools
 import json
 import os
 import threading
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
@@ -248,19 +249,19 @@ def run(inp: VerifyInput) -> EngineRun:
         return EngineRun(TARGET, tuple(Verdict(c.id, "error", None, f"cannot read {path.name}: {e}")
                                       for c in inp.clauses), (f"unreadable suite: {e}",))
 
-    now = inp.now.astimezone(__import__("datetime").timezone.utc)
+    now = inp.now.astimezone(UTC)
     now_sql = "TIMESTAMPTZ '" + now.strftime("%Y-%m-%d %H:%M:%S.%f") + "+00:00'"
     native: list[dict[str, Any]] = []
     custom: list[dict[str, Any]] = []
-    for e in raw:
-        e = json.loads(json.dumps(e))  # private copy
-        if e.get("type") == CUSTOM_SQL:
-            q = e.get("kwargs", {}).get("unexpected_rows_query")
-            if isinstance(q, str) and (e.get("meta") or {}).get("tacit_now"):
-                e["kwargs"]["unexpected_rows_query"] = pin_now(q, now_sql)
-            custom.append(e)
+    for original in raw:
+        exp = json.loads(json.dumps(original))  # private copy
+        if exp.get("type") == CUSTOM_SQL:
+            q = exp.get("kwargs", {}).get("unexpected_rows_query")
+            if isinstance(q, str) and (exp.get("meta") or {}).get("tacit_now"):
+                exp["kwargs"]["unexpected_rows_query"] = pin_now(q, now_sql)
+            custom.append(exp)
         else:
-            native.append(e)
+            native.append(exp)
 
     ctx = context()
     results: list[_Result] = []

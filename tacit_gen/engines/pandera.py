@@ -109,7 +109,7 @@ def map_failure(row: dict[str, Any], schema: Any) -> str | None:
         return f"column:{column}"
     if check == "multiple_fields_uniqueness":
         return "unique:" + ",".join(schema.unique or ())
-    if _present(number):
+    if number is not None and _present(number):
         k = int(number)
         if row.get("schema_context") == "Column" and column in schema.columns:
             checks = schema.columns[column].checks

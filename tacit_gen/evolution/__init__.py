@@ -14,18 +14,36 @@ See docs/evolution.md for the rules as the tool applies them.
 
 from __future__ import annotations
 
+from tacit_gen.evolution.compat import MODES, CompatReport, Incompatibility, can_read, compat
 from tacit_gen.evolution.diff import diff, suggest_field_name
+from tacit_gen.evolution.history import (
+    HistoryError,
+    HistoryWarning,
+    check_bump,
+    history_from_dir,
+    history_from_git,
+)
 from tacit_gen.evolution.report import Change, DiffReport, changelog
 from tacit_gen.evolution.rules import BREAKING, COMPATIBLE, NOTICE, RULES
 
 __all__ = [
     "BREAKING",
     "COMPATIBLE",
+    "MODES",
     "NOTICE",
     "RULES",
     "Change",
+    "CompatReport",
     "DiffReport",
+    "HistoryError",
+    "HistoryWarning",
+    "Incompatibility",
+    "can_read",
     "changelog",
+    "check_bump",
+    "compat",
     "diff",
+    "history_from_dir",
+    "history_from_git",
     "suggest_field_name",
 ]

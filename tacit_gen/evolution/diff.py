@@ -29,9 +29,10 @@ CATALOG_UNIT = "per series from catalog"
 
 # ---------------------------------------------------------------------------------- helpers
 def rename_columns(node: n.Node, mapping: dict[str, str]) -> n.Node:
-    """The expression with column names replaced through `mapping` (others unchanged)."""
-    if not mapping:
-        return node
+    """The expression with column names replaced through `mapping` (others unchanged), and enum
+    literals written as the strings they equal, so comparing two versions ignores both."""
+    if isinstance(node, n.EnumLiteral):
+        return n.String(node.value, offset=node.offset)  # `quality = bad` is `quality = 'bad'`
     if isinstance(node, n.Column | n.Name):
         new = mapping.get(node.name)
         return node if new is None else type(node)(new, offset=node.offset)
@@ -482,7 +483,7 @@ def _fields(d: _Diff) -> None:
                   f"field '{of.name}' removed and '{nf.name}' added with the same type ({nf.type}) and "
                   f"unit ({unit_text(nf) or 'none'}): possibly a rename, which breaks consumers reading "
                   f"'{of.name}'", field_line(d.a, of), field_line(d.b, nf),
-                  action=f"major version; if it is a rename, declare `aliases: [{of.name}]` on "
+                  action=f"major version; if it is a rename, declare 'aliases: [{of.name}]' on "
                   f"'{nf.name}' and dual-write both names for {d.notice}")
     for nf in added:
         line = field_line(d.b, nf)
@@ -819,32 +820,34 @@ def _revision(d: _Diff) -> None:
 
 def _evolution(d: _Diff) -> None:
     ea, eb = d.a.evolution, d.b.evolution
-    ol, nl = top_line(d.a, "evolution"), top_line(d.b, "evolution")
+    ta, tb = top_line(d.a, "evolution"), top_line(d.b, "evolution")
+
+    def add(code: str, key: str, msg: str) -> None:
+        ol = source_line(d.a, ta, key) if ta else None
+        nl = source_line(d.b, tb, key) if tb else None
+        d.add(code, f"evolution.{key}", msg, ol, nl)
+
     if ea.compatibility != eb.compatibility:
         covers = _mode_covers(eb.compatibility, ea.compatibility)
         msg = f"compatibility mode changed: {ea.compatibility} -> {eb.compatibility}"
         if covers:
-            d.add("evolution.compatibility_strengthened", "evolution.compatibility",
-                  msg + " (a stronger promise)", ol, nl)
+            add("evolution.compatibility_strengthened", "compatibility", msg + " (a stronger promise)")
         else:
-            d.add("evolution.compatibility_changed", "evolution.compatibility", msg + " (a weaker promise)",
-                  ol, nl)
+            add("evolution.compatibility_changed", "compatibility", msg + " (a weaker promise)")
     pa, pb = ea.notice_period, eb.notice_period
     if (pa.text if pa else None) != (pb.text if pb else None):
         if pb is None or (pa is not None and _duration_seconds(pb) < _duration_seconds(pa)):
-            d.add("evolution.notice_period_shortened", "evolution.notice_period",
-                  f"notice period shortened: {pa.text if pa else 'none'} -> {pb.text if pb else 'none'}",
-                  ol, nl)
+            add("evolution.notice_period_shortened", "notice_period",
+                f"notice period shortened: {pa.text if pa else 'none'} -> {pb.text if pb else 'none'}")
         else:
-            d.add("evolution.notice_period_changed", "evolution.notice_period",
-                  f"notice period: {pa.text if pa else 'none'} -> {pb.text}", ol, nl)
+            add("evolution.notice_period_changed", "notice_period",
+                f"notice period: {pa.text if pa else 'none'} -> {pb.text}")
     gone = [r for r in ea.reserved if r not in eb.reserved]
     new = [r for r in eb.reserved if r not in ea.reserved]
     if gone:
-        d.add("evolution.unreserved", "evolution.reserved", "reserved names released: " + ", ".join(gone),
-              ol, nl)
+        add("evolution.unreserved", "reserved", "reserved names released: " + ", ".join(gone))
     if new:
-        d.add("evolution.reserved_changed", "evolution.reserved", "names reserved: " + ", ".join(new), ol, nl)
+        add("evolution.reserved_changed", "reserved", "names reserved: " + ", ".join(new))
 
 
 def _provenance(d: _Diff) -> None:

@@ -158,7 +158,7 @@ def _ln(line: int | None) -> str:
     return "-" if line is None else str(line)
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<|])")
 _QUOTED = re.compile(r"'([^'`\n]+)'")
 
 

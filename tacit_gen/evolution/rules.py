@@ -56,12 +56,12 @@ RULES: dict[str, Rule] = {
                           "Compatible changes are additive; everything else is a major version",
                           "field removed"),
     "field.renamed": Rule(BREAKING, "major",
-                          "major version; keep `aliases` for an alias period (new readers resolve old data "
+                          "major version; keep 'aliases' for an alias period (new readers resolve old data "
                           "through it) or dual-write both names",
                           "Rename a field: No, major version, alias or dual-write period",
                           "field renamed (declared by aliases)"),
     "field.renamed_possible": Rule(BREAKING, "major",
-                                   "major version; if it is a rename declare `aliases: [old]` on the new field "
+                                   "major version; if it is a rename declare 'aliases: [old]' on the new field "
                                    "and dual-write both names for {notice}",
                                    "Rename a field: No, major version, alias or dual-write period",
                                    "possible rename (removed + added, same type and unit)"),

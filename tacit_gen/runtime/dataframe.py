@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import ibis.expr.types as ir
 
@@ -12,23 +12,46 @@ if TYPE_CHECKING:
 S = TypeVar("S", bound="Schema")
 
 
-class DataFrame(ir.Table, Generic[S]):
-    """An ibis Table checked against schema ``S``.
+# mypy sees ibis' Table as Any (ibis ships no py.typed and decorates Table with the untyped
+# `@public`), and a class with an Any base is assignable to everything: DataFrame[A] would pass
+# where DataFrame[B] is expected. So mypy (which treats `MYPY` like TYPE_CHECKING) gets a
+# Generic class of its own whose attributes are Any; pyright and the runtime get the real
+# ibis subclass.
+MYPY = False
+if MYPY:
 
-    It is a real `ibis.expr.types.Table` (it wraps the same expression node), so every ibis method
-    works on it; those methods return plain Tables, since a transformation may break the schema.
-    `S.cast(result)` brings a result back into the typed world.
-    """
+    class DataFrame(Generic[S]):  # pyright: ignore[reportRedeclaration]
+        """An ibis Table checked against schema ``S`` (the mypy view)."""
 
-    __slots__ = ("_tacit_schema",)
+        @classmethod
+        def _wrap(cls, table: ir.Table, schema: type[S]) -> DataFrame[S]: ...
 
-    @classmethod
-    def _wrap(cls, table: ir.Table, schema: type[S]) -> DataFrame[S]:
-        df: DataFrame[S] = cls(table.op())
-        object.__setattr__(df, "_tacit_schema", schema)
-        return df
+        @property
+        def tacit_schema(self) -> type[S]: ...
 
-    @property
-    def tacit_schema(self) -> type[S]:
-        """The Schema subclass this table was checked against."""
-        return object.__getattribute__(self, "_tacit_schema")  # type: ignore[no-any-return]
+        def __getattr__(self, name: str) -> Any: ...
+
+        def __getitem__(self, key: Any) -> Any: ...
+
+else:
+
+    class DataFrame(ir.Table, Generic[S]):
+        """An ibis Table checked against schema ``S``.
+
+        It is a real `ibis.expr.types.Table` (it wraps the same expression node), so every ibis method
+        works on it; those methods return plain Tables, since a transformation may break the schema.
+        `S.cast(result)` brings a result back into the typed world.
+        """
+
+        __slots__ = ("_tacit_schema",)
+
+        @classmethod
+        def _wrap(cls, table: ir.Table, schema: type[S]) -> DataFrame[S]:
+            df: DataFrame[S] = cls(table.op())
+            object.__setattr__(df, "_tacit_schema", schema)
+            return df
+
+        @property
+        def tacit_schema(self) -> type[S]:
+            """The Schema subclass this table was checked against."""
+            return object.__getattribute__(self, "_tacit_schema")  # type: ignore[no-any-return]

@@ -38,28 +38,58 @@ _DIALECT = {a: a for a in ADAPTERS}
 # Canonical type -> adapter data_type (enum is the string type; timestamps are tz-aware).
 _TYPES: dict[str, dict[str, str]] = {
     "duckdb": {
-        "string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
-        "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamptz",
+        "string": "varchar",
+        "bool": "boolean",
+        "int32": "integer",
+        "int64": "bigint",
+        "float32": "float",
+        "float64": "double",
+        "date": "date",
+        "timestamp": "timestamptz",
         "decimal": "decimal({p},{s})",
     },
     "postgres": {
-        "string": "text", "bool": "boolean", "int32": "integer", "int64": "bigint",
-        "float32": "real", "float64": "double precision", "date": "date",
-        "timestamp": "timestamp with time zone", "decimal": "numeric({p},{s})",
+        "string": "text",
+        "bool": "boolean",
+        "int32": "integer",
+        "int64": "bigint",
+        "float32": "real",
+        "float64": "double precision",
+        "date": "date",
+        "timestamp": "timestamp with time zone",
+        "decimal": "numeric({p},{s})",
     },
     "snowflake": {
-        "string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
-        "float32": "float", "float64": "float", "date": "date", "timestamp": "timestamp_tz",
+        "string": "varchar",
+        "bool": "boolean",
+        "int32": "integer",
+        "int64": "bigint",
+        "float32": "float",
+        "float64": "float",
+        "date": "date",
+        "timestamp": "timestamp_tz",
         "decimal": "number({p},{s})",
     },
     "bigquery": {
-        "string": "string", "bool": "bool", "int32": "int64", "int64": "int64",
-        "float32": "float64", "float64": "float64", "date": "date", "timestamp": "timestamp",
+        "string": "string",
+        "bool": "bool",
+        "int32": "int64",
+        "int64": "int64",
+        "float32": "float64",
+        "float64": "float64",
+        "date": "date",
+        "timestamp": "timestamp",
         "decimal": "numeric({p},{s})",
     },
     "databricks": {
-        "string": "string", "bool": "boolean", "int32": "int", "int64": "bigint",
-        "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamp",
+        "string": "string",
+        "bool": "boolean",
+        "int32": "int",
+        "int64": "bigint",
+        "float32": "float",
+        "float64": "double",
+        "date": "date",
+        "timestamp": "timestamp",
         "decimal": "decimal({p},{s})",
     },
 }
@@ -79,7 +109,9 @@ def data_type(t: DataType, adapter: str = "duckdb") -> str:
     if t.kind == "enum":
         return table["string"]
     if t.kind == "decimal":
-        if adapter == "bigquery" and ((t.scale or 0) > 9 or (t.precision or 0) - (t.scale or 0) > 29):
+        if adapter == "bigquery" and (
+            (t.scale or 0) > 9 or (t.precision or 0) - (t.scale or 0) > 29
+        ):
             return f"bignumeric({t.precision},{t.scale})"
         return table["decimal"].format(p=t.precision, s=t.scale)
     return table[t.kind]
@@ -133,7 +165,7 @@ def ident(name: str, adapter: str = "duckdb") -> str:
 def unident(text: str) -> str:
     """Inverse of `ident`: ``"value"`` -> ``value``."""
     t = text.strip()
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"`":
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in '"`':
         q = t[0]
         return t[1:-1].replace(q + q, q)
     return t
@@ -252,7 +284,9 @@ class DbtTarget:
     ) -> RenderResult:
         adapter = options.dbt_adapter
         if adapter not in ADAPTERS:
-            raise ValueError(f"unknown dbt adapter {adapter!r}: expected one of {', '.join(ADAPTERS)}")
+            raise ValueError(
+                f"unknown dbt adapter {adapter!r}: expected one of {', '.join(ADAPTERS)}"
+            )
         native = options.dbt_tests == "native"
         unsupported: list[Unsupported] = []
         columns: dict[str, dict[str, Any]] = {}
@@ -282,6 +316,7 @@ class DbtTarget:
         for cl in clauses:
             k = cl.kind
             p = cl.params_dict
+            args: dict[str, Any]
             if k == "column":
                 from tacit_gen.contract.types import parse_type
 
@@ -331,7 +366,9 @@ class DbtTarget:
                 from tacit_gen.expr.sql import to_sql
 
                 if cl.expr is None:
-                    unsupported.append(Unsupported(NAME, cl.id, "invariant has no resolved expression"))
+                    unsupported.append(
+                        Unsupported(NAME, cl.id, "invariant has no resolved expression")
+                    )
                     continue
                 try:
                     sql = to_sql(cl.expr, _DIALECT[adapter])
@@ -423,7 +460,8 @@ class DbtTarget:
             model_meta["tacit_clauses"] = model_clauses
         if unsupported:
             model_meta["tacit_unsupported"] = [
-                {"clause": jinja_safe(u.clause_id), "reason": jinja_safe(u.reason)} for u in unsupported
+                {"clause": jinja_safe(u.clause_id), "reason": jinja_safe(u.reason)}
+                for u in unsupported
             ]
         model["config"] = {"contract": {"enforced": enforced}, "meta": model_meta}
         model["columns"] = col_list
@@ -444,7 +482,9 @@ class DbtTarget:
         return RenderResult(artifacts=artifacts, unsupported=tuple(unsupported))
 
     @staticmethod
-    def _range(cl: Clause, p: dict[str, Any], native: bool, unique_name: Any, col_test: Any) -> None:
+    def _range(
+        cl: Clause, p: dict[str, Any], native: bool, unique_name: Any, col_test: Any
+    ) -> None:
         lo, hi = p.get("min"), p.get("max")
         lo_inc, hi_inc = bool(p.get("min_inclusive", True)), bool(p.get("max_inclusive", True))
         col = p["column"]
@@ -469,10 +509,24 @@ class DbtTarget:
             return
         # dbt_utils.accepted_range has one `inclusive` flag: one test per side.
         name = unique_name(cl.id)
-        col_test(col, _test("dbt_utils.accepted_range", cl, name + "_min",
-                            {"min_value": yaml_number(str(lo)), "inclusive": lo_inc}))
-        col_test(col, _test("dbt_utils.accepted_range", cl, name + "_max",
-                            {"max_value": yaml_number(str(hi)), "inclusive": hi_inc}))
+        col_test(
+            col,
+            _test(
+                "dbt_utils.accepted_range",
+                cl,
+                name + "_min",
+                {"min_value": yaml_number(str(lo)), "inclusive": lo_inc},
+            ),
+        )
+        col_test(
+            col,
+            _test(
+                "dbt_utils.accepted_range",
+                cl,
+                name + "_max",
+                {"max_value": yaml_number(str(hi)), "inclusive": hi_inc},
+            ),
+        )
 
 
 TARGET = DbtTarget()

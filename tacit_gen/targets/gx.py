@@ -76,7 +76,7 @@ def type_list(type_text: str) -> list[str]:
 
 
 def type_from_list(
-    types: list[Any], enum_values: tuple[str, ...] | None, meta_type: str | None = None
+    types: Any, enum_values: tuple[str, ...] | None, meta_type: str | None = None
 ) -> str | None:
     """The contract type a rendered type list stands for, or None when it is not one of ours.
 
@@ -287,6 +287,13 @@ def _pair(a: n.Node, op: str, b: n.Node) -> dict[str, Any]:
                         {"column_A": a.name, "column_B": b.name, "or_equal": op in ("<=", ">="),
                          "ignore_row_if": "either_value_is_missing"})
         raise NoNative("no pair expectation for !=")
+    lit = b if isinstance(a, n.Column) else a
+    if (isinstance(a, n.Column) or isinstance(b, n.Column)) and op in ("=", "!=") and isinstance(
+        lit, n.String | n.EnumLiteral | n.Bool
+    ):
+        col = _col(a) if isinstance(a, n.Column) else _col(b)
+        etype = "expect_column_values_to_be_in_set" if op == "=" else "expect_column_values_to_not_be_in_set"
+        return _exp(etype, {"column": col, "value_set": [_lit(lit)]})
     if isinstance(a, n.Column) and bn is not None:
         col, op2, num = a.name, op, bn
     elif isinstance(b, n.Column) and an is not None:

@@ -139,8 +139,8 @@ def compile_expr(node: n.Node) -> str:
         return f"{helper}({', '.join(args)})"
     if isinstance(node, n.Between):
         helper = "_not_between" if node.negated else "_between"
-        args = (compile_expr(node.operand), compile_expr(node.low), compile_expr(node.high))
-        return f"{helper}({', '.join(args)})"
+        parts = [compile_expr(node.operand), compile_expr(node.low), compile_expr(node.high)]
+        return f"{helper}({', '.join(parts)})"
     if isinstance(node, n.Not):
         return f"_not({compile_expr(node.operand)})"
     for cls, helper in BOOL_HELPERS.items():

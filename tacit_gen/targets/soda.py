@@ -229,16 +229,17 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool) -> str:
         ccol = ident(clause.param("catalog_column"))
         lo = f"c.{ccol} * {_dec(str(10000 * (100 - tol)))}"
         hi = f"c.{ccol} * {_dec(str(10000 * (100 + tol)))}"
+        # A series with no catalog entry (or no interval) is a violation, never a silent pass.
         lines += [
             "SELECT s.*",
             "FROM steps AS s",
-            f"JOIN {rel} AS c ON c.{ckey} = s.{series[0]}",
-            "WHERE s._tacit_step_us IS NOT NULL",
+            f"LEFT JOIN {rel} AS c ON c.{ckey} = s.{series[0]}",
+            f"WHERE c.{ccol} IS NULL",
         ]
         cond = f"s._tacit_step_us < {lo}"
         if not clause.param("gaps_allowed"):
             cond = f"({cond} OR s._tacit_step_us > {hi})"
-        lines.append(f"  AND {cond}")
+        lines.append(f"   OR (s._tacit_step_us IS NOT NULL AND {cond})")
     else:
         interval_us = Decimal(int(clause.param("interval_seconds"))) * 1000000
         lo = _dec(str(interval_us * (100 - tol) / 100))

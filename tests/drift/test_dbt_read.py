@@ -30,7 +30,9 @@ def _expected(cl: Clause, adapter: str) -> Clause:
     """The plan clause as the reader sees it: invariants compare by their compiled SQL."""
     if cl.kind == "invariant":
         assert cl.expr is not None
-        return Clause(cl.id, cl.kind, cl.columns, make_params(sql=to_sql(cl.expr, adapter)), cl.text)
+        return Clause(
+            cl.id, cl.kind, cl.columns, make_params(sql=to_sql(cl.expr, adapter)), cl.text
+        )
     return cl
 
 
@@ -60,7 +62,9 @@ def _by_id(text: str) -> tuple[dict[str, Clause], Any]:
 def test_round_trip_equals_plan(path: Path, adapter: str, tests: str) -> None:
     c = load(str(path.relative_to(ROOT)))
     clauses = plan(c)
-    art = TARGET.render(c, clauses, RenderOptions(dbt_adapter=adapter, dbt_tests=tests)).artifacts[0]
+    art = TARGET.render(c, clauses, RenderOptions(dbt_adapter=adapter, dbt_tests=tests)).artifacts[
+        0
+    ]
     res = TARGET.read(Path(art.path), art.content)
     assert res.findings == ()
     assert (res.header_contract, res.header_version) == (c.name, c.version)
@@ -71,13 +75,17 @@ def test_round_trip_equals_plan(path: Path, adapter: str, tests: str) -> None:
 def test_split_range_round_trips() -> None:
     c = load("contracts/fct_sensor_readings.yaml")
     half_open = Clause(
-        "range:value_degc", "range", ("value_degc",),
-        make_params(column="value_degc", min="-40", max="150.5", min_inclusive=False, max_inclusive=True),
+        "range:value_degc",
+        "range",
+        ("value_degc",),
+        make_params(
+            column="value_degc", min="-40", max="150.5", min_inclusive=False, max_inclusive=True
+        ),
         "-40 < value_degc <= 150.5",
     )
     clauses = tuple(half_open if cl.id == "range:value_degc" else cl for cl in plan(c))
     art = TARGET.render(c, clauses, RenderOptions()).artifacts[0]
-    got, res = _by_id(art.content)
+    got, _res = _by_id(art.content)
     assert got["range:value_degc"] == half_open
     assert art.content.count("tacit_clause: range:value_degc") == 2
 
@@ -92,8 +100,12 @@ def test_deleted_test_is_missing() -> None:
 
 def test_changed_bound() -> None:
     _, text = _rendered("fct_sensor_readings")
+
     def fn(m: dict[str, Any]) -> None:
-        _col(m, "value_degc")["data_tests"][0]["dbt_utils.accepted_range"]["arguments"]["max_value"] = 200
+        _col(m, "value_degc")["data_tests"][0]["dbt_utils.accepted_range"]["arguments"][
+            "max_value"
+        ] = 200
+
     got, _ = _by_id(_edit(text, fn))
     assert got["range:value_degc"].param("max") == "200"
     assert got["range:value_degc"].param("min") == "-40"
@@ -101,9 +113,11 @@ def test_changed_bound() -> None:
 
 def test_changed_type() -> None:
     _, text = _rendered()
+
     def fn(m: dict[str, Any]) -> None:
         _col(m, "open")["data_type"] = "decimal(18,6)"
         _col(m, "bar_start")["data_type"] = "timestamp"  # naive on duckdb
+
     got, _ = _by_id(_edit(text, fn))
     assert got["column:open"].param("type") == "decimal(18,6)"
     assert got["column:bar_start"].param("type") == "timestamp"
@@ -118,14 +132,18 @@ def test_removed_not_null_constraint() -> None:
 
 def test_added_severity_warn() -> None:
     _, text = _rendered()
+
     def fn(m: dict[str, Any]) -> None:
         m["data_tests"][0]["dbt_utils.unique_combination_of_columns"]["config"]["severity"] = "warn"
         _col(m, "volume")["data_tests"][0]["dbt_utils.accepted_range"]["config"]["warn_if"] = ">10"
+
     got, res = _by_id(_edit(text, fn))
     weakened = {f.clause_id: f for f in res.findings if f.code == SEVERITY_WEAKENED}
     assert set(weakened) == {"unique:symbol,bar_start,revision", "range:volume"}
     assert weakened["unique:symbol,bar_start,revision"].found == "severity: warn"
-    assert "unique:symbol,bar_start,revision" in got  # still read: compare sees it, the finding says why
+    assert (
+        "unique:symbol,bar_start,revision" in got
+    )  # still read: compare sees it, the finding says why
 
 
 def test_removed_column() -> None:
@@ -140,14 +158,20 @@ def test_contract_not_enforced() -> None:
     _, text = _rendered()
     got, res = _by_id(_edit(text, lambda m: m["config"]["contract"].update(enforced=False)))
     assert not any(cid.startswith("column:") for cid in got) and "no_unknown_columns" not in got
-    assert [f.clause_id for f in res.findings if f.code == SEVERITY_WEAKENED] == ["no_unknown_columns"]
+    assert [f.clause_id for f in res.findings if f.code == SEVERITY_WEAKENED] == [
+        "no_unknown_columns"
+    ]
 
 
 def test_unknown_and_disabled_tests() -> None:
     _, text = _rendered()
+
     def fn(m: dict[str, Any]) -> None:
-        _col(m, "symbol")["data_tests"] = [{"relationships": {"arguments": {"to": "ref('x')", "field": "id"}}}]
+        _col(m, "symbol")["data_tests"] = [
+            {"relationships": {"arguments": {"to": "ref('x')", "field": "id"}}}
+        ]
         m["data_tests"][1]["dbt_utils.expression_is_true"]["config"]["enabled"] = False
+
     got, res = _by_id(_edit(text, fn))
     assert [f.code for f in res.findings if f.code == UNKNOWN_CHECK] == [UNKNOWN_CHECK]
     assert "invariant:low <= open <= high" not in got
@@ -200,11 +224,24 @@ def test_hand_written_seed_example() -> None:
     assert got["column:value_degc"].param("type") == "decimal(9,3)"
     assert got["column:revision"].param("type") == "int32"
     assert got["range:value_degc"].params_dict == {
-        "column": "value_degc", "min": "-40", "max": "150", "min_inclusive": True, "max_inclusive": True,
+        "column": "value_degc",
+        "min": "-40",
+        "max": "150",
+        "min_inclusive": True,
+        "max_inclusive": True,
     }
     assert got["accepted_values:quality"].param("values") == ("good", "suspect", "bad")
-    assert got["unique:series_id,event_ts,revision"].param("columns") == ("series_id", "event_ts", "revision")
-    assert {"not_null:series_id", "not_null:event_ts", "not_null:revision", "not_null:quality"} <= set(got)
+    assert got["unique:series_id,event_ts,revision"].param("columns") == (
+        "series_id",
+        "event_ts",
+        "revision",
+    )
+    assert {
+        "not_null:series_id",
+        "not_null:event_ts",
+        "not_null:revision",
+        "not_null:quality",
+    } <= set(got)
     inv = "invariant:value_degc is not null or quality = 'bad'"
     assert got[inv].param("sql") == "value_degc is not null or quality = 'bad'"
     assert got[inv].columns == ("value_degc", "quality")

@@ -5,7 +5,7 @@ right clause. One dbt runner for the module; each case is one engine run (one or
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from tacit_gen.targets.dbt import TARGET, data_type
 
 pytestmark = pytest.mark.engine
 ROOT = Path(__file__).resolve().parents[2]
-NOW = datetime(2024, 1, 5, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2024, 1, 5, 12, 0, tzinfo=UTC)
 Row = dict[str, Any]
 
 
@@ -30,8 +30,15 @@ def _t(minutes_before_now: float) -> datetime:
 
 def _fct_rows() -> list[Row]:
     return [
-        {"series_id": "a", "event_ts": _t(10 - i), "value_degc": Decimal("20.5"), "unit": "degC",
-         "quality": "good", "source_id": "s1", "revision": 0}
+        {
+            "series_id": "a",
+            "event_ts": _t(10 - i),
+            "value_degc": Decimal("20.5"),
+            "unit": "degC",
+            "quality": "good",
+            "source_id": "s1",
+            "revision": 0,
+        }
         for i in range(8)
     ]
 
@@ -39,12 +46,23 @@ def _fct_rows() -> list[Row]:
 def _ohlcv_rows() -> list[Row]:
     rows = []
     for i in range(8):
-        rows.append({
-            "symbol": "AAA", "bar_start": _t(60 - i), "open": Decimal("10"), "high": Decimal("11"),
-            "low": Decimal("9"), "close": Decimal("10"), "volume": Decimal("100"), "trade_count": 5,
-            "adjusted": False, "source_id": "v", "ingest_run_id": "r1", "transform_version": "1",
-            "revision": 0,
-        })
+        rows.append(
+            {
+                "symbol": "AAA",
+                "bar_start": _t(60 - i),
+                "open": Decimal("10"),
+                "high": Decimal("11"),
+                "low": Decimal("9"),
+                "close": Decimal("10"),
+                "volume": Decimal("100"),
+                "trade_count": 5,
+                "adjusted": False,
+                "source_id": "v",
+                "ingest_run_id": "r1",
+                "transform_version": "1",
+                "revision": 0,
+            }
+        )
     return rows
 
 
@@ -52,15 +70,27 @@ def _plant_rows() -> list[Row]:
     rows = []
     for sid, unit, step in (("a", "degC", 60), ("b", "kPa", 30)):
         for i in range(5):
-            rows.append({
-                "series_id": sid, "event_ts": NOW - timedelta(seconds=step * (10 - i)),
-                "value": Decimal("20"), "unit": unit, "quality": "good", "calibration_id": "c1",
-                "source_id": "s", "ingest_run_id": "r", "transform_version": "1", "revision": 0,
-            })
+            rows.append(
+                {
+                    "series_id": sid,
+                    "event_ts": NOW - timedelta(seconds=step * (10 - i)),
+                    "value": Decimal("20"),
+                    "unit": unit,
+                    "quality": "good",
+                    "calibration_id": "c1",
+                    "source_id": "s",
+                    "ingest_run_id": "r",
+                    "transform_version": "1",
+                    "revision": 0,
+                }
+            )
     return rows
 
 
-CATALOG = [("a", "degC", Decimal("-40"), Decimal("150"), 60), ("b", "kPa", Decimal("0"), Decimal("1000"), 30)]
+CATALOG = [
+    ("a", "degC", Decimal("-40"), Decimal("150"), 60),
+    ("b", "kPa", Decimal("0"), Decimal("1000"), 30),
+]
 
 
 def _break_tests_fct(rows: list[Row]) -> list[Row]:
@@ -105,24 +135,43 @@ def _break_tests_plant(rows: list[Row]) -> list[Row]:
 CASES = {
     "fct_sensor_readings": (_fct_rows, _break_tests_fct, ("source_id", "series_id"), "value_degc"),
     "ohlcv_1m": (_ohlcv_rows, _break_tests_ohlcv, ("open", "ingest_run_id"), "volume"),
-    "plant_sensor_reading": (_plant_rows, _break_tests_plant, ("calibration_id", "transform_version"), "value"),
+    "plant_sensor_reading": (
+        _plant_rows,
+        _break_tests_plant,
+        ("calibration_id", "transform_version"),
+        "value",
+    ),
 }
 
 
-def _write_db(path: Path, contract: Any, rows: list[Row], types: dict[str, str] | None = None,
-              drop: tuple[str, ...] = (), extra: str | None = None) -> None:
+def _write_db(
+    path: Path,
+    contract: Any,
+    rows: list[Row],
+    types: dict[str, str] | None = None,
+    drop: tuple[str, ...] = (),
+    extra: str | None = None,
+) -> None:
     import duckdb
 
-    cols = [(f.name, (types or {}).get(f.name) or data_type(f.type, "duckdb"))
-            for f in contract.fields if f.name not in drop]
+    cols = [
+        (f.name, (types or {}).get(f.name) or data_type(f.type, "duckdb"))
+        for f in contract.fields
+        if f.name not in drop
+    ]
     if extra:
         cols.append((extra, "integer"))
     con = duckdb.connect(str(path))
     con.execute("set TimeZone = 'UTC'")
     con.execute("create table data (" + ", ".join(f'"{n}" {t}' for n, t in cols) + ")")
     marks = ", ".join("?" for _ in cols)
-    con.executemany(f"insert into data values ({marks})", [[r.get(n, 1 if n == extra else None) for n, _ in cols] for r in rows])
-    con.execute("create table series_catalog (series_id varchar, unit varchar, hard_min decimal(12,4), hard_max decimal(12,4), cadence_seconds integer)")
+    con.executemany(
+        f"insert into data values ({marks})",
+        [[r.get(n, 1 if n == extra else None) for n, _ in cols] for r in rows],
+    )
+    con.execute(
+        "create table series_catalog (series_id varchar, unit varchar, hard_min decimal(12,4), hard_max decimal(12,4), cadence_seconds integer)"
+    )
     con.executemany("insert into series_catalog values (?, ?, ?, ?, ?)", CATALOG)
     con.close()
 
@@ -132,7 +181,9 @@ class Env:
         self.root = root
         self.n = 0
 
-    def run(self, name: str, rows: list[Row], tests: str = "dbt_utils", **db: Any) -> dict[str, Any]:
+    def run(
+        self, name: str, rows: list[Row], tests: str = "dbt_utils", **db: Any
+    ) -> dict[str, Any]:
         from tacit_gen.engines import dbt as engine
 
         self.n += 1
@@ -145,8 +196,17 @@ class Env:
             p.write_text(art.content, encoding="utf-8")
         _write_db(case / "data.duckdb", contract, rows, **db)
         (case / "work").mkdir()
-        run = engine.run(VerifyInput(contract, clauses, case / "artifacts", case / "data.duckdb",
-                                     "data", NOW, case / "work"))
+        run = engine.run(
+            VerifyInput(
+                contract,
+                clauses,
+                case / "artifacts",
+                case / "data.duckdb",
+                "data",
+                NOW,
+                case / "work",
+            )
+        )
         assert [v.clause_id for v in run.verdicts] == [c.id for c in clauses]
         return {v.clause_id: v for v in run.verdicts}
 
@@ -168,7 +228,9 @@ def _statuses(verdicts: dict[str, Any]) -> dict[str, str]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_clean_data_passes(env: Env, name: str) -> None:
     verdicts = env.run(name, CASES[name][0]())
-    assert _statuses(verdicts) == dict.fromkeys(verdicts, "pass"), [v for v in verdicts.values() if v.status != "pass"]
+    assert _statuses(verdicts) == dict.fromkeys(verdicts, "pass"), [
+        v for v in verdicts.values() if v.status != "pass"
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -176,7 +238,9 @@ def test_each_test_clause_fails_on_its_own_break(env: Env, name: str) -> None:
     make, brk, _, _ = CASES[name]
     verdicts = env.run(name, brk(make()))
     contract = load(f"contracts/{name}.yaml")
-    tested = {c.id for c in plan(contract) if c.kind not in ("column", "no_unknown_columns", "not_null")}
+    tested = {
+        c.id for c in plan(contract) if c.kind not in ("column", "no_unknown_columns", "not_null")
+    }
     failed = {k for k, v in verdicts.items() if v.status == "fail"}
     assert failed == tested, {k: v for k, v in verdicts.items() if v.status != "pass"}
     assert all(verdicts[k].failures and verdicts[k].failures >= 1 for k in failed)
@@ -200,7 +264,13 @@ def test_schema_breaks_are_attributed(env: Env, name: str) -> None:
     contract = load(f"contracts/{name}.yaml")
     ts = contract.time.column if contract.time else None
     dropped = nulls[1]
-    verdicts = env.run(name, make(), types={retype: "decimal(30,2)", ts: "timestamp"}, drop=(dropped,), extra="extra_col")
+    verdicts = env.run(
+        name,
+        make(),
+        types={retype: "decimal(30,2)", ts: "timestamp"},
+        drop=(dropped,),
+        extra="extra_col",
+    )
     bad = {k: v.status for k, v in verdicts.items() if v.status != "pass"}
     expected = {
         f"column:{retype}": "fail",
@@ -209,7 +279,8 @@ def test_schema_breaks_are_attributed(env: Env, name: str) -> None:
         "no_unknown_columns": "fail",
     }
     expected |= {
-        c.id: "n/a" for c in plan(contract)
+        c.id: "n/a"
+        for c in plan(contract)
         if dropped in c.columns and c.kind not in ("column", "no_unknown_columns")
     }
     assert bad == expected, bad

@@ -51,7 +51,9 @@ def test_second_render_is_byte_identical(path: Path) -> None:
     _, a = _render(path)
     _, b = _render(path)
     assert [(x.path, x.content) for x in a.artifacts] == [(x.path, x.content) for x in b.artifacts]
-    assert [x.path for x in a.artifacts] == list(TARGET.artifact_paths(load(str(path.relative_to(ROOT)))))
+    assert [x.path for x in a.artifacts] == list(
+        TARGET.artifact_paths(load(str(path.relative_to(ROOT))))
+    )
 
 
 def test_macros_file_is_the_same_for_every_contract() -> None:
@@ -81,12 +83,17 @@ def test_properties_structure() -> None:
     vol = cols["volume"]["data_tests"][0]["dbt_utils.accepted_range"]
     assert vol["arguments"] == {"min_value": 0, "inclusive": True}
     kinds = [next(iter(t)) for t in model["data_tests"]]
-    assert kinds == ["dbt_utils.unique_combination_of_columns", "dbt_utils.expression_is_true",
-                     "dbt_utils.expression_is_true"]
+    assert kinds == [
+        "dbt_utils.unique_combination_of_columns",
+        "dbt_utils.expression_is_true",
+        "dbt_utils.expression_is_true",
+    ]
     inv = model["data_tests"][1]["dbt_utils.expression_is_true"]
     assert inv["arguments"]["expression"] == "(low <= open AND open <= high)"
-    assert inv["config"]["meta"] == {"tacit_clause": "invariant:low <= open <= high",
-                                     "tacit_text": "low <= open <= high"}
+    assert inv["config"]["meta"] == {
+        "tacit_clause": "invariant:low <= open <= high",
+        "tacit_text": "low <= open <= high",
+    }
     cad = cols["bar_start"]["data_tests"][0]["tacit_cadence"]
     assert cad["arguments"]["interval_seconds"] == 60
 
@@ -103,7 +110,9 @@ def test_properties_structure() -> None:
 )
 def test_adapter_types(adapter: str, expected: list[str]) -> None:
     _, result = _render(ROOT / "contracts" / "plant_sensor_reading.yaml", dbt_adapter=adapter)
-    cols = {c["name"]: c for c in yaml.safe_load(result.artifacts[0].content)["models"][0]["columns"]}
+    cols = {
+        c["name"]: c for c in yaml.safe_load(result.artifacts[0].content)["models"][0]["columns"]
+    }
     got = [cols[n]["data_type"] for n in ("series_id", "event_ts", "value", "revision", "quality")]
     assert got == expected
 
@@ -135,10 +144,20 @@ def test_jinja_in_contract_text_is_neutralised() -> None:
 def test_unsupported_is_reported_and_listed() -> None:
     c = load("contracts/plant_sensor_reading.yaml")
     bad = Clause(
-        "cadence:event_ts", "cadence", ("event_ts", "series_id", "quality"),
-        make_params(column="event_ts", series=("series_id", "quality"), interval_seconds=None,
-                    from_catalog=True, tolerance_pct="10", gaps_allowed=False,
-                    relation="series_catalog", catalog_key="series_id", catalog_column="cadence_seconds"),
+        "cadence:event_ts",
+        "cadence",
+        ("event_ts", "series_id", "quality"),
+        make_params(
+            column="event_ts",
+            series=("series_id", "quality"),
+            interval_seconds=None,
+            from_catalog=True,
+            tolerance_pct="10",
+            gaps_allowed=False,
+            relation="series_catalog",
+            catalog_key="series_id",
+            catalog_column="cadence_seconds",
+        ),
         "cadence: per series from catalog",
     )
     clauses = tuple(bad if cl.id == "cadence:event_ts" else cl for cl in plan(c))
@@ -161,7 +180,10 @@ def _hostile(path: Path, tmp: Path) -> Path:
         "description: " + json.dumps(evil),
     )
     out = tmp / "hostile.yaml"
-    out.write_text(text.replace("contract: fct_sensor_readings", "contract: hostile_readings"), encoding="utf-8")
+    out.write_text(
+        text.replace("contract: fct_sensor_readings", "contract: hostile_readings"),
+        encoding="utf-8",
+    )
     return out
 
 
@@ -182,7 +204,11 @@ def parsed(tmp_path_factory: pytest.TempPathFactory):
         c = load(str(path))
         result = TARGET.render(c, plan(c), RenderOptions())
         for art in result.artifacts:
-            dest = project / ("macros/tacit_tests.sql" if art.path == MACROS_PATH else "models/" + Path(art.path).name)
+            dest = project / (
+                "macros/tacit_tests.sql"
+                if art.path == MACROS_PATH
+                else "models/" + Path(art.path).name
+            )
             dest.write_text(art.content, encoding="utf-8")
         (project / "models" / f"{c.name}.sql").write_text("select 1 as x\n", encoding="utf-8")
     (project / "models" / "series_catalog.sql").write_text("select 1 as x\n", encoding="utf-8")
@@ -208,7 +234,11 @@ def test_dbt_parses_every_contract(parsed) -> None:
         assert by_model[f"model.tacit_verify.{c.name}"] == expected
         model = parsed["nodes"][f"model.tacit_verify.{c.name}"]
         assert model["contract"]["enforced"] is True
-        nn = {k for k, col in model["columns"].items() if any(x["type"] == "not_null" for x in col["constraints"])}
+        nn = {
+            k
+            for k, col in model["columns"].items()
+            if any(x["type"] == "not_null" for x in col["constraints"])
+        }
         assert nn == {cl.param("column") for cl in plan(c) if cl.kind == "not_null"}
 
 

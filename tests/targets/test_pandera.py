@@ -212,3 +212,20 @@ def test_invariants_match_duckdb(expr: str, columns: dict[str, str], rows: list[
 def test_compile_is_total_on_supported_nodes() -> None:
     with pytest.raises(ValueError):
         compile_expr(n.CatalogUnit(n.Column("unit"), n.Column("series_id")))
+
+
+def test_unsupported_clause_is_listed_not_dropped() -> None:
+    from tacit_gen.plan_types import Clause, make_params
+
+    contract = load(ROOT / "contracts" / "ohlcv_1m.yaml")
+    odd = Clause("invariant:odd", "invariant", ("symbol",), make_params(expr="odd"), "odd", 0,
+                 n.Or(n.CatalogUnit(n.Column("symbol"), n.Column("symbol")), n.Bool(True)))
+    result = TARGET.render(contract, (*plan(contract), odd), RenderOptions())
+    assert [(u.target, u.clause_id) for u in result.unsupported] == [("pandera", "invariant:odd")]
+    tree = ast.parse(result.artifacts[0].content)
+    listed = next(
+        node.value for node in tree.body
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "UNSUPPORTED"
+    )
+    assert listed is not None
+    assert ast.literal_eval(listed) == (("invariant:odd", "CatalogUnit cannot be compiled to a row check"),)

@@ -282,8 +282,8 @@ def _cadence_check(
     """Consecutive points of a series (rows of its latest revision) are one interval apart.
 
     A step shorter than interval*(1-tol) fails (off-grid or duplicate point), a longer one than
-    interval*(1+tol) fails unless gaps are allowed. From the catalog: a series with no catalog
-    entry (or a null interval) is not checked here (``catalog_*`` clauses catch missing entries).
+    interval*(1+tol) fails unless gaps are allowed. From the catalog: every point of a series with
+    no catalog entry (or a null interval) fails.
     """
     from_catalog = interval_seconds is None
     if from_catalog and catalog is None:
@@ -321,6 +321,9 @@ def _cadence_check(
         if not gaps_allowed:
             bad = bad | (values > high)
         bad = np.asarray(pd.array(bad, dtype="boolean").fillna(False), dtype=bool)
+        if from_catalog:
+            # a series with no catalog entry (or no interval) is a violation, never a silent pass
+            bad = bad | np.asarray(pd.isna(low), dtype=bool)
         ok = np.ones(len(df), dtype=bool)
         ok[frame.index.to_numpy()[bad]] = False
         return pd.Series(ok, index=df.index, dtype=bool)

@@ -60,14 +60,14 @@ where latest_value is null
 
 {#- cadence:<c>  per series, latest revision of each point, consecutive points interval apart within
     tolerance_pct percent; shorter steps always fail, longer steps (gaps) fail unless gaps_allowed.
-    One row per point: exact duplicates are the unique clause's business, not cadence's.
+    Every row at the latest revision of a point counts: a duplicated point is a step of 0 and fails.
     With catalog: the interval is catalog.catalog_column (seconds) for the series; a point of a series
     with no catalog interval fails. -#}
 {% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none) %}
 {%- set part = series | join(', ') -%}
 with points as (
     select {{ part }}{{ ', ' if series }}{{ column_name }} as tacit_t,
-        row_number() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column or column_name }} desc) as tacit_rank
+        rank() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column or column_name }} desc) as tacit_rank
     from {{ model }}
     where {{ column_name }} is not null
 ),

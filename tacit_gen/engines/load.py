@@ -1,0 +1,399 @@
+"""Load CSV or Parquet data (and the catalog) into an embedded DuckDB file, typed per the contract.
+
+Nothing is papered over: a CSV is read as text (DuckDB's reader would turn ``+02:00`` strings into
+naive timestamps and accept strings without an offset), then each column is converted to its
+contract type with ``TRY_CAST`` plus exactness checks. A value that does not convert is reported
+(column, row numbers, sample values) and never nulled: its column is loaded with a type that
+keeps every value (naive ``TIMESTAMP``, ``DOUBLE`` or ``VARCHAR``), so every engine sees the wrong
+type and gives its own verdict on ``column:<c>``. Columns missing from the data are absent from
+the table; columns not in the contract are loaded too. See docs/sample.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.contract.types import DataType, parse_type
+from tacit_gen.expr.sql import ident, literal
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+
+__all__ = ["ConversionFailure", "LoadError", "LoadReport", "duckdb_type", "load_data"]
+
+MAX_ROWS_REPORTED = 10
+MAX_SAMPLES = 5
+_US = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
+_INT_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+              "UINTEGER", "UBIGINT")
+_NAIVE_TS = ("TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")
+_TZ = "TIMESTAMP WITH TIME ZONE"
+# An explicit UTC offset (or Z) at the end of a timestamp text.
+_OFFSET_RE = r"(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)$"
+# Non-zero digits beyond microseconds: DuckDB would truncate them.
+_SUB_US_RE = r"\.[0-9]{6}[0-9]*[1-9]"
+
+
+class LoadError(RuntimeError):
+    """The data or catalog file cannot be read at all (not found, unreadable, bad format)."""
+
+
+@dataclass(frozen=True)
+class ConversionFailure:
+    """Values of one column that do not convert to the contract type (a ``column:<c>`` failure).
+
+    Attributes:
+        column: the column; ``clause_id`` is ``column:<column>``.
+        expected: the contract type text (``decimal(9,3)``).
+        loaded_as: the DuckDB type the column was loaded with instead (keeps every value).
+        count: how many non-null values fail.
+        rows: 1-based data row numbers (header excluded) of the first failures.
+        samples: the first distinct failing values, as text.
+        reason: why they fail.
+    """
+
+    column: str
+    expected: str
+    loaded_as: str
+    count: int
+    rows: tuple[int, ...]
+    samples: tuple[str, ...]
+    reason: str
+
+    @property
+    def clause_id(self) -> str:
+        return f"column:{self.column}"
+
+    def message(self) -> str:
+        rows = ", ".join(str(r) for r in self.rows)
+        more = ", ..." if self.count > len(self.rows) else ""
+        eg = ", ".join(repr(s) for s in self.samples)
+        return (f"{self.clause_id}: {self.count} value(s) are not {self.expected} ({self.reason}; "
+                f"rows {rows}{more}; e.g. {eg}); loaded as {self.loaded_as}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "clause": self.clause_id, "column": self.column, "expected": self.expected,
+            "loaded_as": self.loaded_as, "count": self.count, "rows": list(self.rows),
+            "samples": list(self.samples), "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What was loaded into one relation, and what did not fit the contract.
+
+    Attributes:
+        table: the relation name in the DuckDB file.
+        rows: rows loaded (every row of the file: no row is dropped).
+        columns: (name, DuckDB type) as loaded, in file order.
+        missing: contract columns absent from the file (absent from the table too).
+        extra: file columns not in the contract (loaded too).
+        failures: per column, the values that do not convert.
+        source_format: ``csv`` or ``parquet``.
+        catalog: the catalog relation's report, when a catalog was loaded.
+    """
+
+    table: str
+    rows: int
+    columns: tuple[tuple[str, str], ...]
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    failures: tuple[ConversionFailure, ...] = ()
+    source_format: str = "csv"
+    catalog: LoadReport | None = None
+
+    @property
+    def ok(self) -> bool:
+        own = not (self.missing or self.extra or self.failures)
+        return own and (self.catalog is None or self.catalog.ok)
+
+    def failure(self, column: str) -> ConversionFailure | None:
+        return next((f for f in self.failures if f.column == column), None)
+
+    def column_type(self, column: str) -> str | None:
+        return dict(self.columns).get(column)
+
+    @property
+    def clause_ids(self) -> tuple[str, ...]:
+        """Data clauses the load itself saw failing (``column:<c>``, ``no_unknown_columns``)."""
+        ids = [f"column:{c}" for c in self.missing]
+        ids += [f.clause_id for f in self.failures if f.clause_id not in ids]
+        if self.extra:
+            ids.append("no_unknown_columns")
+        return tuple(ids)
+
+    def messages(self) -> list[str]:
+        out = [f"column:{c}: missing from the data" for c in self.missing]
+        out += [f.message() for f in self.failures]
+        if self.extra:
+            out.append("no_unknown_columns: not in the contract: " + ", ".join(self.extra))
+        if self.catalog is not None:
+            out += [f"catalog {self.catalog.table}: {m}" for m in self.catalog.messages()]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "rows": self.rows,
+            "format": self.source_format,
+            "columns": [{"name": c, "type": t} for c, t in self.columns],
+            "missing": list(self.missing),
+            "extra": list(self.extra),
+            "failures": [f.to_dict() for f in self.failures],
+            "catalog": self.catalog.to_dict() if self.catalog is not None else None,
+        }
+
+
+def duckdb_type(t: DataType) -> str:
+    """The DuckDB type of a contract type (enum -> VARCHAR; timestamps -> TIMESTAMPTZ)."""
+    k = t.kind
+    if k == "decimal":
+        return f"DECIMAL({t.precision},{t.scale})"
+    if k == "timestamp":
+        return _TZ
+    return {
+        "string": "VARCHAR", "enum": "VARCHAR", "bool": "BOOLEAN", "int32": "INTEGER",
+        "int64": "BIGINT", "float32": "FLOAT", "float64": "DOUBLE", "date": "DATE",
+    }[k]
+
+
+def _family_of(t: DataType) -> str:
+    if t.is_integer:
+        return "int"
+    if t.is_float:
+        return "float"
+    return {"string": "string", "enum": "string", "bool": "bool", "date": "date",
+            "decimal": "decimal", "timestamp": "tstz"}[t.kind]
+
+
+def _family_of_duck(s: str) -> str:
+    s = s.upper()
+    if s in _INT_TYPES:
+        return "int"
+    if s in ("FLOAT", "DOUBLE", "REAL"):
+        return "float"
+    if s.startswith("DECIMAL"):
+        return "decimal"
+    if s == "VARCHAR":
+        return "string"
+    if s == "BOOLEAN":
+        return "bool"
+    if s == "DATE":
+        return "date"
+    if s in (_TZ, "TIMESTAMPTZ"):
+        return "tstz"
+    if s in _NAIVE_TS:
+        return "naive"
+    return "other"
+
+
+def _decimal_re(scale: int) -> str:
+    frac = f"[0-9]{{0,{scale}}}0*" if scale else "0*"
+    short = f"[0-9]{{1,{scale}}}0*" if scale else "0+"
+    return rf"[+-]?([0-9]+(\.{frac})?|\.{short})"
+
+
+@dataclass
+class _Plan:
+    """How one contract column is selected, what fails, and the fallback when something does."""
+
+    select: str  # converted expression
+    fail: str  # predicate: this row's value does not convert
+    reason: str
+    fallbacks: list[tuple[str, str, str]] = field(default_factory=list)  # (usable-if, expr, type)
+    fallback_default: tuple[str, str] = ("", "")  # (expr, type) when no fallback applies
+
+
+def _text_plan(v: str, t: DataType) -> _Plan:
+    """Converting a text column (CSV, or a Parquet string column) to the contract type."""
+    x = f"NULLIF(TRIM({v}), '')"
+    target = duckdb_type(t)
+    k = t.kind
+    if k in ("string", "enum"):
+        return _Plan(v, "FALSE", "")
+    conv = f"TRY_CAST({x} AS {target})"
+    if t.is_integer:
+        ok = f"regexp_full_match({x}, '[+-]?[0-9]+') AND {conv} IS NOT NULL"
+        reason = f"not an integer in the {t.kind} range"
+    elif k == "decimal":
+        ok = f"{conv} IS NOT NULL AND regexp_full_match({x}, {literal(_decimal_re(t.scale or 0))})"
+        reason = f"not plain decimal text with at most {t.scale} decimals and {t.precision} digits"
+    elif k == "date":
+        ok = f"regexp_full_match({x}, '[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}') AND {conv} IS NOT NULL"
+        reason = "not a date YYYY-MM-DD"
+    elif k == "timestamp":
+        unit = _US[t.ts_unit or "us"]
+        ok = (f"{conv} IS NOT NULL AND regexp_matches({x}, {literal(_OFFSET_RE)}) "
+              f"AND NOT regexp_matches({x}, {literal(_SUB_US_RE)})")
+        if unit > 1:
+            ok += f" AND epoch_us({conv}) % {unit} = 0"
+        reason = (f"not a UTC instant with an explicit offset at {t.ts_unit} precision "
+                  "(a timestamp without offset is naive)")
+    else:
+        ok = f"{conv} IS NOT NULL"
+        reason = f"not a {t.kind}"
+    p = _Plan(conv, f"{x} IS NOT NULL AND NOT coalesce({ok}, FALSE)", reason,
+              fallback_default=(v, "VARCHAR"))
+    if k == "timestamp":
+        naive_ok = (f"{x} IS NULL OR (NOT regexp_matches({x}, {literal(_OFFSET_RE)}) "
+                    f"AND TRY_CAST({x} AS TIMESTAMP) IS NOT NULL)")
+        p.fallbacks.append((naive_ok, f"TRY_CAST({x} AS TIMESTAMP)", "TIMESTAMP"))
+    elif t.is_numeric:
+        p.fallbacks.append((f"{x} IS NULL OR TRY_CAST({x} AS DOUBLE) IS NOT NULL",
+                            f"TRY_CAST({x} AS DOUBLE)", "DOUBLE"))
+    return p
+
+
+def _typed_plan(v: str, src: str, t: DataType) -> _Plan:
+    """Converting a typed (Parquet) column: same family converts when exact, else it fails."""
+    target = duckdb_type(t)
+    fam, sfam = _family_of(t), _family_of_duck(src)
+    keep = (f"CAST({v} AS TIMESTAMP)", "TIMESTAMP") if sfam == "naive" else (v, src)
+    if sfam == "string":
+        return _text_plan(v, t)
+    if fam != sfam:
+        what = "a naive timestamp, not a UTC instant" if sfam == "naive" else f"file type {src}"
+        # an all-null column of another type converts (there is no value to misread)
+        return _Plan(f"TRY_CAST({v} AS {target})", f"{v} IS NOT NULL", what,
+                     fallback_default=keep)
+    conv = f"TRY_CAST({v} AS {target})"
+    if fam in ("int", "decimal"):
+        ok = f"{conv} IS NOT NULL AND {conv} = {v}"
+        reason = f"file type {src} holds values that {t} cannot hold exactly"
+    elif fam == "tstz" and _US[t.ts_unit or "us"] > 1:
+        ok = f"epoch_us({v}) % {_US[t.ts_unit or 'us']} = 0"
+        reason = f"finer than {t.ts_unit} precision"
+    else:
+        ok = f"{conv} IS NOT NULL"
+        reason = f"file type {src} does not convert to {t}"
+    return _Plan(conv, f"{v} IS NOT NULL AND NOT coalesce({ok}, FALSE)", reason,
+                 fallback_default=keep)
+
+
+def _scalar(con: Any, sql: str) -> Any:
+    row = con.execute(sql).fetchone()
+    return row[0] if row else None
+
+
+def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType]) -> LoadReport:
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise LoadError(f"{path}: no such file")
+    raw = ident(f"__tacit_raw_{name}")
+    src = literal(str(path))
+    if suffix == ".csv":
+        fmt = "csv"
+        reader = (f"read_csv({src}, all_varchar = true, header = true, delim = ',', "
+                  "quote = '\"', escape = '\"')")
+    elif suffix in (".parquet", ".pq"):
+        fmt = "parquet"
+        reader = f"read_parquet({src})"
+    else:
+        raise LoadError(f"{path}: expected a .csv or .parquet file")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT * FROM {reader}")
+    except Exception as e:  # duckdb.Error and friends
+        raise LoadError(f"{path}: cannot read: {e}") from e
+    described = con.execute(f"DESCRIBE {raw}").fetchall()
+    file_cols = [(str(r[0]), str(r[1])) for r in described]
+    present = {c for c, _ in file_cols}
+    missing = tuple(c for c in expected if c not in present)
+    extra = tuple(c for c, _ in file_cols if c not in expected)
+    selects: list[str] = []
+    failures: list[ConversionFailure] = []
+    for c, stype in file_cols:
+        v = ident(c)
+        if c not in expected:
+            selects.append(f"{v} AS {v}")
+            continue
+        t = expected[c]
+        plan = _text_plan(v, t) if fmt == "csv" else _typed_plan(v, stype, t)
+        count = int(_scalar(con, f"SELECT count(*) FROM {raw} WHERE {plan.fail}") or 0)
+        if not count:
+            selects.append(f"{plan.select} AS {v}")
+            continue
+        expr, loaded = plan.fallback_default
+        for usable, fexpr, ftype in plan.fallbacks:
+            if not _scalar(con, f"SELECT count(*) FROM {raw} WHERE NOT coalesce({usable}, FALSE)"):
+                expr, loaded = fexpr, ftype
+                break
+        rows = tuple(int(r[0]) for r in con.execute(
+            f"SELECT rowid + 1 FROM {raw} WHERE {plan.fail} ORDER BY rowid "
+            f"LIMIT {MAX_ROWS_REPORTED}").fetchall())
+        samples = tuple(str(r[0]) for r in con.execute(
+            f"SELECT s FROM (SELECT CAST({v} AS VARCHAR) AS s, min(rowid) AS r FROM {raw} "
+            f"WHERE {plan.fail} GROUP BY 1) ORDER BY r LIMIT {MAX_SAMPLES}").fetchall())
+        failures.append(ConversionFailure(c, str(t), loaded, count, rows, samples, plan.reason))
+        selects.append(f"{expr} AS {v}")
+    target = ident(name)
+    body = ", ".join(selects) if selects else "*"
+    con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT {body} FROM {raw} ORDER BY rowid")
+    con.execute(f"DROP TABLE {raw}")
+    loaded_cols = tuple((str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE {target}").fetchall())
+    nrows = int(_scalar(con, f"SELECT count(*) FROM {target}") or 0)
+    return LoadReport(name, nrows, loaded_cols, missing, extra, tuple(failures), fmt)
+
+
+def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None:
+    from tacit_gen.plan import plan
+    from tacit_gen.sample import CatalogSpec, catalog_spec
+
+    spec = catalog_spec(plan(contract))
+    if spec is None and contract.catalog is not None:
+        cat = contract.catalog
+        spec = CatalogSpec(cat.relation, cat.key, cat.unit, cat.hard_min, cat.hard_max,
+                           cat.cadence)
+    if spec is None:
+        return None
+    role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
+                 "cadence": "int64"}
+    return spec.relation, {c: parse_type(role_type[spec.role(c)]) for c in spec.columns}
+
+
+def load_data(
+    contract: Contract,
+    data_path: Path | str,
+    db_path: Path | str,
+    table: str | None = None,
+    catalog_path: Path | str | None = None,
+) -> LoadReport:
+    """Load a CSV or Parquet file (and its catalog) into a DuckDB file, typed per the contract.
+
+    Args:
+        contract: the loaded contract (its columns and types).
+        data_path: ``.csv`` (header row, comma separated) or ``.parquet``.
+        db_path: the DuckDB database file (created if absent; the table is replaced).
+        table: the relation name; default ``contract.name``.
+        catalog_path: the catalog file, loaded as the relation the plan's catalog clauses name,
+            with key and unit VARCHAR, hard bounds DECIMAL(38,10), cadence seconds BIGINT.
+
+    Returns:
+        The LoadReport (the catalog's in ``report.catalog``).
+
+    Raises:
+        LoadError: a file cannot be read, or a catalog is given for a contract without one.
+    """
+    import duckdb
+
+    name = table or contract.name
+    expected = {f.name: f.type for f in contract.fields}
+    cat = _catalog_types(contract) if catalog_path is not None else None
+    if catalog_path is not None and cat is None:
+        raise LoadError(f"{contract.name}: a catalog was given but the contract reads none")
+    if cat is not None and cat[0] == name:
+        raise LoadError(f"the table and the catalog relation are both named {name!r}")
+    con = duckdb.connect(str(db_path))
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        report = _load_relation(con, Path(data_path), name, expected)
+        if cat is not None and catalog_path is not None:
+            cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
+            report = LoadReport(report.table, report.rows, report.columns, report.missing,
+                                report.extra, report.failures, report.source_format, cat_report)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return report

@@ -1,0 +1,107 @@
+"""ibis reader: a rendered module reads back to the plan (ast only); each hand edit is found."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacit_gen.contract.loader import load
+from tacit_gen.drift import base as d
+from tacit_gen.drift.compare import compare
+from tacit_gen.drift.ibis import read_module
+from tacit_gen.plan import plan
+from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.ibis import TARGET
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
+
+
+def rendered(name: str) -> tuple[Any, tuple[Any, ...], str]:
+    contract = load(str(ROOT / "contracts" / f"{name}.yaml"))
+    clauses = plan(contract)
+    return contract, clauses, TARGET.render(contract, clauses, RenderOptions()).artifacts[0].content
+
+
+def findings(name: str, text: str) -> list[d.Finding]:
+    contract, clauses, _ = rendered(name)
+    result = read_module(Path(f"ibis/{name}.py"), text)
+    return [*result.findings, *compare(contract, clauses, result, f"ibis/{name}.py", "ibis")]
+
+
+def codes(found: list[d.Finding]) -> set[tuple[str, str | None]]:
+    return {(f.code, f.clause_id) for f in found}
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_rendered_module_reads_back_to_the_plan(path: Path) -> None:
+    contract, clauses, text = rendered(path.stem)
+    result = read_module(Path(f"ibis/{path.stem}.py"), text)
+    assert result.findings == ()
+    assert set(result.clauses) == set(clauses)
+    assert (result.header_contract, result.header_version) == (contract.name, contract.version)
+    assert findings(path.stem, text) == []
+
+
+def test_reader_never_imports_the_module() -> None:
+    _, _, text = rendered("ohlcv_1m")
+    bomb = text + "\nraise SystemExit('imported!')\n"
+    before = set(sys.modules)
+    result = read_module(Path("ibis/ohlcv_1m.py"), bomb)
+    assert result.clauses and set(sys.modules) - before <= {"tacit_gen.drift.ibis"}
+
+
+def test_changed_type_in_annotation_is_drift() -> None:
+    _, _, text = rendered("ohlcv_1m")
+    text = edit(text, "    open: Annotated[\n        Decimal,\n        Column(\n            type='decimal(18,8)',",
+                "    open: Annotated[\n        Decimal,\n        Column(\n            type='decimal(18,6)',")
+    found = codes(findings("ohlcv_1m", text))
+    assert (d.PARAM_CHANGED, "column:open") in found
+
+
+def test_changed_bound_and_removed_clause_are_drift() -> None:
+    _, _, text = rendered("fct_sensor_readings")
+    text = edit(text, "('max', '150')", "('max', '1500')")
+    start = text.index("        Clause(\n            id='freshness:event_ts'")
+    end = text.index("        ),\n", start) + len("        ),\n")
+    text = text[:start] + text[end:]
+    found = codes(findings("fct_sensor_readings", text))
+    assert (d.PARAM_CHANGED, "range:value_degc") in found
+    assert (d.MISSING_CLAUSE, "freshness:event_ts") in found
+
+
+def test_nullable_edit_and_non_strict_are_drift() -> None:
+    _, _, text = rendered("ohlcv_1m")
+    start = text.index("        Clause(\n            id='not_null:symbol'")
+    end = text.index("        ),\n", start) + len("        ),\n")
+    text = text[:start] + text[end:]
+    # the annotation still says nullable=False: the runtime derives not_null:symbol from it
+    assert (d.MISSING_CLAUSE, "not_null:symbol") not in codes(findings("ohlcv_1m", text))
+    text = edit(text, "    symbol: Annotated[\n        str,\n        Column(\n            type='string',\n"
+                "            nullable=False,",
+                "    symbol: Annotated[\n        str,\n        Column(\n            type='string',\n"
+                "            nullable=True,")
+    assert (d.MISSING_CLAUSE, "not_null:symbol") in codes(findings("ohlcv_1m", text))
+    loose = edit(text, "    __contract__ = 'ohlcv_1m'", "    __strict__ = False\n    __contract__ = 'ohlcv_1m'")
+    assert (d.MISSING_CLAUSE, "no_unknown_columns") in codes(findings("ohlcv_1m", loose))
+
+
+def test_self_contradicting_module_and_garbage_are_reported() -> None:
+    _, _, text = rendered("ohlcv_1m")
+    bad = edit(text, "params=(('column', 'open'), ('dimension', None), ('type', 'decimal(18,8)')",
+               "params=(('column', 'open'), ('dimension', None), ('type', 'decimal(18,2)')")
+    result = read_module(Path("ibis/ohlcv_1m.py"), bad)
+    assert [(f.code, f.clause_id) for f in result.findings] == [(d.PARAM_CHANGED, "column:open")]
+    broken = read_module(Path("ibis/ohlcv_1m.py"), text.replace("class Ohlcv1m", "class Ohlcv1m("))
+    assert [f.code for f in broken.findings] == [d.UNREADABLE]
+    computed = read_module(Path("ibis/ohlcv_1m.py"),
+                           text.replace("line=23,", "line=int('23'),"))
+    assert [f.code for f in computed.findings] == [d.UNREADABLE]

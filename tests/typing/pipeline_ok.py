@@ -1,0 +1,42 @@
+"""A correctly typed pipeline: mypy and pyright must report no error here."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated
+
+import ibis.expr.types as ir
+
+from tacit_gen.runtime import Column, DataFrame, Schema, contract
+
+
+class Raw(Schema):
+    sepal_length: Annotated[Decimal, Column(type="decimal(6,2)", nullable=False)]
+    sepal_width: Annotated[Decimal, Column(type="decimal(6,2)", nullable=False)]
+
+
+class Features(Raw):
+    sepal_ratio: Annotated[float | None, Column(type="float64")]
+
+
+@contract
+def clean(df: DataFrame[Raw]) -> DataFrame[Raw]:
+    return Raw.cast(df.filter(df.sepal_width > 0))
+
+
+@contract(returns=Features)
+def engineer(df: DataFrame[Raw], factor: int = 1) -> ir.Table:
+    return df.mutate(sepal_ratio=(df.sepal_length / df.sepal_width) * factor)
+
+
+@contract(validate=True)
+def validated(df: DataFrame[Features]) -> DataFrame[Features]:
+    return df
+
+
+def pipeline(table: ir.Table) -> DataFrame[Features]:
+    raw: DataFrame[Raw] = Raw.cast(table)
+    features = engineer(clean(raw), factor=2)
+    out: DataFrame[Features] = validated(features)
+    plain: ir.Table = out  # a DataFrame is an ibis Table
+    return Features.cast(plain)
