@@ -304,14 +304,23 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
     extra = tuple(c for c, _ in file_cols if c not in expected)
     selects: list[str] = []
     failures: list[ConversionFailure] = []
-    for c, stype in file_cols:
+    plans = {c: (_text_plan(ident(c), expected[c]) if fmt == "csv"
+                 else _typed_plan(ident(c), stype, expected[c]))
+             for c, stype in file_cols if c in expected}
+    counted = [c for c in plans if plans[c].fail != "FALSE"]
+    counts: dict[str, int] = dict.fromkeys(plans, 0)
+    if counted:
+        row = con.execute("SELECT " + ", ".join(f"count_if({plans[c].fail})" for c in counted)
+                          + f" FROM {raw}").fetchone()
+        counts.update({c: int(x or 0) for c, x in zip(counted, row or (), strict=True)})
+    for c, _stype in file_cols:
         v = ident(c)
         if c not in expected:
             selects.append(f"{v} AS {v}")
             continue
         t = expected[c]
-        plan = _text_plan(v, t) if fmt == "csv" else _typed_plan(v, stype, t)
-        count = int(_scalar(con, f"SELECT count(*) FROM {raw} WHERE {plan.fail}") or 0)
+        plan = plans[c]
+        count = counts[c]
         if not count:
             selects.append(f"{plan.select} AS {v}")
             continue
@@ -393,7 +402,6 @@ def load_data(
             cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
             report = LoadReport(report.table, report.rows, report.columns, report.missing,
                                 report.extra, report.failures, report.source_format, cat_report)
-        con.execute("CHECKPOINT")
     finally:
         con.close()
     return report

@@ -139,7 +139,7 @@ class CompatReport:
         if not self.checked:
             lines = [f"{head}: ok (no earlier version to compare with)"
                      if self.mode != "NONE" else f"{head}: ok (no checks)"]
-            return "\n".join(lines) + "\n"
+            return "\n".join(lines)
         lines = [f"{head} against {', '.join(self.versions)}: "
                  f"{self._verdict()}"]
         for f in self.findings:
@@ -147,7 +147,7 @@ class CompatReport:
             lines.append(f"  {f.direction:<8} {who}: {f.path}  [{f.code}]  "
                          f"reader line {_ln(f.reader_line)}, writer line {_ln(f.writer_line)}")
             lines.append(f"      {f.message}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines)
 
 
 def _ln(line: int | None) -> str:
@@ -217,8 +217,9 @@ class _Check:
                 self.add("compat.enum", f"{p}.type", f"'{rf.name}'{via}: the writer allows "
                          f"{', '.join(extra)}, which the reader's {rf.type} does not accept", rl, wl)
             elif code not in _BENIGN_TYPE_CODES:
+                detail = why.split(": ", 1)[1] if ": " in why else ""
                 self.add("compat.type", f"{p}.type", f"'{rf.name}'{via}: written as {wf.type}, read as "
-                         f"{rf.type}: {why.split(': ', 1)[-1]}", rl, wl)
+                         f"{rf.type}" + (f": {detail}" if detail else ""), rl, wl)
         if wf.nullable and not rf.nullable:
             self.add("compat.nullability", f"{p}.nullable", f"'{rf.name}'{via} may be null in the writer's "
                      "data; the reader requires a value", rl, wl)
@@ -355,3 +356,10 @@ def compat(history: list[Contract], mode: str) -> CompatReport:
             checked.append(("forward", old.version))
             findings += can_read(old, newest, "forward")
     return CompatReport(newest.name, mode, newest.version, tuple(checked), tuple(findings))
+
+
+def codes_table() -> str:
+    """The incompatibility codes as a Markdown table (embedded in docs/evolution.md)."""
+    rows = ["| code | the reader cannot read the writer's data because |", "|---|---|"]
+    rows += [f"| `{code}` | {text} |" for code, text in CODES.items()]
+    return "\n".join(rows) + "\n"

@@ -29,10 +29,18 @@ CATALOG_UNIT = "per series from catalog"
 
 # ---------------------------------------------------------------------------------- helpers
 def rename_columns(node: n.Node, mapping: dict[str, str]) -> n.Node:
-    """The expression with column names replaced through `mapping` (others unchanged), and enum
-    literals written as the strings they equal, so comparing two versions ignores both."""
+    """The expression with column names replaced through `mapping` (others unchanged), enum
+    literals written as the strings they equal and comparison chains as conjunctions, so comparing
+    two versions ignores all three."""
     if isinstance(node, n.EnumLiteral):
         return n.String(node.value, offset=node.offset)  # `quality = bad` is `quality = 'bad'`
+    if isinstance(node, n.Compare) and len(node.ops) > 1:  # `a <= b <= c` is `a <= b and b <= c`
+        parts = [n.Compare((rename_columns(x, mapping), rename_columns(y, mapping)), (op,))
+                 for x, y, op in zip(node.operands, node.operands[1:], node.ops, strict=False)]
+        out: n.Node = parts[0]
+        for part in parts[1:]:
+            out = n.And(out, part)
+        return out
     if isinstance(node, n.Column | n.Name):
         new = mapping.get(node.name)
         return node if new is None else type(node)(new, offset=node.offset)
@@ -410,8 +418,8 @@ def diff(old: Contract, new: Contract) -> DiffReport:
     )
 
 
-def _semantic(clauses: tuple[Clause, ...]) -> list[tuple[Any, ...]]:
-    return sorted(repr((c.kind, c.columns, c.params)) for c in clauses)  # type: ignore[misc]
+def _semantic(clauses: tuple[Clause, ...]) -> list[str]:
+    return sorted(repr((c.kind, c.columns, c.params)) for c in clauses)
 
 
 def _identity(d: _Diff) -> None:
@@ -451,7 +459,7 @@ def _match_fields(d: _Diff) -> tuple[list[Field], list[Field], list[tuple[Field,
         same_sig_removed = [f for f in removed if signature(f) == signature(of)]
         same_sig_added = [f for f in added if signature(f) == signature(nf)]
         unique = len(same_sig_removed) == 1 and len(same_sig_added) == 1
-        if unique or -neg_ratio >= 0.5:
+        if unique or -neg_ratio >= 0.6:
             pairs.append((of, nf, "heuristic"))
             removed.remove(of)
             added.remove(nf)
@@ -499,9 +507,9 @@ def _fields(d: _Diff) -> None:
                   f"required field '{nf.name}' ({nf.type}) added ({_never_null_reason(d.b, nf)}); "
                   "data written under the old version has no such column", None, line)
     for of in d.a.fields:
-        nf = d.b.field(d.new_name(of.name))
-        if nf is not None:
-            _field_pair(d, of, nf)
+        both = d.b.field(d.new_name(of.name))
+        if both is not None:
+            _field_pair(d, of, both)
     # order of the fields both versions have
     old_order = [d.new_name(f.name) for f in d.a.fields if d.b.field(d.new_name(f.name))]
     new_order = [f.name for f in d.b.fields if f.name in old_order]

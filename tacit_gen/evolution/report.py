@@ -151,7 +151,7 @@ class DiffReport:
         verdict = "ok" if self.ok else "NOT OK: " + "; ".join(self.problems)
         lines.append(f"class: {self.cls}; least bump: {self.least_bump}; "
                      f"declared: {self.declared_bump}: {verdict}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines)
 
 
 def _ln(line: int | None) -> str:

@@ -213,3 +213,13 @@ def worst_class(classes: list[str]) -> str:
 def max_bump(bumps: list[str]) -> str:
     """The largest bump of a list ("none" for no changes)."""
     return max(bumps, key=BUMP_RANK.__getitem__, default="none")
+
+
+def rules_table() -> str:
+    """The rules as a Markdown table (docs/evolution.md embeds it; a test keeps them equal)."""
+    rows = ["| code | change | class | least bump | required action | seed 001 rule |",
+            "|---|---|---|---|---|---|"]
+    for code, r in RULES.items():
+        action = r.action.replace("{notice}", "a notice period").replace("|", "\\|")
+        rows.append(f"| `{code}` | {r.title} | {r.cls} | {r.bump} | {action} | {r.seed} |")
+    return "\n".join(rows) + "\n"

@@ -367,12 +367,14 @@ def cadence_query(clause: Clause, has_revision: bool) -> str:
     sel = ", ".join([*series, col])
     if has_revision:
         latest = (
-            f"SELECT {sel} FROM (SELECT {sel}, row_number() OVER (PARTITION BY {part_pt} "
+            # rank(), not row_number(): every row at the latest revision counts, so an exact
+            # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
+            f"SELECT {sel} FROM (SELECT {sel}, rank() OVER (PARTITION BY {part_pt} "
             f"ORDER BY {ident('revision')} DESC) AS tacit_rn FROM {{batch}} WHERE {col} IS NOT NULL) "
             f"AS pts WHERE tacit_rn = 1"
         )
     else:
-        latest = f"SELECT DISTINCT {sel} FROM {{batch}} WHERE {col} IS NOT NULL"
+        latest = f"SELECT {sel} FROM {{batch}} WHERE {col} IS NOT NULL"
     steps = (
         f"SELECT {sel}, epoch_ms({col}) - epoch_ms(lag({col}) OVER ({part_s}ORDER BY {col})) "
         f"AS tacit_step_ms FROM ({latest}) AS latest"
@@ -387,9 +389,10 @@ def cadence_query(clause: Clause, has_revision: bool) -> str:
         cond = f"steps.tacit_step_ms < cat.{icol} * {_sql_num(lo_f)}"
         if gaps:
             cond += f" OR steps.tacit_step_ms > cat.{icol} * {_sql_num(hi_f)}"
+        # a series with no catalog entry (or no interval) is a violation, never a silent pass
         return (
-            f"SELECT steps.* FROM ({steps}) AS steps JOIN {rel} AS cat "
-            f"ON steps.{series[0]} = cat.{key} WHERE {cond}"
+            f"SELECT steps.* FROM ({steps}) AS steps LEFT JOIN {rel} AS cat "
+            f"ON steps.{series[0]} = cat.{key} WHERE cat.{icol} IS NULL OR ({cond})"
         )
     interval = int(clause.param("interval_seconds"))
     lo = _sql_num(lo_f * interval)

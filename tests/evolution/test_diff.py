@@ -367,3 +367,42 @@ def test_every_rule_is_documented() -> None:
     doc = (ROOT / "docs" / "evolution.md").read_text(encoding="utf-8")
     for code in RULES:
         assert f"`{code}`" in doc, code
+
+
+def test_docs_embed_the_generated_tables() -> None:
+    from tacit_gen.evolution.compat import codes_table
+    from tacit_gen.evolution.rules import rules_table
+    from tests.conftest import ROOT
+
+    doc = (ROOT / "docs" / "evolution.md").read_text(encoding="utf-8")
+    assert rules_table() in doc
+    assert codes_table() in doc
+
+
+def test_ambiguous_removal_and_additions_are_not_a_rename() -> None:
+    new = edit(BASE, (SITE, "  comment: {type: string}\n  label: {type: string}\n"),
+               ("version: 1.0.0", "version: 2.0.0"))
+    codes = [c.code for c in _diff(BASE, new).changes]
+    assert codes == ["field.removed", "field.added", "field.added"]
+
+
+def test_renamed_key_column_is_one_change_not_a_key_change() -> None:
+    new = edit(BASE, ("  series_id: {type: string}\n", "  sensor_id: {type: string, aliases: [series_id]}\n"),
+               ("key: [series_id, event_ts, revision]", "key: [sensor_id, event_ts, revision]"),
+               ("version: 1.0.0", "version: 2.0.0"))
+    report = _diff(BASE, new)
+    assert [(c.code, c.path, c.old_line, c.new_line) for c in report.changes] == [
+        ("field.renamed", "fields.sensor_id", 13, 13)]
+
+
+def test_catalog_checks_added_and_removed() -> None:
+    from tests.conftest import CONTRACTS
+
+    text = (CONTRACTS / "plant_sensor_reading.yaml").read_text(encoding="utf-8")
+    without = edit(text, ("  - value within catalog hard_bounds for series_id\n", ""))
+    report = _diff(without, edit(text, ("version: 2.0.0", "version: 3.0.0")))
+    (change,) = report.changes
+    assert (change.code, change.cls, change.path, change.old_line, change.new_line) == (
+        "catalog_check.added", "breaking", "invariants[1]", None, 19)
+    back = _diff(text, edit(without, ("version: 2.0.0", "version: 2.1.0")))
+    assert [c.code for c in back.changes] == ["catalog_check.removed"] and back.ok

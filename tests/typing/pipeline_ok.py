@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated
 
+import ibis
 import ibis.expr.types as ir
 
 from tacit_gen.runtime import Column, DataFrame, Schema, contract
@@ -21,12 +22,13 @@ class Features(Raw):
 
 @contract
 def clean(df: DataFrame[Raw]) -> DataFrame[Raw]:
-    return Raw.cast(df.filter(df.sepal_width > 0))
+    # ibis' own stubs type `df.col` as a bare Column (no operators): use the deferred `_`
+    return Raw.cast(df.filter(ibis._.sepal_width > 0))
 
 
 @contract(returns=Features)
 def engineer(df: DataFrame[Raw], factor: int = 1) -> ir.Table:
-    return df.mutate(sepal_ratio=(df.sepal_length / df.sepal_width) * factor)
+    return df.mutate(sepal_ratio=(ibis._.sepal_length / ibis._.sepal_width) * factor)
 
 
 @contract(validate=True)
