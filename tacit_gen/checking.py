@@ -79,7 +79,9 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
     # 4. version-bump gate against the last committed contract
     if bump_gate:
-        report.findings.extend(_bump_findings(files, base))
+        findings, notes = _bump_findings(files, base)
+        report.findings.extend(findings)
+        report.notes.extend(notes)
     return report
 
 
@@ -90,20 +92,25 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         raise ValueError("\n".join(x.render() for x in e.diagnostics)) from None
 
 
-def _bump_findings(files: list[Path], base: str) -> list[Finding]:
-    try:
-        from tacit_gen import evolution
-    except ImportError:  # pragma: no cover
-        return []
-    out = []
+def _bump_findings(files: list[Path], base: str) -> tuple[list[Finding], list[str]]:
+    """A contract changed since `base` without a sufficient version bump is a finding."""
+    from tacit_gen import evolution
+
+    out: list[Finding] = []
+    notes: list[str] = []
     for f in files:
         try:
             rep = evolution.check_bump(str(f), base_rev=base)
-        except Exception as e:  # not a git checkout, git missing: say so, do not fail the check
-            out.append(Finding(d.VERSION_BUMP, f.as_posix(), f"version gate skipped: {e}"))
+        except Exception as e:  # not a git checkout, or git missing: say so, it is not drift
+            notes.append(f"{f.as_posix()}: version gate skipped: {e}")
             continue
-        if rep is not None and not rep.ok:
-            out.append(Finding(d.VERSION_BUMP, f.as_posix(),
-                               f"version {rep.as_json().get('old_version')} -> {rep.as_json().get('new_version')}: "
-                               f"changes need at least a {rep.as_json().get('least_bump')} bump"))
-    return out
+        if rep is None or rep.ok:
+            continue
+        data = rep.as_json()
+        problems = "; ".join(getattr(rep, "problems", []) or [])
+        out.append(Finding(
+            d.VERSION_BUMP, f.as_posix(),
+            f"version {data.get('old_version')} -> {data.get('new_version')}: the changes need at "
+            f"least a {data.get('least_bump')} bump" + (f" ({problems})" if problems else "")
+            + "; see `tacit-gen diff`"))
+    return out, notes

@@ -247,6 +247,8 @@ def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: 
     else:
         for f in report.findings:
             click.echo(f.render())
+        for note in report.notes:
+            click.echo(f"note: {note}")
         n = len(report.findings)
         click.echo(f"{len(report.checked)} artifact(s) checked: " + ("clean" if not n else f"{n} finding(s)"))
     sys.exit(report.exit_code)
@@ -366,11 +368,14 @@ def compat(contract: str, mode: str, history: str | None, replay: str | None, ca
     from tacit_gen import evolution
 
     current = _load_or_exit(contract)
+    skipped: list[str] = []
     try:
         earlier = (evolution.history_from_dir(history) if history
-                   else evolution.history_from_git(contract))
+                   else evolution.history_from_git(contract, skipped=skipped))
     except (OSError, ValueError, RuntimeError) as e:
         _fail_usage(str(e))
+    for s in skipped:
+        click.echo(f"note: skipped an earlier revision that does not load: {s}", err=True)
     report = evolution.compat([*earlier, current], mode.upper())
     payload = report.as_json()
     code = 0 if report.ok else 1

@@ -573,54 +573,28 @@ def test_parquet_types(tmp_path: Path) -> None:
         "decimal128(38, 10)"
 
 
-_HASH_SCRIPT = r"""
-import hashlib, json, sys, tempfile
-from pathlib import Path
-from tacit_gen.contract.loader import load
-from tacit_gen.plan import plan
-from tacit_gen.sample import sample, write
-out = {}
-with tempfile.TemporaryDirectory() as d:
-    for name in sys.argv[1:]:
-        c = load(f"contracts/{name}.yaml")
+def hash_cases(out_dir: Path) -> dict[str, str]:
+    """sha256 of the files written for each bundled contract: clean, and two violations."""
+    out = {}
+    for p in BUNDLED:
+        c = load(str(p.relative_to(ROOT)))
         cl = plan(c)
         for v in (None, cl[-1].id, next(x.id for x in cl if x.kind == "unique")):
             data = sample(c, cl, violate=v, seed=7)
             for ext in ("csv", "parquet"):
-                p, cp = write(data, Path(d) / f"x.{ext}")
-                h = hashlib.sha256(p.read_bytes())
-                if cp is not None:
-                    h.update(cp.read_bytes())
-                out[f"{name}:{v}:{ext}"] = h.hexdigest()
-print(json.dumps(out, sort_keys=True))
-"""
+                path, cat = write(data, out_dir / f"x.{ext}")
+                h = hashlib.sha256(path.read_bytes())
+                if cat is not None:
+                    h.update(cat.read_bytes())
+                out[f"{c.name}:{v}:{ext}"] = h.hexdigest()
+    return out
 
 
-def _hashes(hash_seed: str | None) -> dict[str, str]:
-    names = [p.stem for p in BUNDLED]
-    if hash_seed is None:  # in this process (pytest runs with a random hash seed)
-        ns: dict[str, Any] = {}
-        argv = sys.argv
-        try:
-            sys.argv = ["-", *names]
-            import contextlib
-            import io
-
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                cwd = os.getcwd()
-                os.chdir(ROOT)
-                try:
-                    exec(_HASH_SCRIPT, ns)
-                finally:
-                    os.chdir(cwd)
-        finally:
-            sys.argv = argv
-        return json.loads(buf.getvalue())
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    res = subprocess.run([sys.executable, "-c", _HASH_SCRIPT, *names], cwd=ROOT, env=env,
-                         capture_output=True, text=True, check=True)
-    return json.loads(res.stdout)
+_HASH_SCRIPT = (
+    "import json, sys, tempfile; from pathlib import Path; "
+    "from tests.test_sample import hash_cases; "
+    "d = tempfile.mkdtemp(); print(json.dumps(hash_cases(Path(d)), sort_keys=True))"
+)
 
 
 def test_byte_identical_across_runs_and_hash_seeds(tmp_path: Path) -> None:
@@ -629,9 +603,11 @@ def test_byte_identical_across_runs_and_hash_seeds(tmp_path: Path) -> None:
     a, _ = write(sample(c, cl, seed=3), tmp_path / "a.parquet")
     b, _ = write(sample(c, cl, seed=3), tmp_path / "b.parquet")
     assert a.read_bytes() == b.read_bytes()
-    here, other = _hashes(None), _hashes("4242" if os.environ.get("PYTHONHASHSEED") != "4242"
-                                          else "7")
-    assert here == other
+    here = hash_cases(tmp_path)  # pytest runs with a random hash seed
+    seed = "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "7"
+    res = subprocess.run([sys.executable, "-c", _HASH_SCRIPT], cwd=ROOT, check=True,
+                         env=dict(os.environ, PYTHONHASHSEED=seed), capture_output=True, text=True)
+    assert json.loads(res.stdout) == here
     assert len(set(here.values())) == len(here)  # every case is a different file
 
 

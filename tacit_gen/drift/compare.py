@@ -109,6 +109,7 @@ class CheckReport:
 
     findings: list[Finding] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said, but not drift (e.g. gate skipped)
 
     @property
     def exit_code(self) -> int:
@@ -118,6 +119,7 @@ class CheckReport:
         return {
             "ok": not self.findings,
             "checked": self.checked,
+            "notes": self.notes,
             "findings": [
                 {
                     "code": f.code,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -53,11 +53,7 @@ def rename_columns(node: n.Node, mapping: dict[str, str]) -> n.Node:
             changes[name] = rename_columns(value, mapping)
         elif isinstance(value, tuple) and value and all(isinstance(v, n.Node) for v in value):
             changes[name] = tuple(rename_columns(v, mapping) for v in value)
-    if not changes:
-        return node
-    from dataclasses import replace
-
-    return replace(node, **changes)
+    return replace(node, **changes) if changes else node
 
 
 def canonical_expr(clause: Clause, mapping: dict[str, str] | None = None) -> str:

@@ -445,9 +445,18 @@ class _Builder:
                           message=f"{cnt} point(s) off the expected cadence",
                           rows=self._sample(pts, viol, None))
             else:
+                # sample from the narrowest table: re-running the wide table's window counts
+                # and joins for a clause that reads none of them would double the cost
+                src, viol = wide, violations[cid]
+                if c.kind not in ("unique", "catalog_unit", "catalog_bounds"):
+                    try:
+                        src = converted
+                        viol = (~self._condition(converted, c, {}, {})).fill_null(False)
+                    except Exception:
+                        src, viol = wide, violations[cid]
                 self._set(c, "fail", "constraint", count=cnt,
                           message=f"{cnt} row(s) violate {c.text!r}",
-                          rows=self._sample(wide, violations[cid], data_cols))
+                          rows=self._sample(src, viol, data_cols))
         results = []
         for c in clauses:
             results.append(self.results.get(c.id) or ClauseResult(c, "pass", "ok", count=0))

@@ -115,7 +115,8 @@ def test_chained_comparison_and_only_when(con) -> None:  # type: ignore[no-untyp
     class S(Bars):
         __clauses__ = (inv("low <= open <= high"), inv("trade_count is null only when quality = bad"))
 
-    rows = bar_rows(2) + [
+    rows = [
+        *bar_rows(2),
         ("AAA", T0 + dt.timedelta(minutes=9), Decimal("10"), Decimal("12"), Decimal("11"), 1, "good"),
         ("AAA", T0 + dt.timedelta(minutes=8), Decimal("10"), Decimal("10"), Decimal("11"), None, "good"),
         ("AAA", T0 + dt.timedelta(minutes=7), Decimal("10"), Decimal("10"), Decimal("11"), None, "bad"),
