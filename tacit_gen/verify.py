@@ -159,6 +159,28 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
     return "; ".join(problems) or None
 
 
+def _unusable_columns(contract: Contract, db: Path, table: str) -> dict[str, str]:
+    """Contract columns the loaded table lacks, or holds as text although the contract does not."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
+            [table]).fetchall()
+    finally:
+        con.close()
+    types = {name: str(dtype).upper() for name, dtype in rows}
+    out: dict[str, str] = {}
+    for f in contract.fields:
+        got = types.get(f.name)
+        if got is None:
+            out[f.name] = "missing"
+        elif got == "VARCHAR" and not f.type.is_textual:
+            out[f.name] = f"text, contract says {f.type}"
+    return out
+
+
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """Run one engine; a crash becomes an `error` verdict on every clause (never a pass)."""
     try:
@@ -200,6 +222,12 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
                            catalog_path=str(catalog) if catalog else None)
         load_json = loaded.as_json() if hasattr(loaded, "as_json") else {}
         load_notes = list(loaded.notes()) if hasattr(loaded, "notes") else []
+        broken = _unusable_columns(contract, db, contract.name)
+        if broken:
+            load_notes.append(
+                "columns missing or not of the contract's type: "
+                + ", ".join(f"{c} ({why})" for c, why in sorted(broken.items()))
+                + "; clauses reading them are n/a (their column clause carries the verdict)")
         runs: dict[str, EngineRun] = {}
         for t in targets:
             wd = workdir / t
@@ -210,9 +238,15 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
         rows = []
         for c in clauses:
             verdicts = {}
+            reads_broken = c.kind not in ("column", "no_unknown_columns") and any(
+                col in broken for col in c.columns)
             for t in targets:
                 got = {v.clause_id: v for v in runs[t].verdicts}
-                verdicts[t] = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
+                v = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
+                if reads_broken and v.status in ("n/a", "error"):
+                    cols = ", ".join(col for col in c.columns if col in broken)
+                    v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes")
+                verdicts[t] = v
             rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, unsupported, c.id)))
         return VerifyReport(contract, targets, rows, load_notes,
                             {t: list(run.notes) for t, run in runs.items() if run.notes},
