@@ -433,15 +433,15 @@ def _cadence_failures(clause: Clause, rows: list[dict[str, Any]], catalog: Catal
     series_cols = tuple(clause.param("series") or ())
     latest: dict[tuple[Any, ...], Any] = {}
     for r in rows:
-        if r[tcol] is None:
-            continue
+        if r[tcol] is None or any(r[s] is None for s in series_cols):
+            continue  # not a point: not_null's business
         p = (*(r[s] for s in series_cols), r[tcol])
         rv = r.get("revision") if has_revision else None
         if p not in latest or (rv is not None and (latest[p] is None or rv > latest[p])):
             latest[p] = rv
     groups: dict[tuple[Any, ...], list[datetime]] = {}
     for r in rows:
-        if r[tcol] is None:
+        if r[tcol] is None or any(r[s] is None for s in series_cols):
             continue
         p = (*(r[s] for s in series_cols), r[tcol])
         if has_revision and r.get("revision") != latest[p]:
@@ -452,6 +452,8 @@ def _cadence_failures(clause: Clause, rows: list[dict[str, Any]], catalog: Catal
     for key, times in groups.items():
         interval = _catalog_interval(clause, catalog, lookup, key)
         if interval is None:
+            if clause.param("from_catalog"):
+                bad += len(times)  # a series unknown to the catalog fails, never a silent pass
             continue
         times.sort(key=_us)
         lo = Decimal(interval * 1_000_000) * (100 - tol) / 100
@@ -1163,12 +1165,25 @@ def _candidates(ctx: _Ctx, clause: Clause, rows: list[dict[str, Any]], types: di
                     yield _Candidate(new, names, ty, f"{col_name}: float64 column; row {i + 1} "
                                      f"holds {v + d}, more digits than {t}")
         elif t.is_integer:
-            new = _copy_rows(rows)
+            # a float64 column, and one value that no integer type holds (an engine that accepts
+            # whole floats as integers still sees it)
+            ty = dict(types)
+            ty[col_name] = "float64"
+            for i in _row_order(ctx, rows):
+                if rows[i][col_name] is None:
+                    continue
+                for d in (0.5, -0.5):
+                    new = _copy_rows(rows)
+                    for r in new:
+                        if r[col_name] is not None:
+                            r[col_name] = float(r[col_name])
+                    new[i][col_name] += d
+                    yield _Candidate(new, names, ty, f"{col_name}: float64 column; row {i + 1} "
+                                     f"holds {new[i][col_name]!r}, not an {t}")
+            new = _copy_rows(rows)  # last resort: whole floats (e.g. revisions must all be 0)
             for r in new:
                 if r[col_name] is not None:
                     r[col_name] = float(r[col_name])
-            ty = dict(types)
-            ty[col_name] = "float64"
             yield _Candidate(new, names, ty, f"{col_name}: float64 values (1.0) instead of {t}")
         else:
             new = [{k: v for k, v in r.items() if k != col_name} for r in rows]

@@ -247,7 +247,8 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
                     cols = ", ".join(col for col in c.columns if col in broken)
                     v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes")
                 verdicts[t] = v
-            rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, unsupported, c.id)))
+            legit = unsupported if not reads_broken else {t: {c.id} for t in targets}
+            rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))
         return VerifyReport(contract, targets, rows, load_notes,
                             {t: list(run.notes) for t, run in runs.items() if run.notes},
                             load_json, now)

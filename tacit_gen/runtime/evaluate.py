@@ -593,12 +593,16 @@ class _Builder:
 
         tcol = str(c.param("column"))
         series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
-        pts = data
+        # Rows with a NULL time or series value are not points (not_null's business). Every row at
+        # the latest revision of a point counts, ties included: an exact duplicate is a step of 0.
+        pts = data.filter([data[x].notnull() for x in (tcol, *series)])
         if "revision" in data.columns and "revision" not in series and tcol != "revision":
-            rn = ibis.row_number().over(
-                group_by=[*series, tcol], order_by=[ibis.desc(data["revision"])]
-            )
-            pts = pts.mutate(__tacit_rn=rn).filter(ibis._["__tacit_rn"] == 0).drop("__tacit_rn")
+            latest = pts["revision"].max().over(ibis.window(group_by=[*series, tcol]))
+            pts = pts.mutate(__tacit_latest=latest)
+            pts = pts.filter(
+                (pts["revision"] == pts["__tacit_latest"])
+                | (pts["revision"].isnull() & pts["__tacit_latest"].isnull())
+            ).drop("__tacit_latest")
         if c.param("from_catalog"):
             cat = _catalog_for(self.catalog, c.param("relation"))
             agg = cat.group_by(cat[c.param("catalog_key")].name("__tacit_cadk")).aggregate(
@@ -631,7 +635,11 @@ class _Builder:
         viol = short
         if not c.param("gaps_allowed"):
             viol = short | (scaled > bound(100 * q + p))
-        return pts, viol.fill_null(False)
+        viol = viol.fill_null(False)
+        if c.param("from_catalog"):
+            # a series unknown to the catalog (or with no interval) fails, never a silent pass
+            viol = viol | pts["__tacit_cads"].isnull()
+        return pts, viol
 
     def _revision(self, wide: ir.Table, c: Clause) -> Any:
         import ibis

@@ -365,16 +365,18 @@ def cadence_query(clause: Clause, has_revision: bool) -> str:
     part_pt = ", ".join([*series, col])
     part_s = f"PARTITION BY {', '.join(series)} " if series else ""
     sel = ", ".join([*series, col])
+    # rows with a NULL time or series value are not points (not_null's business)
+    present = " AND ".join(f"{x} IS NOT NULL" for x in [col, *series])
     if has_revision:
         latest = (
             # rank(), not row_number(): every row at the latest revision counts, so an exact
             # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
             f"SELECT {sel} FROM (SELECT {sel}, rank() OVER (PARTITION BY {part_pt} "
-            f"ORDER BY {ident('revision')} DESC) AS tacit_rn FROM {{batch}} WHERE {col} IS NOT NULL) "
+            f"ORDER BY {ident('revision')} DESC) AS tacit_rn FROM {{batch}} WHERE {present}) "
             f"AS pts WHERE tacit_rn = 1"
         )
     else:
-        latest = f"SELECT {sel} FROM {{batch}} WHERE {col} IS NOT NULL"
+        latest = f"SELECT {sel} FROM {{batch}} WHERE {present}"
     steps = (
         f"SELECT {sel}, epoch_ms({col}) - epoch_ms(lag({col}) OVER ({part_s}ORDER BY {col})) "
         f"AS tacit_step_ms FROM ({latest}) AS latest"

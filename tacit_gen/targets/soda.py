@@ -202,6 +202,8 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool) -> str:
     part = ", ".join(series)
     over_point = ", ".join([*series, col])
     tol = Decimal(str(clause.param("tolerance_pct") or "0"))
+    # rows with a NULL time or series value are not points (not_null's business)
+    present = " AND ".join(f"{x} IS NOT NULL" for x in [col, *series])
     lines = ["WITH points AS ("]
     if has_revision:
         rev = ident("revision")
@@ -209,13 +211,13 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool) -> str:
             "  SELECT * FROM (",
             f"    SELECT *, MAX({rev}) OVER (PARTITION BY {over_point}) AS _tacit_latest",
             f"    FROM {ident(dataset)}",
-            f"    WHERE {col} IS NOT NULL",
+            f"    WHERE {present}",
             "  ) AS d",
             f"  WHERE {rev} = _tacit_latest OR (_tacit_latest IS NULL AND {rev} IS NULL)",
             "),",
         ]
     else:
-        lines += [f"  SELECT * FROM {ident(dataset)} WHERE {col} IS NOT NULL", "),"]
+        lines += [f"  SELECT * FROM {ident(dataset)} WHERE {present}", "),"]
     partition = f"PARTITION BY {part} " if part else ""
     lines += [
         "steps AS (",

@@ -122,7 +122,8 @@ def test_plant_with_catalog(tmp_path: Path) -> None:
     rows[3]["value"] = Decimal("500")  # out of the catalog's hard bounds
     rows.append({**rows[4], "series_id": "zz"})  # a series the catalog does not know
     r = run(setup(tmp_path / "b", "plant_sensor_reading", PLANT, rows, True))
-    assert failing(r) == {"catalog_unit:unit": 2, "catalog_bounds:value": 2}
+    # the unknown series fails every clause that reads the catalog, cadence included
+    assert failing(r) == {"catalog_unit:unit": 2, "catalog_bounds:value": 2, "cadence:event_ts": 1}
 
 
 def test_missing_catalog_is_an_error_never_a_pass(tmp_path: Path) -> None:

@@ -295,7 +295,10 @@ def _cadence_check(
         frame["t"] = pd.Series(pd.arrays.ArrowExtensionArray(_epoch_us(_c(df, column))))
         if revision_column is not None:
             frame["r"] = df[revision_column].reset_index(drop=True)
-        frame = frame[frame["t"].notna()]
+        present = frame["t"].notna()
+        for k in keys:  # rows with a NULL time or series value are not points
+            present = present & frame[k].notna()
+        frame = frame[present.astype(bool)]
         if revision_column is not None:
             latest = frame.groupby([*keys, "t"], dropna=False)["r"].transform("max")
             same = (frame["r"] == latest).fillna(False).astype(bool)

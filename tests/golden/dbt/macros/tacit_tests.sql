@@ -70,6 +70,7 @@ with points as (
         rank() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column or column_name }} desc) as tacit_rank
     from {{ model }}
     where {{ column_name }} is not null
+    {%- for s in series %} and {{ s }} is not null{% endfor %}
 ),
 latest as (
     select * from points where tacit_rank = 1
