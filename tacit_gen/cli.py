@@ -320,13 +320,30 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         pinned = parse_now(now) if now else None
     except ValueError as e:
         _fail_usage(str(e))
-    data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
+    try:
+        data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
+    except s.SampleError as e:
+        _fail_usage(str(e))
+    if violate is not None:
+        click.echo(f"{violate}: {data.description}", err=True)
+        extra = [v for v in data.violated if v != violate]
+        if extra:
+            click.echo("warning: this violation also breaks " + ", ".join(extra)
+                       + " (they cannot be separated in this contract)", err=True)
+    click.echo(f"now: {data.now.isoformat()} (pass it to verify --now)", err=True)
     if out_path is None:
-        sys.stdout.write(s.to_csv_text(data))
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            csv_path, cat_path = s.write(data, Path(tmp) / f"{c.name}.csv")
+            sys.stdout.write(csv_path.read_text(encoding="utf-8"))
+            if cat_path is not None:
+                click.echo("note: this contract has a catalog; use --out FILE to write it beside the data", err=True)
         return
-    written = s.write(data, out_path)
-    for w in written:
-        click.echo(f"wrote {w}", err=True)
+    data_path, catalog_path = s.write(data, out_path)
+    click.echo(f"wrote {data_path.as_posix()}", err=True)
+    if catalog_path is not None:
+        click.echo(f"wrote {catalog_path.as_posix()}", err=True)
 
 
 # --------------------------------------------------------------------------------------- diff

@@ -159,28 +159,6 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
     return "; ".join(problems) or None
 
 
-def _unusable_columns(contract: Contract, db: Path, table: str) -> dict[str, str]:
-    """Contract columns the loaded table lacks, or holds as text although the contract does not."""
-    import duckdb
-
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        rows = con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
-            [table]).fetchall()
-    finally:
-        con.close()
-    types = {name: str(dtype).upper() for name, dtype in rows}
-    out: dict[str, str] = {}
-    for f in contract.fields:
-        got = types.get(f.name)
-        if got is None:
-            out[f.name] = "missing"
-        elif got == "VARCHAR" and not f.type.is_textual:
-            out[f.name] = f"text, contract says {f.type}"
-    return out
-
-
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """Run one engine; a crash becomes an `error` verdict on every clause (never a pass)."""
     try:
@@ -220,9 +198,11 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
             db.unlink()
         loaded = load_data(contract, str(data), str(db), table=contract.name,
                            catalog_path=str(catalog) if catalog else None)
-        load_json = loaded.as_json() if hasattr(loaded, "as_json") else {}
-        load_notes = list(loaded.notes()) if hasattr(loaded, "notes") else []
-        broken = _unusable_columns(contract, db, contract.name)
+        load_json = loaded.to_dict()
+        load_notes = loaded.messages()
+        broken = {c: "missing" for c in loaded.missing}
+        for f in loaded.failures:
+            broken.setdefault(f.column, f"loaded as {loaded.column_type(f.column) or 'text'}")
         if broken:
             load_notes.append(
                 "columns missing or not of the contract's type: "
@@ -232,8 +212,12 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
         for t in targets:
             wd = workdir / t
             wd.mkdir(parents=True, exist_ok=True)
+            # Each engine gets its own copy of the database: a connection one engine leaves open
+            # (DuckDB refuses a second one with another configuration) cannot touch another.
+            own_db = wd / "data.duckdb"
+            shutil.copyfile(db, own_db)
             inp = VerifyInput(contract=contract, clauses=clauses, artifact_dir=artifacts,
-                              database=db, table=contract.name, now=now, workdir=wd)
+                              database=own_db, table=contract.name, now=now, workdir=wd)
             runs[t] = run_engine(t, inp)
         rows = []
         for c in clauses:
