@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +54,14 @@ def compare(
     dialect: str = "duckdb",
 ) -> list[Finding]:
     """Findings for one artifact read back, against the plan of its contract."""
-    out: list[Finding] = list(read.findings)
     cpath = contract.path
+    lines = {c.id: c.line for c in clauses}
+    # Reader findings know the artifact; the plan knows where the clause stands in the contract.
+    out: list[Finding] = [
+        replace(f, contract_path=f.contract_path or cpath,
+                contract_line=f.contract_line or lines.get(f.clause_id or "") or None)
+        for f in read.findings
+    ]
     if check_header:
         if read.header_contract is None:
             out.append(Finding(d.HEADER, artifact, "the generated-file header is missing", contract_path=cpath))

@@ -1,0 +1,83 @@
+"""`tacit-gen verify` and `sample` as users run them: exit codes, JSON, and a broken renderer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+from tacit_gen.targets import registry
+from tests.conftest import CONTRACTS
+
+pytestmark = pytest.mark.engine
+NOW = "2024-01-02T15:00:00Z"
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return res.exit_code, res.output
+
+
+def sample(tmp: Path, name: str, violate: str | None = None) -> list[str]:
+    out = tmp / f"{name}.csv"
+    args = ["sample", str(CONTRACTS / f"{name}.yaml"), "--rows", "24", "--now", NOW, "--out", str(out)]
+    if violate:
+        args += ["--violate", violate]
+    code, text = invoke(*args)
+    assert code == 0, text
+    data = ["--data", str(out)]
+    cat = tmp / f"{name}.catalog.csv"
+    return data + (["--catalog", str(cat)] if cat.exists() else [])
+
+
+def test_verify_clean_exits_0_and_json_is_documented(tmp_path: Path) -> None:
+    data = sample(tmp_path, "fct_sensor_readings")
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), *data, "--now", NOW,
+                       "--format", "json")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["verdict"] == "pass" and doc["exit_code"] == 0
+    assert doc["targets"] == ["dbt", "soda", "gx", "pandera", "ibis"]
+    row = next(c for c in doc["clauses"] if c["id"] == "range:value_degc")
+    assert row["agree"] is True
+    assert {t: v["status"] for t, v in row["verdicts"].items()} == dict.fromkeys(doc["targets"], "pass")
+
+
+def test_verify_violation_exits_1_with_the_table(tmp_path: Path) -> None:
+    data = sample(tmp_path, "fct_sensor_readings", "range:value_degc")
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), *data, "--now", NOW)
+    assert code == 1, out
+    line = next(ln for ln in out.splitlines() if ln.startswith("range:value_degc"))
+    assert line.split()[1:] == ["FAIL", "1"] * 5
+    assert "all engines agree" in out
+
+
+def test_a_renderer_that_drops_a_clause_makes_verify_exit_3(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch the Soda target to silently drop range:value_degc: verify must say so, loudly."""
+    soda = registry.get("soda")
+    original = soda.render
+
+    def dropping(contract, clauses, options):  # type: ignore[no-untyped-def]
+        return original(contract, tuple(c for c in clauses if c.id != "range:value_degc"), options)
+
+    monkeypatch.setattr(soda, "render", dropping)
+    data = sample(tmp_path, "fct_sensor_readings", "range:value_degc")
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), *data, "--now", NOW)
+    assert code == 3, out
+    assert "DISAGREE range:value_degc: soda gave no verdict" in out
+
+
+def test_bad_now_is_a_usage_error(tmp_path: Path) -> None:
+    data = sample(tmp_path, "fct_sensor_readings")
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), *data, "--now", "2024-01-02 15:00")
+    assert code == 2
+    assert "has no offset" in out
+
+
+def test_sample_unknown_clause_is_a_usage_error() -> None:
+    code, out = invoke("sample", str(CONTRACTS / "ohlcv_1m.yaml"), "--violate", "range:volum")
+    assert code == 2 and "did you mean 'range:volume'" in out
