@@ -520,12 +520,12 @@ def check_sample(data: SampleData, clauses: Sequence[Clause]) -> list[ClauseChec
             out.append(res(c, sum(1 for r in rows if evaluate(c.expr, r, data.catalog, lookup)
                                   is False)))
         elif c.kind == "freshness":
-            vals = [v for v in present[col] if v is not None]
+            times = [v for v in present[col] if v is not None]
             limit = data.now - timedelta(seconds=int(c.param("max_age_seconds")))
-            if not vals:
+            if not times:
                 out.append(ClauseCheck(c.id, "fail", 1, "no rows"))
             else:
-                newest = max(vals, key=_us)
+                newest = max(times, key=_us)
                 out.append(res(c, int(_us(newest) < _us(limit)), f"newest {newest.isoformat()}"))
         elif c.kind == "cadence":
             out.append(res(c, _cadence_failures(c, rows, data.catalog, lookup, has_revision)))
@@ -1172,12 +1172,12 @@ def _candidates(ctx: _Ctx, clause: Clause, rows: list[dict[str, Any]], types: di
             for i in _row_order(ctx, rows):
                 if rows[i][col_name] is None:
                     continue
-                for d in (0.5, -0.5):
+                for nudge in (0.5, -0.5):
                     new = _copy_rows(rows)
                     for r in new:
                         if r[col_name] is not None:
                             r[col_name] = float(r[col_name])
-                    new[i][col_name] += d
+                    new[i][col_name] = float(new[i][col_name]) + nudge
                     yield _Candidate(new, names, ty, f"{col_name}: float64 column; row {i + 1} "
                                      f"holds {new[i][col_name]!r}, not an {t}")
             new = _copy_rows(rows)  # last resort: whole floats (e.g. revisions must all be 0)
@@ -1226,8 +1226,10 @@ def _candidates(ctx: _Ctx, clause: Clause, rows: list[dict[str, Any]], types: di
         for side, bound, incl in sides:
             v = _beyond(col, side, bound, incl)
             if v is not None:
-                yield from row_level(lambda i, v=v, side=side: (
-                    {col_name: v}, f"{col_name} = {v} beyond the {side}"))
+                def change(i: int, v: Any = v, side: str = side) -> tuple[dict[str, Any], str]:
+                    return {col_name: v}, f"{col_name} = {v} beyond the {side}"
+
+                yield from row_level(change)
         return
     if kind == "invariant":
         assert clause.expr is not None

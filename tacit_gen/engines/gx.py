@@ -86,10 +86,9 @@ def context() -> Any:
         if _CTX is None:
             os.environ["GX_ANALYTICS_ENABLED"] = "false"
             os.environ.setdefault("DO_NOT_TRACK", "1")
-            import great_expectations as gx
-
             import logging
 
+            import great_expectations as gx
             from great_expectations.data_context.types.base import ProgressBarsConfig
 
             _register_dialect()

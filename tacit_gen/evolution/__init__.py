@@ -23,6 +23,7 @@ from tacit_gen.evolution.history import (
     history_from_dir,
     history_from_git,
 )
+from tacit_gen.evolution.replay import ReplayReport, replay
 from tacit_gen.evolution.report import Change, DiffReport, changelog
 from tacit_gen.evolution.rules import BREAKING, COMPATIBLE, NOTICE, RULES
 
@@ -38,6 +39,7 @@ __all__ = [
     "HistoryError",
     "HistoryWarning",
     "Incompatibility",
+    "ReplayReport",
     "can_read",
     "changelog",
     "check_bump",
@@ -45,5 +47,6 @@ __all__ = [
     "diff",
     "history_from_dir",
     "history_from_git",
+    "replay",
     "suggest_field_name",
 ]

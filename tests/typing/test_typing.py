@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OK = HERE / "pipeline_ok.py"
@@ -20,7 +18,6 @@ def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_mypy() -> None:
-    pytest.importorskip("mypy")
     base = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
             "--no-error-summary", "--hide-error-context", "--no-pretty"]
     ok = _run([*base, str(OK.relative_to(ROOT))])
@@ -35,8 +32,7 @@ def test_mypy() -> None:
 
 def test_pyright() -> None:
     exe = shutil.which("pyright", path=str(Path(sys.executable).parent)) or shutil.which("pyright")
-    if exe is None:
-        pytest.skip("pyright is not installed")
+    assert exe is not None, "pyright is part of the dev extra; a missing checker is not a pass"
     ok = _run([exe, str(OK)])
     assert ok.returncode == 0, ok.stdout + ok.stderr
     bad = _run([exe, "--outputjson", str(BAD)])
