@@ -40,7 +40,8 @@ def typecheck(session: nox.Session) -> None:
     """mypy over the package; mypy and pyright over the runtime typing tests."""
     session.install("-e", ".[dev]")
     session.run("mypy", "tacit_gen")
-    session.run("pyright", "tacit_gen/runtime", env=OFFLINE)
+    # pyright on the typed API users write pipelines against (DataFrame[S], @contract, returns=)
+    session.run("pyright", "tests/typing/pipeline_ok.py", env=OFFLINE)
 
 
 @nox.session(python="3.11")
@@ -71,5 +72,6 @@ def demo(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks, as ratios against a baseline run in the same process (never timed tests)."""
     session.install("-e", ".[dev]")
-    session.run("python", "tests/benchmarks/bench_render.py", *session.posargs, env=OFFLINE)
+    session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
+    # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
     session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
