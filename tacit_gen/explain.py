@@ -35,8 +35,15 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
     rows = [[c.id if len(c.id) <= 48 else c.id[:47] + "…", c.kind, ",".join(c.columns),
              str(c.line or "-"), c.text] for c in clauses]
     fixed = sum(max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(["id", "kind", "columns", "line"]))
+    from tacit_gen.plan import unenforced
+
     head = f"{contract.name} {contract.version} ({contract.path}): {len(clauses)} clauses"
-    return head + "\n" + _table(["id", "kind", "columns", "line", "text"], rows, width - fixed)
+    out = head + "\n" + _table(["id", "kind", "columns", "line", "text"], rows, width - fixed)
+    extra = unenforced(contract)
+    if extra:
+        out += "\n\nstated but not checked by any clause:\n" + "\n".join(
+            f"  line {line}: {text}: {why}" for line, text, why in extra)
+    return out
 
 
 def support_matrix(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import KINDS, Clause, make_params
 
-__all__ = ["Clause", "as_range", "effective_catalog", "plan"]
+__all__ = ["Clause", "as_range", "effective_catalog", "plan", "unenforced"]
 
 DEFAULT_CATALOG_RELATION = "series_catalog"
 
@@ -260,3 +260,27 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 business_days=(w.business_days if w is not None and windowed else None)))
     rank = {k: i for i, k in enumerate(KINDS)}
     return tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind
+
+
+def unenforced(contract: Contract) -> list[tuple[int, str, str]]:
+    """What the contract states that no clause checks, as (line, text, why): said loudly by
+    `explain` and `lint`, never dropped silently."""
+    out: list[tuple[int, str, str]] = []
+    rp = contract.revision_policy
+    t = contract.time
+    if rp is not None:
+        if rp.window is not None and (t is None or not t.ingest_column):
+            out.append((rp.pos.line, f"window: {rp.window}",
+                        "needs time.ingest_column to be checked (lint TG209)"))
+        if rp.reasons and contract.field("revision_reason") is None:
+            out.append((rp.pos.line, "reasons: " + ", ".join(rp.reasons),
+                        "documented only: no revision_reason column (lint TG214)"))
+        if rp.notification:
+            out.append((rp.pos.line, f"notification: {rp.notification}", "a process, not a data check"))
+    if t is not None:
+        if t.timezone_note:
+            out.append((dict(t.lines).get("timezone", 0), t.timezone_note, "a note, carried as text"))
+        if t.cadence is not None and t.cadence.note:
+            out.append((dict(t.lines).get("cadence", 0), t.cadence.note,
+                        "a note, carried as text; gaps fail unless the cadence says 'gaps allowed'"))
+    return out

@@ -14,11 +14,26 @@ _HEADER = re.compile(
 )
 
 
+def one_line(text: str) -> str:
+    """Collapse every kind of whitespace, line breaks included (YAML and Python both honour some
+    Unicode breaks), so contract text placed in a comment can never start a line of its own."""
+    return " ".join(str(text).split())
+
+
+def notes(contract: Contract) -> list[str]:
+    """What the contract states that no clause checks: carried into every artifact, never dropped."""
+    from tacit_gen.plan import unenforced
+
+    return [one_line(f"not checked: {text} ({why}; contract line {line})")
+            for line, text, why in unenforced(contract)]
+
+
 def header_lines(contract: Contract) -> list[str]:
     """Plain text lines (no comment marker) for the top of an artifact."""
     return [
-        f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render.",
+        one_line(f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render."),
         f"contract {contract.name} version {contract.version} sha256:{contract.canonical_hash}",
+        *notes(contract),
     ]
 
 
@@ -36,6 +51,7 @@ def header_meta(contract: Contract) -> dict[str, str]:
         "version": contract.version,
         "sha256": contract.canonical_hash,
         "notice": "Do not edit: change the contract and re-render.",
+        "not_checked": notes(contract),
     }
 
 
