@@ -24,7 +24,7 @@ def tests(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
     session.run("tacit-gen", "lint", "contracts/", env=OFFLINE)
     session.run("tacit-gen", "render", "--check", env=OFFLINE)
-    session.run("tacit-gen", "check", "--no-bump-gate", env=OFFLINE)
+    session.run("tacit-gen", "check", env=OFFLINE)  # byte + semantic drift, orphans, version gate
     session.run("pytest", "-n", "2", "--dist", "loadfile", *session.posargs, env=OFFLINE)
 
 

@@ -35,7 +35,7 @@ class Finding:
 
     def render(self) -> str:
         loc = f" ({self.contract_path}:{self.contract_line})" if self.contract_line else ""
-        cid = f"{self.clause_id} " if self.clause_id else ""
+        cid = f"{self.clause_id} " if self.clause_id and not self.message.startswith(self.clause_id) else ""
         return f"{self.path}: {self.code} {cid}{self.message}{loc}"
 
 

@@ -27,11 +27,15 @@ def _seed_block(seed: str, first_line: str) -> str:
 
 @pytest.mark.parametrize("name", ["ohlcv_1m", "plant_sensor_reading"])
 def test_bundled_contracts_are_the_seed_byte_for_byte(name: str) -> None:
-    if not SEED.exists():
-        pytest.skip(f"seed text not present at {SEED} (outside the repository)")
-    block = _seed_block(SEED.read_text(encoding="utf-8"), f"contract: {name}")
+    # The seed lives outside the repository (../shared); a verbatim copy of its two worked
+    # contracts is kept in tests/fixtures/seed so this runs from any clone, and is checked
+    # against the seed itself wherever the seed is present.
+    copy = (ROOT / "tests" / "fixtures" / "seed" / f"{name}.yaml").read_bytes()
+    if SEED.exists():
+        block = _seed_block(SEED.read_text(encoding="utf-8"), f"contract: {name}")
+        assert copy == block.encode("utf-8")
     bundled = (ROOT / "contracts" / f"{name}.yaml").read_bytes()
-    assert bundled == block.encode("utf-8")
+    assert bundled == copy
 
 
 # Seed 001's plant_sensor_reading, pasted unchanged (kept here so the test runs from a clean clone).

@@ -174,7 +174,6 @@ def test_hand_written_suite() -> None:
 
 @pytest.mark.engine
 def test_known_types_match_installed_gx() -> None:
-    pytest.importorskip("great_expectations")
     from tacit_gen.engines.gx import context
 
     context()

@@ -10,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
+import tacit_gen.engines.gx as gx_engine
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
@@ -19,8 +21,6 @@ from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.gx import TARGET
 
 pytestmark = pytest.mark.engine
-gx_engine = pytest.importorskip("tacit_gen.engines.gx")
-duckdb = pytest.importorskip("duckdb")
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2024, 1, 2, 10, 0, tzinfo=UTC)

@@ -7,6 +7,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import duckdb
+import ibis  # noqa: F401
 import pytest
 
 from tacit_gen.contract.loader import load
@@ -17,8 +19,6 @@ from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.ibis import TARGET
 
 pytestmark = pytest.mark.engine
-duckdb = pytest.importorskip("duckdb")
-pytest.importorskip("ibis")
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2024, 3, 4, 10, 0, tzinfo=UTC)

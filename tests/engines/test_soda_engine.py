@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from tacit_gen.contract.loader import load
@@ -19,7 +20,7 @@ from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.soda import TARGET
 
 pytestmark = pytest.mark.engine
-duckdb = pytest.importorskip("duckdb")
+
 # Importing soda here would read (and, when none exists, write ~/.soda/config.yml with usage stats
 # on) before the engine has put its own config in place: only check that it is installed.
 if importlib.util.find_spec("soda") is None:  # pragma: no cover
