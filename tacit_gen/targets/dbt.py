@@ -15,7 +15,6 @@ import hashlib
 import json
 import re
 from decimal import Decimal, InvalidOperation
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -203,26 +202,17 @@ def model_name(contract: Contract) -> str:
 
 
 def _template(name: str, options: RenderOptions) -> str:
-    """A template file: the user override folder, the wheel's `_templates`, then the repo."""
-    if options.templates_dir:
-        p = Path(options.templates_dir) / NAME / name
-        if p.is_file():
-            return p.read_text(encoding="utf-8")
-    try:
-        res = resources.files("tacit_gen").joinpath("_templates", NAME, name)
-        if res.is_file():
-            return res.read_text(encoding="utf-8")
-    except (FileNotFoundError, ModuleNotFoundError):
-        pass
-    return (templates_root() / name).read_text(encoding="utf-8")
+    """A template file (see `tacit_gen.targets.templates` for the lookup order)."""
+    from tacit_gen.targets.templates import read_template
+
+    return read_template(NAME, name, options)
 
 
 def templates_root() -> Path:
-    """The folder holding the packaged dbt templates (wheel `_templates`, else repo `templates`)."""
-    packaged = Path(__file__).resolve().parent.parent / "_templates" / NAME
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "templates" / NAME
+    """The folder holding the shipped dbt templates (wheel `_templates`, else repo `templates`)."""
+    from tacit_gen.targets.templates import packaged_root
+
+    return packaged_root(NAME)
 
 
 def macros_text(options: RenderOptions) -> str:

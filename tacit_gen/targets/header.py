@@ -42,7 +42,7 @@ def comment_header(contract: Contract, marker: str = "#") -> str:
     return "".join(f"{marker} {line}\n" for line in header_lines(contract))
 
 
-def header_meta(contract: Contract) -> dict[str, str]:
+def header_meta(contract: Contract) -> dict[str, str | list[str]]:
     """The header as a mapping, for artifacts that carry metadata instead of comments (JSON)."""
     return {
         "generated_by": "tacit-gen",

@@ -205,22 +205,10 @@ class IbisTarget:
 
 
 def _template(options: RenderOptions) -> Any:
-    """The module template: the user's override folder, the wheel's `_templates`, the repo's."""
-    import jinja2
+    """The module template (see `tacit_gen.targets.templates` for the lookup order)."""
+    from tacit_gen.targets.templates import jinja_template
 
-    here = Path(__file__).resolve()
-    roots: list[Path] = []
-    if options.templates_dir:
-        roots.append(Path(options.templates_dir) / NAME)
-    roots.append(here.parents[1] / "_templates" / NAME)
-    roots.append(here.parents[2] / "templates" / NAME)
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(r) for r in roots if r.is_dir()]),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    return env.get_template(TEMPLATE)
+    return jinja_template(NAME, TEMPLATE, options)
 
 
 TARGET = IbisTarget()

@@ -1,0 +1,52 @@
+"""Where templates come from: the user's `--templates DIR` first, then the wheel's `_templates`,
+then the repository's `templates/` (an editable install). One lookup for every target."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.targets.base import RenderOptions
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def roots(target: str, options: RenderOptions) -> list[Path]:
+    """The template folders of a target, in lookup order (existing folders only)."""
+    found = []
+    if options.templates_dir:
+        found.append(Path(options.templates_dir) / target)
+    found += [_PACKAGE / "_templates" / target, _PACKAGE.parent / "templates" / target]
+    return [r for r in found if r.is_dir()]
+
+
+def packaged_root(target: str) -> Path:
+    """The shipped (not user-overridden) template folder of a target."""
+    return roots(target, RenderOptions())[0]
+
+
+def read_template(target: str, name: str, options: RenderOptions) -> str:
+    """A template file's text, from the first folder that has it."""
+    for root in roots(target, options):
+        p = root / name
+        if p.is_file():
+            return p.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"template {target}/{name} not found in {roots(target, options)}")
+
+
+@lru_cache(maxsize=32)
+def _environment(folders: tuple[str, ...]) -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(list(folders)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def jinja_template(target: str, name: str, options: RenderOptions) -> Any:
+    """A compiled jinja2 template (StrictUndefined); environments are cached per folder list."""
+    return _environment(tuple(str(r) for r in roots(target, options))).get_template(name)
