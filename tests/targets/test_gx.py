@@ -17,7 +17,7 @@ from tacit_gen.targets.gx import TARGET
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
-GOLDEN = ROOT / "tests" / "golden" / "gx"
+GOLDEN = ROOT / "generated" / "gx"  # the committed render is the golden file
 
 HOSTILE = """\
 contract: hostile_ds

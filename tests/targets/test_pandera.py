@@ -21,7 +21,7 @@ from tacit_gen.targets.pandera import TARGET, compile_expr
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
-GOLDEN = ROOT / "tests" / "golden" / "pandera"
+GOLDEN = ROOT / "generated" / "pandera"  # the committed render is the golden file
 HOSTILE = ROOT / "tests" / "fixtures" / "pandera" / "hostile.yaml"
 
 

@@ -15,7 +15,7 @@ from tacit_gen.targets.soda import TARGET, project
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
-GOLDEN = ROOT / "tests" / "golden" / "soda"
+GOLDEN = ROOT / "generated" / "soda"  # the committed render is the golden file
 
 HOSTILE = """\
 contract: hostile_ds
