@@ -140,6 +140,9 @@ def _check_settings(contract: Contract, add: Any) -> None:
     """Common Mistakes of seed 001 that a contract can show: disabled targets, NONE compatibility."""
     from tacit_gen.contract import yamlpos
 
+    disabled = [t for t, opts in contract.targets if dict(opts).get("enabled") is False]
+    if not disabled and contract.evolution.compatibility != "NONE":
+        return  # nothing to point at: do not parse the file again
     try:
         root, _, _ = yamlpos.compose(contract.source)
     except yamlpos.YamlSyntaxError:
