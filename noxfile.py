@@ -66,6 +66,15 @@ def demo(session: nox.Session) -> None:
         if os.path.exists(catalog):
             args += ["--catalog", catalog]
         session.run(*args, env=OFFLINE)
+    # Seed 001's second incident: halfway through, a feed switches to kPa. Every engine must flag
+    # catalog_unit:unit, and verify exits 1 ("violations found, all engines agree").
+    data = f"{tmp}/kpa_incident.csv"
+    session.run("tacit-gen", "sample", "contracts/plant_sensor_reading.yaml", "--rows", "200",
+                "--now", "2024-01-01T12:00:00Z", "--violate", "catalog_unit:unit", "--out", data,
+                env=OFFLINE)
+    session.run("tacit-gen", "verify", "contracts/plant_sensor_reading.yaml", "--data", data,
+                "--catalog", f"{tmp}/kpa_incident.catalog.csv", "--now", "2024-01-01T12:00:00Z",
+                env=OFFLINE, success_codes=[1])
 
 
 @nox.session(python="3.11")
