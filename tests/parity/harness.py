@@ -5,6 +5,7 @@ other (dbt through dbtRunner), so each case costs a build, not a process start."
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
@@ -39,3 +40,28 @@ def failed_by_engine(report: VerifyReport) -> dict[str, set[str]]:
             if v.status == "fail":
                 out[t].add(row.clause.id)
     return out
+
+
+def parity_tests(name: str) -> tuple[Any, Any]:
+    """The two parity tests of one bundled contract (one module per contract, so pytest-xdist
+    spreads contracts over workers while each worker keeps its engines warm)."""
+    import pytest
+
+    @pytest.mark.engine
+    def test_clean_data_passes_in_every_engine(tmp_path: Path) -> None:
+        report, violated = run_case(name, None, tmp_path)
+        assert violated == ()
+        assert report.exit_code == 0, verdict_table(report)
+        assert all(v.status == "pass" for r in report.rows for v in r.verdicts.values()), verdict_table(report)
+
+    @pytest.mark.engine
+    @pytest.mark.parametrize("clause", clause_ids(name))
+    def test_one_violation_is_flagged_by_every_engine(clause: str, tmp_path: Path) -> None:
+        report, violated = run_case(name, clause, tmp_path)
+        assert violated == (clause,), f"sample could not isolate {clause}: {violated}"
+        table = verdict_table(report)
+        assert report.exit_code == 1, table
+        for engine, failed in failed_by_engine(report).items():
+            assert failed == {clause}, f"{engine} flagged {sorted(failed)}\n{table}"
+
+    return test_clean_data_passes_in_every_engine, test_one_violation_is_flagged_by_every_engine
