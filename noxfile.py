@@ -37,11 +37,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
-    """mypy over the package; mypy and pyright over the runtime typing tests."""
+    """mypy and pyright over the package and the typed pipeline API."""
     session.install("-e", ".[dev]")
     session.run("mypy", "tacit_gen")
-    # pyright on the typed API users write pipelines against (DataFrame[S], @contract, returns=)
-    session.run("pyright", "tests/typing/pipeline_ok.py", env=OFFLINE)
+    # pyright over the package and the typed API users write pipelines against
+    session.run("pyright", "tacit_gen", "tests/typing/pipeline_ok.py", env=OFFLINE)
 
 
 @nox.session(python="3.11")

@@ -59,13 +59,13 @@ def _dialect_class() -> type:
     class _Dialect(duckdb_engine.Dialect):  # type: ignore[misc, name-defined]
         supports_statement_cache = False
 
-        def do_begin(self, dbapi_connection: Any) -> None:
+        def do_begin(self, dbapi_connection: Any) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
             return None
 
         def do_commit(self, dbapi_connection: Any) -> None:
             return None
 
-        def do_rollback(self, dbapi_connection: Any) -> None:
+        def do_rollback(self, dbapi_connection: Any) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
             return None
 
     return _Dialect

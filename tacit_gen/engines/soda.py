@@ -111,7 +111,7 @@ def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]
     scan.add_sodacl_yaml_str(dump(by_header))
     scan.execute()
     results = scan.get_scan_results()
-    errors = [ln for ln in scan.get_logs_text().splitlines() if ln.startswith("ERROR")]
+    errors = [ln for ln in (scan.get_logs_text() or "").splitlines() if ln.startswith("ERROR")]
     return list(results.get("checks", [])), errors
 
 

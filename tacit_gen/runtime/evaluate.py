@@ -294,12 +294,12 @@ class _Builder:
             bad = src.notnull() & conv.isnull()
             if spec.type.kind == "timestamp" and actual[name].is_string():
                 # a text instant must state its offset: no silent local-time guess
-                has_offset = src.re_search(_OFFSET_RE)
+                has_offset = src.re_search(_OFFSET_RE)  # pyright: ignore[reportAttributeAccessIssue]
                 conv = ibis.ifelse(has_offset, conv, ibis.null(target))
                 bad = src.notnull() & conv.isnull()
             elif actual[name].is_numeric() and target.is_numeric():
                 # lossless only: 1.5 -> int 2 or 0.123456789 -> decimal(18,8) is a coercion failure
-                bad = bad | (conv.notnull() & (conv.cast(actual[name]) != src))
+                bad = bad | (conv.notnull() & (conv.cast(actual[name]) != src))  # pyright: ignore[reportArgumentType, reportCallIssue]
             mutations[name] = conv
             mutations[f"__tacit_bad{j}"] = bad
             mutations[f"__tacit_src{j}"] = src
@@ -374,7 +374,7 @@ class _Builder:
             aggs[f"s{k}"] = s
             keys[f"s{k}"] = cid
         for k, (name, flag) in enumerate(flags.items()):
-            aggs[f"k{k}"] = ibis.coalesce(wide[flag].cast("int64").sum(), 0)
+            aggs[f"k{k}"] = ibis.coalesce(wide[flag].cast("int64").sum(), 0)  # pyright: ignore[reportAttributeAccessIssue]
             keys[f"k{k}"] = f"column:{name}"
         parts: list[tuple[ir.Table, dict[str, str]]] = []
         if aggs:
@@ -492,7 +492,7 @@ class _Builder:
     ) -> tuple[dict[str, Any], ...]:
         j = flag.removeprefix("__tacit_bad")
         try:
-            q = base.filter(base[flag]).select(
+            q = base.filter(base[flag]).select(  # pyright: ignore[reportArgumentType]
                 *[base[f"__tacit_src{j}"].name(c) if c == name else base[c] for c in cols]
             )
             return tuple(self._execute(q.limit(SAMPLE_ROWS)))
@@ -515,7 +515,7 @@ class _Builder:
         if kind == "not_null":
             return wide[col_name].notnull()
         if kind == "unique":
-            return wide[dup_col[c.id]] <= 1
+            return wide[dup_col[c.id]] <= 1  # pyright: ignore[reportOperatorIssue]
         if kind == "accepted_values":
             values = [value_literal(v, ctype) for v in c.param("values") or ()]
             return wide[col_name].isin(values)
@@ -554,7 +554,7 @@ class _Builder:
             name = subject.name if isinstance(subject, n.Column | n.Name) else None
             for cid, cols in cat_cols.items():
                 if cid == f"{kind}:{name}":
-                    value = wide[name]
+                    value = wide[name]  # pyright: ignore[reportArgumentType, reportCallIssue]
                     present = wide[cols["n"]].notnull()
                     if kind == "catalog_unit":
                         return value.isnull() | (present & (value == wide[cols["unit"]]))
@@ -609,7 +609,7 @@ class _Builder:
                 __tacit_cads=cat[c.param("catalog_column")].min()
             )
             keep = list(pts.columns)
-            pts = pts.left_join(agg, pts[series[0]] == agg["__tacit_cadk"]).select(
+            pts = pts.left_join(agg, pts[series[0]] == agg["__tacit_cadk"]).select(  # pyright: ignore[reportArgumentType]
                 *keep, "__tacit_cads"
             )
             interval_us: Any = pts["__tacit_cads"].cast("int64") * 1_000_000
@@ -620,7 +620,7 @@ class _Builder:
             interval_us = int(seconds) * 1_000_000
         window = ibis.window(group_by=series or None, order_by=[pts[tcol]])
         pts = pts.mutate(__tacit_prev=pts[tcol].lag().over(window))
-        step = pts[tcol].delta(pts["__tacit_prev"], unit="microsecond")
+        step = pts[tcol].delta(pts["__tacit_prev"], unit="microsecond")  # pyright: ignore[reportAttributeAccessIssue]
         tol = _tolerance(c.param("tolerance_pct"))
         p, q = tol.numerator, tol.denominator
         # integer arithmetic: step < interval * (1 - tol/100)  <=>  step*100q < interval*(100q-p)
@@ -666,7 +666,7 @@ class _Builder:
             if seconds is None:
                 return ibis.literal(True)
             within = ingest <= t + ibis.interval(seconds=int(seconds))
-        return ~(rev > 0) | within
+        return ~(rev > 0) | within  # pyright: ignore[reportOperatorIssue]
 
 
 def parse_query(

@@ -62,7 +62,7 @@ def to_ibis(t: DataType) -> dt.DataType:
     if t.kind == "decimal":
         return dt.Decimal(t.precision, t.scale)
     if t.kind == "timestamp":
-        return dt.Timestamp(timezone="UTC", scale=_TS_SCALE[t.ts_unit or "us"])
+        return dt.Timestamp(timezone="UTC", scale=_TS_SCALE[t.ts_unit or "us"])  # pyright: ignore[reportArgumentType]
     raise ValueError(f"no ibis type for {t}")  # pragma: no cover - grammar is closed
 
 
