@@ -369,9 +369,9 @@ def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
 # ------------------------------------------------------------------------------------- compat
 @main.command(epilog=EXIT_CODES)
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
-@click.option("--mode", required=True, type=click.Choice(
+@click.option("--mode", default=None, type=click.Choice(
     ["BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"],
-    case_sensitive=False))
+    case_sensitive=False), help="Default: the contract's evolution.compatibility.")
 @click.option("--history", default=None, type=click.Path(file_okay=False, exists=True),
               help="A folder of earlier versions (default: the file's git history).")
 @click.option("--replay", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -379,12 +379,17 @@ def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False))
 @click.option("--now", default=None, help="Pin 'now' for freshness during --replay.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def compat(contract: str, mode: str, history: str | None, replay: str | None, catalog: str | None,
-           now: str | None, fmt: str) -> None:
+def compat(contract: str, mode: str | None, history: str | None, replay: str | None,
+           catalog: str | None, now: str | None, fmt: str) -> None:
     """Check compatibility with earlier versions (BACKWARD, FORWARD, FULL, *_TRANSITIVE)."""
     from tacit_gen import evolution
 
     current = _load_or_exit(contract)
+    if mode is None:
+        mode = current.evolution.compatibility
+        if mode == "NONE":
+            click.echo(f"{current.name} declares compatibility NONE: nothing to check (lint TG217)")
+            sys.exit(0)
     skipped: list[str] = []
     try:
         earlier = (evolution.history_from_dir(history) if history

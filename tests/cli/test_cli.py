@@ -111,3 +111,19 @@ def test_contract_that_does_not_load_exits_2(tmp_path: Path) -> None:
 def test_every_bundled_contract_explains(contract: Path) -> None:
     code, out = run("explain", str(contract))
     assert code == 0, out
+
+
+def test_compat_defaults_to_the_contracts_declared_mode(tmp_path: Path) -> None:
+    v1 = (ROOT / "contracts" / "fct_sensor_readings.yaml").read_text()
+    hist = tmp_path / "hist"
+    hist.mkdir()
+    (hist / "v1.yaml").write_text(v1)
+    v2 = (v1.replace("version: 1.0.0", "version: 2.0.0")
+          .replace("  revision:   {type: int64, nullable: false}\n",
+                   "  revision:   {type: int64, nullable: false}\n  site: {type: string, nullable: false}\n")
+          + "evolution: {compatibility: BACKWARD}\n")
+    new = tmp_path / "fct_sensor_readings.yaml"
+    new.write_text(v2)
+    code, out = run("compat", str(new), "--history", str(hist))
+    assert code == 1, out
+    assert "BACKWARD" in out and "site" in out
