@@ -181,7 +181,13 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
-    from tacit_gen.targets.gx import CUSTOM_SQL, SEVERITY, number_text, type_from_list
+    from tacit_gen.targets.gx import (
+        CUSTOM_SQL,
+        SEVERITY,
+        decimal_from_query,
+        number_text,
+        type_from_list,
+    )
 
     where = str(path)
     try:
@@ -259,6 +265,10 @@ def read(path: Path, text: str) -> ReadResult:
                 meta_type = next((e["meta"].get("tacit_type") for e in es
                                   if e["type"] == "expect_column_values_to_be_in_type_list"), None)
                 t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
+                if t is not None and t.startswith("decimal"):
+                    # precision and scale come from the operative SQL check, not from meta
+                    q = str(by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or "")
+                    t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
                 params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
             elif "expect_column_values_to_be_of_type" in by_type:
                 params["type"] = "gx type " + str(by_type["expect_column_values_to_be_of_type"].get("type_"))

@@ -340,6 +340,20 @@ def native_invariant(expr: n.Node) -> list[dict[str, Any]]:
     raise NoNative(f"no native form for {type(expr).__name__}")
 
 
+def decimal_type_query(column: str, precision: int, scale: int) -> str:
+    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof)."""
+    return f"SELECT * FROM {{batch}} WHERE typeof({ident(column)}) <> 'DECIMAL({precision},{scale})'"
+
+
+_DECIMAL_QUERY = re.compile(r"^SELECT \* FROM \{batch\} WHERE typeof\((?P<col>.+)\) <> 'DECIMAL\((?P<p>\d+),(?P<s>\d+)\)'$")
+
+
+def decimal_from_query(query: str) -> str | None:
+    """The `decimal(p,s)` a decimal_type_query checks, or None."""
+    m = _DECIMAL_QUERY.match(query)
+    return f"decimal({m.group('p')},{m.group('s')})" if m else None
+
+
 def _unexpected(query: str, description: str) -> dict[str, Any]:
     return _exp(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
 
@@ -451,12 +465,19 @@ def expectations_for(clause: Clause, has_revision: bool) -> list[dict[str, Any]]
     k = clause.kind
     p = clause.param
     if k == "column":
-        return [
+        out = [
             _exp("expect_column_to_exist", {"column": p("column")}),
             {**_exp("expect_column_values_to_be_in_type_list",
                     {"column": p("column"), "type_list": type_list(p("type"))}),
              "meta": {"tacit_type": p("type")}},
         ]
+        m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(p("type")))
+        if m:
+            # No type list carries precision and scale (see type_list), so a SQL datasource checks
+            # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
+            out.append(_unexpected(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2))),
+                                   f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
+        return out
     if k == "no_unknown_columns":
         return [_exp("expect_table_columns_to_match_set",
                      {"column_set": list(p("columns")), "exact_match": True})]
