@@ -385,11 +385,10 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     from tacit_gen import evolution
 
     current = _load_or_exit(contract)
-    if mode is None:
-        mode = current.evolution.compatibility
-        if mode == "NONE":
-            click.echo(f"{current.name} declares compatibility NONE: nothing to check (lint TG217)")
-            sys.exit(0)
+    mode = (mode or current.evolution.compatibility).upper()
+    if mode == "NONE":
+        click.echo(f"{current.name} declares compatibility NONE: nothing to check (lint TG217)")
+        sys.exit(0)
     skipped: list[str] = []
     try:
         earlier = (evolution.history_from_dir(history) if history
@@ -398,7 +397,7 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
         _fail_usage(str(e))
     for s in skipped:
         click.echo(f"note: skipped an earlier revision that does not load: {s}", err=True)
-    report = evolution.compat([*earlier, current], mode.upper())
+    report = evolution.compat([*earlier, current], mode)
     payload = report.as_json()
     code = 0 if report.ok else 1
     replay_text = ""
