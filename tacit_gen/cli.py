@@ -385,8 +385,8 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     from tacit_gen import evolution
 
     current = _load_or_exit(contract)
-    mode = (mode or current.evolution.compatibility).upper()
-    if mode == "NONE":
+    chosen: str = (mode or current.evolution.compatibility).upper()
+    if chosen == "NONE":
         click.echo(f"{current.name} declares compatibility NONE: nothing to check (lint TG217)")
         sys.exit(0)
     skipped: list[str] = []
@@ -397,7 +397,7 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
         _fail_usage(str(e))
     for s in skipped:
         click.echo(f"note: skipped an earlier revision that does not load: {s}", err=True)
-    report = evolution.compat([*earlier, current], mode)
+    report = evolution.compat([*earlier, current], chosen)
     payload = report.as_json()
     code = 0 if report.ok else 1
     replay_text = ""
