@@ -283,8 +283,13 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
         pinned = parse_now(now)
     except ValueError as e:
         _fail_usage(str(e))
-    report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
-                        Path(artifacts) if artifacts else None, Path(keep) if keep else None)
+    from tacit_gen.engines.load import LoadError
+
+    try:
+        report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
+                            Path(artifacts) if artifacts else None, Path(keep) if keep else None)
+    except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
+        _fail_usage(str(e))
     if fmt == "json":
         _echo_json(report.as_json())
     else:
@@ -320,6 +325,8 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         pinned = parse_now(now) if now else None
     except ValueError as e:
         _fail_usage(str(e))
+    if out_path is not None and Path(out_path).suffix.lower() not in (".csv", ".parquet", ".pq"):
+        _fail_usage(f"--out {out_path}: write a .csv or .parquet file")
     try:
         data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
     except s.SampleError as e:
@@ -340,7 +347,10 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
             if cat_path is not None:
                 click.echo("note: this contract has a catalog; use --out FILE to write it beside the data", err=True)
         return
-    data_path, catalog_path = s.write(data, out_path)
+    try:
+        data_path, catalog_path = s.write(data, out_path)
+    except s.SampleError as e:
+        _fail_usage(str(e))
     click.echo(f"wrote {data_path.as_posix()}", err=True)
     if catalog_path is not None:
         click.echo(f"wrote {catalog_path.as_posix()}", err=True)
@@ -404,7 +414,12 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     if replay:
         from tacit_gen.verify import parse_now
 
-        rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
+        from tacit_gen.engines.load import LoadError
+
+        try:
+            rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
+        except (LoadError, ValueError) as e:
+            _fail_usage(str(e))
         payload["replay"] = rep.as_json()
         replay_text = rep.render_text()
         code = code or (0 if rep.ok else 1)

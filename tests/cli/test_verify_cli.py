@@ -81,3 +81,17 @@ def test_bad_now_is_a_usage_error(tmp_path: Path) -> None:
 def test_sample_unknown_clause_is_a_usage_error() -> None:
     code, out = invoke("sample", str(CONTRACTS / "ohlcv_1m.yaml"), "--violate", "range:volum")
     assert code == 2 and "did you mean 'range:volume'" in out
+
+
+def test_unreadable_data_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "garbage.parquet"
+    bad.write_bytes(b"\x00not parquet at all" * 10)
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), "--data", str(bad), "--now", NOW)
+    assert code == 2
+    assert "garbage.parquet: cannot read" in out and "Traceback" not in out
+
+
+def test_sample_out_needs_csv_or_parquet(tmp_path: Path) -> None:
+    code, out = invoke("sample", str(CONTRACTS / "ohlcv_1m.yaml"), "--out", str(tmp_path / "x.txt"))
+    assert code == 2 and "write a .csv or .parquet file" in out
+    assert not (tmp_path / "x.txt").exists()
