@@ -412,9 +412,8 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     code = 0 if report.ok else 1
     replay_text = ""
     if replay:
-        from tacit_gen.verify import parse_now
-
         from tacit_gen.engines.load import LoadError
+        from tacit_gen.verify import parse_now
 
         try:
             rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
