@@ -148,3 +148,15 @@ def test_hostile_strings_are_escaped_in_every_artifact(tmp_path: Path) -> None:
             assert repr(inv_texts[0]) in body or json.dumps(inv_texts[0]) in body, rel
         else:
             assert json.dumps(inv_texts[0])[1:-1] in dumped, rel
+
+
+def test_one_bad_contract_writes_nothing(tmp_path: Path) -> None:
+    contracts = tmp_path / "contracts"
+    contracts.mkdir()
+    (contracts / "good.yaml").write_text((ROOT / "contracts" / "fct_sensor_readings.yaml").read_text())
+    (contracts / "bad.yaml").write_text("contract: bad\nversion: 1.0.0\nfields: {a: {type: strng}}\n")
+    out = tmp_path / "gen"
+    res = CliRunner().invoke(main, ["render", str(contracts), "--out", str(out)])
+    assert res.exit_code == 2
+    assert "bad.yaml:3:20: error: unknown type 'strng'" in res.output
+    assert not out.exists()
