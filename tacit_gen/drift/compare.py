@@ -77,6 +77,9 @@ def compare(
     for c in read.clauses:
         got.setdefault(c.id, c)
     planned = {c.id: c for c in clauses}
+    equivalent_to = _match_equivalent_invariants(contract, clauses, got)
+    for plan_id, read_id in equivalent_to.items():
+        got[plan_id] = got.pop(read_id)
     project = _projector(target)
     for cid, c in planned.items():
         r = got.get(cid)
@@ -90,6 +93,8 @@ def compare(
                                clause_id=cid, expected=c.text, contract_path=cpath,
                                contract_line=c.line or None))
             continue
+        if cid in equivalent_to:
+            continue  # worded differently, rejects exactly the same rows: not drift
         want = (dict(projected.params) if project is not None and projected is not None
                 else expected_params(c, target, dialect))
         for key, found in sorted(r.params, key=lambda kv: kv[0]):
@@ -140,6 +145,30 @@ class CheckReport:
                 for f in self.findings
             ],
         }
+
+
+def _match_equivalent_invariants(contract: Contract, clauses: tuple[Clause, ...],
+                                 got: dict[str, Clause]) -> dict[str, str]:
+    """Plan invariants missing from the artifact, paired with an artifact invariant that says the
+    same thing in other words (a hand-written test): plan id -> artifact id."""
+    planned_ids = {c.id for c in clauses}
+    extras = [r for rid, r in got.items() if rid not in planned_ids and rid.startswith("invariant:")]
+    missing = [c for c in clauses if c.kind == "invariant" and c.id not in got and c.expr is not None]
+    if not extras or not missing:
+        return {}
+    from tacit_gen.contract.semantics import resolve
+    from tacit_gen.drift.equivalence import equivalent
+
+    out: dict[str, str] = {}
+    for r in extras:
+        ast, problems = resolve(contract, r.id.split(":", 1)[1])
+        if ast is None or problems:
+            continue
+        for c in missing:
+            if c.id not in out and c.expr is not None and equivalent(contract, c.expr, ast):
+                out[c.id] = r.id
+                break
+    return out
 
 
 def _projector(target: str) -> Any:
