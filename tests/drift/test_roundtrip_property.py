@@ -8,6 +8,7 @@ parameter on some shape of contract is caught without anyone writing that contra
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -97,7 +98,9 @@ def contracts(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("TACIT_PROPERTY_EXAMPLES", "100")), deadline=None,
+          derandomize=os.environ.get("TACIT_PROPERTY_EXAMPLES") is None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(contracts())
 def test_every_target_reads_back_its_own_render(text: str) -> None:
     with tempfile.TemporaryDirectory() as d:
