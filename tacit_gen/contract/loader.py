@@ -129,6 +129,7 @@ def parse_duration(text: str) -> tuple[Duration, str] | None:
 @dataclass
 class _Ctx:
     path: str
+    file: str = ""  # the path as given, for the portable header path
     diags: list[Diagnostic] = field(default_factory=list)
     protected: str = ""
     suggested: set[tuple[int, str]] = field(default_factory=set)  # (map start, key) did-you-mean
@@ -576,13 +577,28 @@ def _hash(data: Any) -> str:
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
-    """A path as shown in messages and artifact headers: relative to cwd when below it, posix."""
+    """A path as shown in messages: relative to the working directory when below it, else as
+    given (so an editor can open it)."""
     p = Path(path)
     try:
-        rel = p.resolve().relative_to(Path.cwd().resolve())
-        return rel.as_posix()
+        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return p.as_posix()
+
+
+def portable_path(path: str | os.PathLike[str]) -> str:
+    """A path for artifact headers, never machine-specific: relative to the working directory
+    when below it, else relative to the enclosing git checkout, else the file name."""
+    p = Path(path)
+    resolved = p.resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        pass
+    for parent in resolved.parents:
+        if (parent / ".git").exists():
+            return resolved.relative_to(parent).as_posix()
+    return p.name
 
 
 def load_report(
@@ -595,7 +611,7 @@ def load_report(
         text: the file's text, if already read.
     """
     shown = display_path(path)
-    ctx = _Ctx(shown)
+    ctx = _Ctx(shown, os.fspath(path))
     if text is None:
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -805,7 +821,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         evolution=evolution,
         targets=targets,
         meta=tuple((str(k.value), yamlpos.plain(v)) for k, v in root.value if str(k.value).startswith("x-")),
-        path=ctx.path,
+        path=portable_path(ctx.file) if ctx.file else ctx.path,
         source=text,
         canonical_hash=_hash(canonical_data(root)),
         key_pos=_pos(knode) if knode is not None else Pos(0, 0),

@@ -160,3 +160,15 @@ def test_one_bad_contract_writes_nothing(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "bad.yaml:3:20: error: unknown type 'strng'" in res.output
     assert not out.exists()
+
+
+def test_headers_never_carry_a_machine_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # render the repo's contract from outside the checkout
+    out = tmp_path / "gen"
+    code, text = invoke("render", str((ROOT / "contracts" / "ohlcv_1m.yaml").resolve()), "--out", str(out))
+    assert code == 0, text
+    for p in out.rglob("*"):
+        if p.is_file():
+            body = p.read_text()
+            assert str(ROOT) not in body and str(tmp_path) not in body, p
+    assert "from contracts/ohlcv_1m.yaml." in (out / "soda" / "ohlcv_1m.yml").read_text()
