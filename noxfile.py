@@ -84,3 +84,16 @@ def bench(session: nox.Session) -> None:
     session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
     # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
     session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def package(session: nox.Session) -> None:
+    """The wheel, installed alone (core dependencies only), renders generated/ byte for byte:
+    the templates ship inside it."""
+    tmp = session.create_tmp()
+    session.run("uv", "build", "--wheel", "-o", tmp, external=True)
+    import glob
+
+    session.install(*glob.glob(f"{tmp}/tacit_gen-*.whl"))
+    session.run("tacit-gen", "render", "contracts", "--out", f"{tmp}/gen", env=OFFLINE)
+    session.run("diff", "-r", f"{tmp}/gen", "generated", external=True)
