@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
-from tacit_gen.targets.header import GENERATED_MARK, comment_header
+from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -125,6 +125,17 @@ def jinja_safe(text: str) -> str:
     if any(o in text for o in _JINJA_OPENERS):
         return "{{ " + json.dumps(text, ensure_ascii=False) + " }}"
     return text
+
+
+def _jinja_safe_data(value: Any) -> Any:
+    """`jinja_safe` over every string of a JSON-able value (x-* metadata)."""
+    if isinstance(value, str):
+        return jinja_safe(value)
+    if isinstance(value, dict):
+        return {k: _jinja_safe_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jinja_safe_data(v) for v in value]
+    return value
 
 
 def jinja_unsafe(value: Any) -> Any:
@@ -324,6 +335,8 @@ class DbtTarget:
                     meta["tacit_unit"] = jinja_safe(str(p["unit"]))
                 if p.get("dimension") is not None:
                     meta["tacit_dimension"] = jinja_safe(str(p["dimension"]))
+                if f is not None:  # the field's x-* keys, as the column's meta
+                    meta.update({k: _jinja_safe_data(plain_value(v)) for k, v in f.meta})
                 entry["meta"] = meta
                 columns[p["column"]] = entry
                 col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
@@ -446,6 +459,7 @@ class DbtTarget:
             "tacit_version": jinja_safe(contract.version),
             "tacit_adapter": adapter,
         }
+        model_meta.update({k: _jinja_safe_data(plain_value(v)) for k, v in contract.meta})
         if model_clauses:
             model_meta["tacit_clauses"] = model_clauses
         if unsupported:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TYPE_CHECKING
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -28,12 +30,33 @@ def notes(contract: Contract) -> list[str]:
             for line, text, why in unenforced(contract)]
 
 
+def plain_value(value: Any) -> Any:
+    """An `x-*` value as JSON-able data (YAML floats were read as exact decimals)."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): plain_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    return value
+
+
+def x_metadata(contract: Contract) -> list[tuple[str, Any]]:
+    """The contract's `x-*` keys, contract-level then per field (`fields.<name>.x-...`)."""
+    out = [(k, plain_value(v)) for k, v in contract.meta]
+    for f in contract.fields:
+        out += [(f"fields.{f.name}.{k}", plain_value(v)) for k, v in f.meta]
+    return out
+
+
 def header_lines(contract: Contract) -> list[str]:
     """Plain text lines (no comment marker) for the top of an artifact."""
     return [
         one_line(f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render."),
         f"contract {contract.name} version {contract.version} sha256:{contract.canonical_hash}",
         *notes(contract),
+        *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
+          for key, value in x_metadata(contract)),
     ]
 
 
@@ -42,7 +65,7 @@ def comment_header(contract: Contract, marker: str = "#") -> str:
     return "".join(f"{marker} {line}\n" for line in header_lines(contract))
 
 
-def header_meta(contract: Contract) -> dict[str, str | list[str]]:
+def header_meta(contract: Contract) -> dict[str, Any]:
     """The header as a mapping, for artifacts that carry metadata instead of comments (JSON)."""
     return {
         "generated_by": "tacit-gen",
@@ -52,6 +75,7 @@ def header_meta(contract: Contract) -> dict[str, str | list[str]]:
         "sha256": contract.canonical_hash,
         "notice": "Do not edit: change the contract and re-render.",
         "not_checked": notes(contract),
+        "x_metadata": dict(x_metadata(contract)),
     }
 
 

@@ -172,3 +172,31 @@ def test_headers_never_carry_a_machine_path(tmp_path: Path, monkeypatch: pytest.
             body = p.read_text()
             assert str(ROOT) not in body and str(tmp_path) not in body, p
     assert "from contracts/ohlcv_1m.yaml." in (out / "soda" / "ohlcv_1m.yml").read_text()
+
+
+X_META = """contract: xmeta
+version: 1.0.0
+x-team: {name: "market data", oncall: "#md-oncall", tier: 1.5}
+key: [id]
+fields:
+  id: {type: string, x-pii: false, x-owner: "{{ evil }}"}
+  amount: {type: decimal(10,2), unit: USD}
+"""
+
+
+def test_x_metadata_lands_in_every_artifact(tmp_path: Path) -> None:
+    src = tmp_path / "xmeta.yaml"
+    src.write_text(X_META)
+    out = tmp_path / "gen"
+    assert invoke("render", str(src), "--out", str(out))[0] == 0
+    for rel in ("dbt/xmeta.yml", "soda/xmeta.yml", "pandera/xmeta.py", "ibis/xmeta.py"):
+        body = (out / rel).read_text()
+        assert '# x-team: {"name": "market data", "oncall": "#md-oncall", "tier": "1.5"}' in body, rel
+        assert '# fields.id.x-owner: "{{ evil }}"' in body, rel
+    suite = json.loads((out / "gx" / "xmeta.json").read_text())
+    assert suite["meta"]["tacit_gen"]["x_metadata"]["fields.id.x-pii"] is False
+    dbt = yaml.safe_load((out / "dbt" / "xmeta.yml").read_text())
+    model = dbt["models"][0]
+    assert model["config"]["meta"]["x-team"]["oncall"] == "#md-oncall"
+    column = next(c for c in model["columns"] if c["name"] == "id")
+    assert column["meta"]["x-owner"] == '{{ "{{ evil }}" }}'  # dbt renders it back to the text
