@@ -175,40 +175,31 @@ def _null_cond(column: str, is_null: bool) -> dict[str, Any]:
     return {"type": "nullity", "column": {"name": column}, "is_null": is_null}
 
 
-def _atom_true(node: n.Node) -> list[dict[str, Any]]:
-    """Conditions (ANDed) selecting rows where the atom is TRUE (SQL semantics: NULL is not TRUE)."""
+def _atom(node: n.Node, truth: bool) -> list[dict[str, Any]]:
+    """Conditions (ANDed) selecting rows where the atom is TRUE (`truth`) or FALSE, never
+    UNKNOWN: SQL semantics, so a NULL operand selects neither."""
     if isinstance(node, n.IsNull):
-        return [_null_cond(_col(node.operand), not node.negated)]
+        return [_null_cond(_col(node.operand), node.negated != truth)]
     if isinstance(node, n.Compare) and len(node.ops) == 1:
         left, right = node.operands
         op = node.ops[0]
         if isinstance(right, n.Column) and not isinstance(left, n.Column):
             left, right, op = right, left, n.FLIPPED[op]
         c, v = _col(left), _lit(right)
-        return [_null_cond(c, False), _cmp_cond(c, _GX_OP[op], v)]
+        return [_null_cond(c, False), _cmp_cond(c, (_GX_OP if truth else _NEG_OP)[op], v)]
     if isinstance(node, n.InList):
         c = _col(node.operand)
         vals = [_lit(i) for i in node.items]
-        return [_null_cond(c, False), _cmp_cond(c, "NOT_IN" if node.negated else "IN", vals)]
+        return [_null_cond(c, False), _cmp_cond(c, "NOT_IN" if node.negated == truth else "IN", vals)]
     raise NoNative(f"no condition form for {type(node).__name__}")
+
+
+def _atom_true(node: n.Node) -> list[dict[str, Any]]:
+    return _atom(node, True)
 
 
 def _atom_false(node: n.Node) -> list[dict[str, Any]]:
-    """Conditions (ANDed) selecting rows where the atom is FALSE (not UNKNOWN)."""
-    if isinstance(node, n.IsNull):
-        return [_null_cond(_col(node.operand), node.negated)]
-    if isinstance(node, n.Compare) and len(node.ops) == 1:
-        left, right = node.operands
-        op = node.ops[0]
-        if isinstance(right, n.Column) and not isinstance(left, n.Column):
-            left, right, op = right, left, n.FLIPPED[op]
-        c, v = _col(left), _lit(right)
-        return [_null_cond(c, False), _cmp_cond(c, _NEG_OP[op], v)]
-    if isinstance(node, n.InList):
-        c = _col(node.operand)
-        vals = [_lit(i) for i in node.items]
-        return [_null_cond(c, False), _cmp_cond(c, "IN" if node.negated else "NOT_IN", vals)]
-    raise NoNative(f"no condition form for {type(node).__name__}")
+    return _atom(node, False)
 
 
 def _dnf_false(node: n.Node) -> list[list[dict[str, Any]]]:
