@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from tacit_gen import render as r
@@ -16,7 +18,8 @@ from tacit_gen.targets.base import RenderOptions
 
 
 def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: RenderOptions,
-              artifact: str | None = None, bump_gate: bool = True, base: str = "HEAD") -> CheckReport:
+              artifact: str | None = None, bump_gate: bool = True, base: str | None = None,
+              env: Mapping[str, str] | None = None) -> CheckReport:
     """Check committed artifacts against their contracts.
 
     Args:
@@ -27,10 +30,13 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         artifact: check this one (hand-written) artifact against the single contract in `paths`,
             with the single target in `targets` (semantic drift only).
         bump_gate: also compare each contract with its last committed version (git).
-        base: the git revision for the gate.
+        base: the git revision for the gate (None: the default, see
+            `tacit_gen.evolution.resolve_base`; CI-aware).
+        env: the environment to read ``CI`` / ``GITHUB_BASE_REF`` from (default: os.environ).
 
     Raises:
-        ValueError: for usage errors (contract that does not load, wrong --artifact usage).
+        ValueError: for usage errors (contract that does not load, wrong --artifact usage, an
+            unknown base revision or a history too shallow to find it).
     """
     report = CheckReport()
     files = r.find_contracts(paths or ["contracts"])
@@ -79,7 +85,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
     # 4. version-bump gate against the last committed contract
     if bump_gate:
-        findings, notes = _bump_findings(files, base)
+        findings, notes = _bump_findings(files, base, env)
         report.findings.extend(findings)
         report.notes.extend(notes)
     return report
@@ -92,17 +98,40 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         raise ValueError("\n".join(x.render() for x in e.diagnostics)) from None
 
 
-def _bump_findings(files: list[Path], base: str) -> tuple[list[Finding], list[str]]:
-    """A contract changed since `base` without a sufficient version bump is a finding."""
+def _bump_findings(files: list[Path], base: str | None,
+                   env: Mapping[str, str] | None) -> tuple[list[Finding], list[str]]:
+    """A contract changed since the base revision without a sufficient version bump is a finding.
+
+    The gate never switches itself off where it matters: an explicit `base`, or CI, with a
+    revision that cannot be found (or no git work tree) is a usage error, not a note.
+    """
     from tacit_gen import evolution
 
     out: list[Finding] = []
     notes: list[str] = []
+    if not files:
+        return out, notes
+    environ = os.environ if env is None else env
+    strict = base is not None or environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+    try:
+        chosen = evolution.resolve_base(files[0].resolve().parent, base, environ)
+    except evolution.BaseError as e:
+        raise ValueError(f"version gate: {e}") from None
+    except evolution.HistoryError as e:
+        if strict:
+            raise ValueError(f"version gate: {e}") from None
+        notes.append(f"version gate skipped: {e}")
+        return out, notes
+    notes.append(f"version gate: base {chosen.rev[:12] or '(none)'} ({chosen.why})")
     for f in files:
         try:
-            rep = evolution.check_bump(str(f), base_rev=base)
-        except Exception as e:  # not a git checkout, or git missing: say so, it is not drift
-            notes.append(f"{f.as_posix()}: version gate skipped: {e}")
+            rep = evolution.check_bump(str(f), base_rev=chosen.rev)
+        except evolution.HistoryError as e:
+            raise ValueError(f"version gate: {f.as_posix()}: {e}") from None
+        except ContractError as e:  # the committed version predates today's language
+            notes.append(f"{f.as_posix()}: version gate cannot compare: its version at "
+                         f"{chosen.rev[:12]} does not load: "
+                         + (e.diagnostics[0].render() if e.diagnostics else str(e)))
             continue
         if rep is None or rep.ok:
             continue

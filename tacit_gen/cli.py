@@ -221,10 +221,14 @@ def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates:
               help="Check one (hand-written) artifact against the contract given as PATH.")
 @click.option("--no-bump-gate", is_flag=True,
               help="Do not compare contracts with their last committed version.")
-@click.option("--base", default="HEAD", show_default=True, help="Git revision for the version-bump gate.")
+@click.option("--base", default=None,
+              help="Git revision for the version-bump gate, used through its merge base with "
+                   "HEAD. Default: HEAD outside CI; with CI=true the merge base with the default "
+                   "branch (origin/$GITHUB_BASE_REF, else origin/HEAD). An unknown revision or a "
+                   "history too shallow to find it is exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
-          dbt_adapter: str, dbt_tests: str, artifact: str | None, no_bump_gate: bool, base: str,
+          dbt_adapter: str, dbt_tests: str, artifact: str | None, no_bump_gate: bool, base: str | None,
           fmt: str) -> None:
     """Prove the committed artifacts still say what the contracts say.
 
@@ -357,16 +361,42 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
 
 
 # --------------------------------------------------------------------------------------- diff
+def _load_file_or_revision(spec: str) -> Any:
+    """A contract from a file, or from git as ``REV:path`` (``origin/main:contracts/x.yaml``)."""
+    if Path(spec).is_file() or ":" not in spec:
+        if not Path(spec).is_file():
+            _fail_usage(f"'{spec}' is not a file (to read one from git, write REV:path)")
+        return _load_or_exit(spec)
+    from tacit_gen import evolution
+    from tacit_gen.contract.errors import ContractError
+    from tacit_gen.contract.loader import load
+
+    try:
+        text = evolution.read_at_revision(spec)
+    except evolution.HistoryError as e:
+        _fail_usage(str(e))
+    try:
+        return load(spec, text=text)
+    except ContractError as e:
+        for diag in e.diagnostics:
+            click.echo(diag.render(), err=True)
+        sys.exit(2)
+
+
 @main.command(epilog=EXIT_CODES)
-@click.argument("old", type=click.Path(exists=True, dir_okay=False))
-@click.argument("new", type=click.Path(exists=True, dir_okay=False))
+@click.argument("old")
+@click.argument("new")
 @click.option("--changelog", is_flag=True, help="Print a Markdown changelog entry instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
-    """Classify every change between two versions of a contract; exit 1 if the bump is too small."""
+    """Classify every change between two versions of a contract; exit 1 if the bump is too small.
+
+    OLD and NEW are files, or ``REV:path`` read from git (``origin/main:contracts/orders.yaml``;
+    ``REV:./path`` is relative to the current folder).
+    """
     from tacit_gen import evolution
 
-    report = evolution.diff(_load_or_exit(old), _load_or_exit(new))
+    report = evolution.diff(_load_file_or_revision(old), _load_file_or_revision(new))
     if changelog:
         click.echo(evolution.changelog(report), nl=False)
     elif fmt == "json":

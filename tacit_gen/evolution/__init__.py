@@ -8,6 +8,7 @@ Public API (the CLI calls these):
 - `compat(history, mode) -> CompatReport`: BACKWARD / FORWARD / FULL (+ ``_TRANSITIVE``).
 - `history_from_git(path)`, `history_from_dir(folder)`: earlier versions, oldest first.
 - `check_bump(path, base_rev="HEAD") -> DiffReport | None`: the CI version gate.
+- `resolve_base(start, base=None) -> Base`: the revision the gate compares with (CI-aware).
 
 See docs/evolution.md for the rules as the tool applies them.
 """
@@ -17,11 +18,15 @@ from __future__ import annotations
 from tacit_gen.evolution.compat import MODES, CompatReport, Incompatibility, can_read, compat
 from tacit_gen.evolution.diff import diff, suggest_field_name
 from tacit_gen.evolution.history import (
+    Base,
+    BaseError,
     HistoryError,
     HistoryWarning,
     check_bump,
     history_from_dir,
     history_from_git,
+    read_at_revision,
+    resolve_base,
 )
 from tacit_gen.evolution.replay import ReplayReport, replay
 from tacit_gen.evolution.report import Change, DiffReport, changelog
@@ -33,6 +38,8 @@ __all__ = [
     "MODES",
     "NOTICE",
     "RULES",
+    "Base",
+    "BaseError",
     "Change",
     "CompatReport",
     "DiffReport",
@@ -47,6 +54,8 @@ __all__ = [
     "diff",
     "history_from_dir",
     "history_from_git",
+    "read_at_revision",
     "replay",
+    "resolve_base",
     "suggest_field_name",
 ]

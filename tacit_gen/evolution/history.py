@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import subprocess
 import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from tacit_gen.contract.errors import ContractError
@@ -22,6 +24,10 @@ from tacit_gen.evolution.semver import sort_key
 
 class HistoryError(RuntimeError):
     """git is missing, the file is not in a git work tree, or a folder of versions is unusable."""
+
+
+class BaseError(HistoryError):
+    """The gate's base revision cannot be found: a usage error (exit 2), never a silent skip."""
 
 
 class HistoryWarning(UserWarning):
@@ -129,6 +135,113 @@ def history_from_dir(folder: str | os.PathLike[str]) -> list[Contract]:
     return sorted(contracts, key=lambda c: sort_key(c.version))
 
 
+@dataclass(frozen=True)
+class Base:
+    """The revision the version gate compares with, and why that one (printed by `check`)."""
+
+    rev: str  # a full commit id, or "" when there is no commit to compare with (every file is new)
+    spec: str  # what was asked for or defaulted to: "HEAD", "origin/main", ...
+    why: str
+
+
+def _is_shallow(root: Path) -> bool:
+    try:
+        return _git(["rev-parse", "--is-shallow-repository"], root).strip() == "true"
+    except HistoryError:
+        return False
+
+
+def _fetch_hint(root: Path, spec: str) -> str:
+    if _is_shallow(root):
+        return ("the checkout is shallow: run `git fetch --unshallow` (GitHub Actions: "
+                "actions/checkout with `fetch-depth: 0`)")
+    if spec.startswith("origin/") and spec != "origin/HEAD":
+        branch = spec.removeprefix("origin/")
+        return f"fetch it: `git fetch origin {branch}:refs/remotes/origin/{branch}`"
+    if spec == "origin/HEAD":
+        return "set it: `git remote set-head origin --auto`, or pass `--base origin/<default branch>`"
+    return "fetch it (`git fetch origin <branch>`) or name an existing revision"
+
+
+def _commit_of(root: Path, spec: str) -> str | None:
+    try:
+        return _git(["rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"], root).strip() or None
+    except HistoryError:
+        return None
+
+
+def resolve_base(start: str | os.PathLike[str], base: str | None = None,
+                 env: Mapping[str, str] | None = None) -> Base:
+    """The revision the version gate compares the working tree with.
+
+    An explicit `base` is used through its merge base with HEAD (the point the branch forked,
+    as a pull request's diff does). With no `base`: in CI (``CI=true``) the merge base with the
+    default branch (``origin/$GITHUB_BASE_REF`` when set, else ``origin/HEAD``), and the previous
+    commit when HEAD is on that branch; outside CI, ``HEAD`` (the uncommitted change).
+
+    Raises:
+        BaseError: the revision is unknown, or the history is too shallow to find the merge
+            base; the message is one line that says how to fetch it.
+        HistoryError: not a git work tree, or git is missing.
+    """
+    env = os.environ if env is None else env
+    root = repo_root(start)
+    head = _commit_of(root, "HEAD")
+    in_ci = env.get("CI", "").strip().lower() in ("true", "1", "yes")
+    if base is None and not in_ci:
+        if head is None:
+            return Base("", "HEAD", "no commit yet: every contract is new")
+        return Base(head, "HEAD", "HEAD, outside CI; with CI=true the default is the merge base "
+                                  "with the default branch")
+    if base is None:
+        ref = env.get("GITHUB_BASE_REF", "").strip()
+        spec = f"origin/{ref}" if ref else "origin/HEAD"
+        asked = f"CI=true: the default branch ({spec})"
+    else:
+        spec, asked = base, f"--base {base}"
+    commit = _commit_of(root, spec)
+    if commit is None:
+        raise BaseError(f"{asked}: unknown revision '{spec}'; {_fetch_hint(root, spec)}")
+    if head is None:
+        return Base(commit, spec, f"{asked} (no commit on this branch yet)")
+    if commit == head and base is None:
+        parent = _commit_of(root, "HEAD~1")
+        if parent is None:
+            return Base("", spec, f"{asked}: HEAD is its first commit, every contract is new")
+        return Base(parent, spec, f"{asked}: HEAD is on it, compared with the previous commit")
+    try:
+        merge_base = _git(["merge-base", commit, head], root).strip()
+    except HistoryError:
+        merge_base = ""
+    if not merge_base:
+        if _is_shallow(root):
+            raise BaseError(f"{asked}: no merge base with HEAD in a shallow history; "
+                            f"{_fetch_hint(root, spec)}")
+        raise BaseError(f"{asked}: '{spec}' shares no history with HEAD; pass the branch this "
+                        "one was made from")
+    return Base(merge_base, spec, f"{asked}, merge base {merge_base[:12]}")
+
+
+def read_at_revision(spec: str, cwd: str | os.PathLike[str] = ".") -> str:
+    """The text of ``REV:path`` (as `git show` reads it: the path from the repository root, or
+    ``REV:./path`` from `cwd`).
+
+    Raises:
+        BaseError: the revision or the path at that revision is unknown (one line, with a hint).
+        HistoryError: not a git work tree, or git is missing.
+    """
+    rev, _, rel = spec.partition(":")
+    root = repo_root(cwd)
+    if not rev or not rel:
+        raise BaseError(f"'{spec}': write REV:path (e.g. origin/main:contracts/orders.yaml)")
+    if _commit_of(root, rev) is None:
+        raise BaseError(f"'{spec}': unknown revision '{rev}'; {_fetch_hint(root, rev)}")
+    try:
+        return _git(["show", spec], Path(cwd))
+    except HistoryError:
+        raise BaseError(f"'{spec}': no file '{rel}' at {rev}") from None
+
+
 def check_bump(path: str | os.PathLike[str], base_rev: str = "HEAD") -> DiffReport | None:
     """The CI version gate: diff the committed contract at `base_rev` with the working-tree file.
 
@@ -142,12 +255,12 @@ def check_bump(path: str | os.PathLike[str], base_rev: str = "HEAD") -> DiffRepo
     """
     root = repo_root(path)
     rel = _rel(path, root)
-    try:
-        _git(["rev-parse", "--verify", "--quiet", f"{base_rev}^{{commit}}"], root)
-    except HistoryError:
+    if base_rev == "":
+        return None  # no commit to compare with: every file is new
+    if _commit_of(root, base_rev) is None:
         if base_rev == "HEAD":
             return None  # a repository without commits: every file is new
-        raise HistoryError(f"unknown revision '{base_rev}'") from None
+        raise BaseError(f"unknown revision '{base_rev}'; {_fetch_hint(root, base_rev)}")
     try:
         old_text = _git(["show", f"{base_rev}:{rel}"], root)
     except HistoryError:
