@@ -12,6 +12,9 @@ for _k, _v in {
     "SCARF_NO_ANALYTICS": "true",
 }.items():
     os.environ.setdefault(_k, _v)
+# The version gate reads CI / GITHUB_BASE_REF: tests set them where they mean to, never inherit them.
+for _k in ("CI", "GITHUB_BASE_REF"):
+    os.environ.pop(_k, None)
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
