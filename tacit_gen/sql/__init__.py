@@ -1,0 +1,43 @@
+"""Every SQL text tacit-gen emits, built as sqlglot trees and generated per dialect.
+
+``dialects`` names the dialects and prints them; ``build`` makes trees (identifiers, literals,
+invariants, time arithmetic on UTC instants). Targets and engines never paste contract text into
+SQL: they ask this package for the text of a tree in their dialect.
+"""
+
+from tacit_gen.sql.build import (
+    RESERVED,
+    column,
+    condition,
+    epoch_ms,
+    epoch_us,
+    fill,
+    generate,
+    ident,
+    identifier,
+    instant,
+    literal,
+    needs_quotes,
+    number,
+    parse,
+    qualified,
+    relation,
+    string,
+    to_sql,
+    utc_date,
+)
+from tacit_gen.sql.dialects import (
+    ADAPTER_DIALECT,
+    BACKSLASH_ESCAPES,
+    DIALECTS,
+    UnknownDialect,
+    check_dialect,
+    sqlglot_dialect,
+)
+
+__all__ = [
+    "ADAPTER_DIALECT", "BACKSLASH_ESCAPES", "DIALECTS", "RESERVED", "UnknownDialect",
+    "check_dialect", "column", "condition", "epoch_ms", "epoch_us", "fill", "generate", "ident",
+    "identifier", "instant", "literal", "needs_quotes", "number", "parse", "qualified", "relation",
+    "sqlglot_dialect", "string", "to_sql", "utc_date",
+]

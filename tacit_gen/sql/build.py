@@ -1,0 +1,277 @@
+"""SQL as sqlglot trees, printed per dialect: identifiers, literals, invariants, time arithmetic.
+
+Nothing here pastes contract text into SQL text: a name becomes an ``exp.Identifier`` and a string
+an ``exp.Literal``, and sqlglot's generator for the target dialect quotes and escapes them (a
+backslash is doubled where the dialect treats it as an escape: BigQuery, Databricks, Spark,
+Snowflake). Shapes that differ between dialects are small templates per dialect (tables first),
+parsed once with sqlglot and filled with tree nodes, never with text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
+
+if TYPE_CHECKING:
+    from sqlglot import exp as Exp
+
+    from tacit_gen.expr import nodes as n
+
+RESERVED = frozenset(
+    (
+        "all", "and", "any", "as", "asc", "between", "by", "case", "cast", "check", "collate",
+        "column", "constraint", "create", "cross", "current_date", "current_time",
+        "current_timestamp", "current_user", "default", "desc", "distinct", "else", "end", "except",
+        "false", "fetch", "for", "foreign", "from", "full", "grant", "group", "having", "in",
+        "inner", "intersect", "interval", "into", "is", "join", "key", "lateral", "left", "like",
+        "limit", "natural", "not", "null", "offset", "on", "or", "order", "outer", "over",
+        "partition", "primary", "range", "references", "right", "rows", "select", "session_user",
+        "some", "table", "then", "to", "true", "union", "unique", "user", "using", "value", "values",
+        "when", "where", "window", "with",
+    )
+)
+_PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def needs_quotes(name: str) -> bool:
+    """A name is quoted unless it is lower-case plain and no keyword (the same in every dialect)."""
+    return not (_PLAIN.match(name) and name not in RESERVED)
+
+
+def identifier(name: str) -> Exp.Identifier:
+    """The tree of a column or relation name."""
+    from sqlglot import exp
+
+    return exp.Identifier(this=name, quoted=needs_quotes(name))
+
+
+def column(name: str, table: str | None = None) -> Exp.Column:
+    """The tree of a (qualified) column reference."""
+    from sqlglot import exp
+
+    return exp.Column(this=identifier(name), table=identifier(table) if table else None)
+
+
+def relation(name: str, schema: str | None = None) -> Exp.Table:
+    """The tree of a (schema-qualified) relation."""
+    from sqlglot import exp
+
+    return exp.Table(this=identifier(name), db=identifier(schema) if schema else None)
+
+
+def string(value: str) -> Exp.Literal:
+    from sqlglot import exp
+
+    return exp.Literal.string(value)
+
+
+def number(text: str) -> Exp.Expression:
+    """A decimal number written as its exact text (a negative one in parentheses)."""
+    from sqlglot import exp
+
+    if text.startswith("-"):
+        return exp.Paren(this=exp.Neg(this=exp.Literal.number(text[1:])))
+    return exp.Literal.number(text)
+
+
+def generate(tree: Exp.Expression, dialect: str = "duckdb") -> str:
+    """The SQL text of a tree in a dialect (one line, no normalisation of names)."""
+    return str(tree.sql(dialect=sqlglot_dialect(dialect)))
+
+
+def ident(name: str, dialect: str = "duckdb") -> str:
+    """A column or relation name as SQL text, quoted (and escaped) only when it must be."""
+    return generate(identifier(name), dialect)
+
+
+def qualified(name: str, schema: str | None, dialect: str = "duckdb") -> str:
+    """A relation name, qualified with its schema when one is given."""
+    return generate(relation(name, schema), dialect)
+
+
+def literal(value: str, dialect: str = "duckdb") -> str:
+    """A SQL string literal, escaped for the dialect."""
+    return generate(string(value), dialect)
+
+
+def parse(sql: str, dialect: str = "duckdb") -> Exp.Expression:
+    """Parse SQL text written in a dialect (templates, and tests reading generated SQL back)."""
+    import sqlglot
+
+    return sqlglot.parse_one(sql, read=sqlglot_dialect(dialect))
+
+
+# --- invariants ------------------------------------------------------------------------------
+
+_CMP = {"=": "EQ", "!=": "NEQ", "<": "LT", "<=": "LTE", ">": "GT", ">=": "GTE"}
+_ARITH = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
+
+
+def _div(left: Exp.Expression, right: Exp.Expression, dialect: str) -> Exp.Expression:
+    """``/`` means exact division, NULL when dividing by zero (UNKNOWN: the row passes).
+
+    DuckDB divides integers exactly and gives NULL for x / 0. Elsewhere integers divide
+    truncating (PostgreSQL) or x / 0 raises: the dividend is cast to NUMERIC and the divisor
+    wrapped in NULLIF(.., 0).
+    """
+    from sqlglot import exp
+
+    if dialect == "duckdb":
+        return exp.Div(this=left, expression=right)
+    num = exp.Cast(this=left, to=exp.DataType.build("decimal"))
+    return exp.Div(this=num, expression=exp.Nullif(this=right, expression=exp.Literal.number(0)))
+
+
+def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
+    """The boolean tree of a resolved invariant (SQL CHECK semantics: NULL operands pass).
+
+    Raises:
+        ValueError: a catalog form (not an expression of one row).
+    """
+    from sqlglot import exp
+
+    from tacit_gen.expr import nodes as n
+
+    check_dialect(dialect)
+
+    def paren(e: Exp.Expression) -> Exp.Expression:
+        return exp.Paren(this=e)
+
+    def val(x: n.Node) -> Exp.Expression:
+        """An operand: a predicate used as a value is parenthesised (`(a = 0) = FALSE`)."""
+        tree = go(x)
+        if isinstance(x, n.Compare | n.IsNull | n.InList | n.Between) and not isinstance(
+            tree, exp.Paren
+        ):
+            return paren(tree)
+        return tree
+
+    def go(x: n.Node) -> Exp.Expression:
+        if isinstance(x, n.Column | n.Name):
+            return column(x.name)
+        if isinstance(x, n.EnumLiteral | n.String):
+            return string(x.value)
+        if isinstance(x, n.Number):
+            return number(x.text)
+        if isinstance(x, n.Bool):
+            return exp.Boolean(this=x.value)
+        if isinstance(x, n.Neg):
+            return paren(exp.Neg(this=go(x.operand)))
+        if isinstance(x, n.BinOp):
+            left, right = go(x.left), go(x.right)
+            if x.op == "/":
+                return paren(_div(left, right, dialect))
+            return paren(getattr(exp, _ARITH[x.op])(this=left, expression=right))
+        if isinstance(x, n.Compare):
+            parts = [
+                getattr(exp, _CMP[op])(this=val(a), expression=val(b))
+                for a, op, b in zip(x.operands, x.ops, x.operands[1:], strict=False)
+            ]
+            return parts[0] if len(parts) == 1 else paren(exp.and_(*parts, wrap=False))
+        if isinstance(x, n.IsNull):
+            tree: Exp.Expression = exp.Is(this=val(x.operand), expression=exp.Null())
+            return exp.Not(this=tree) if x.negated else tree
+        if isinstance(x, n.InList):
+            tree = exp.In(this=val(x.operand), expressions=[val(i) for i in x.items])
+            return exp.Not(this=tree) if x.negated else tree
+        if isinstance(x, n.Between):
+            tree = exp.Between(this=val(x.operand), low=val(x.low), high=val(x.high))
+            return exp.Not(this=tree) if x.negated else tree
+        if isinstance(x, n.And):
+            return paren(exp.And(this=go(x.left), expression=go(x.right)))
+        if isinstance(x, n.Or):
+            return paren(exp.Or(this=go(x.left), expression=go(x.right)))
+        if isinstance(x, n.Not):
+            return paren(exp.Not(this=go(x.operand)))
+        if isinstance(x, n.OnlyWhen):
+            return paren(exp.Or(this=exp.Not(this=paren(go(x.left))), expression=go(x.right)))
+        raise ValueError(f"{type(x).__name__} has no single-row SQL form")
+
+    return go(node)
+
+
+def to_sql(node: n.Node, dialect: str = "duckdb") -> str:
+    """The SQL text of a resolved invariant in a dialect."""
+    return generate(condition(node, dialect), dialect)
+
+
+# --- instants and time arithmetic (UTC instants in every dialect) ---------------------------
+
+# `{x}` is an instant (timestamp with time zone). Every form reads the absolute instant: none
+# casts to a naive timestamp, so the session time zone never moves a result.
+_EPOCH_MS = {
+    "duckdb": "epoch_ms(__x__)",
+    "postgres": "EXTRACT(EPOCH FROM __x__) * 1000",
+    "spark": "unix_millis(__x__)",
+    "databricks": "unix_millis(__x__)",
+    "snowflake": "DATE_PART(epoch_millisecond, __x__)",
+    "bigquery": "UNIX_MILLIS(__x__)",
+}
+_EPOCH_US = {
+    "duckdb": "epoch_us(__x__)",
+    "postgres": "EXTRACT(EPOCH FROM __x__) * 1000000",
+    "spark": "unix_micros(__x__)",
+    "databricks": "unix_micros(__x__)",
+    "snowflake": "DATE_PART(epoch_microsecond, __x__)",
+    "bigquery": "UNIX_MICROS(__x__)",
+}
+_UTC_DATE = {
+    "duckdb": "CAST(timezone('UTC', __x__) AS DATE)",
+    "postgres": "CAST(__x__ AT TIME ZONE 'UTC' AS DATE)",
+    "spark": "to_date(__x__)",  # the session time zone is UTC (verify sets it)
+    "databricks": "to_date(__x__)",
+    "snowflake": "CAST(CONVERT_TIMEZONE('UTC', __x__) AS DATE)",
+    "bigquery": "DATE(__x__, 'UTC')",
+}
+_INSTANT = {
+    "duckdb": "CAST(__x__ AS TIMESTAMPTZ)",
+    "postgres": "CAST(__x__ AS TIMESTAMPTZ)",
+    "spark": "CAST(__x__ AS TIMESTAMP)",
+    "databricks": "CAST(__x__ AS TIMESTAMP)",
+    "snowflake": "CAST(__x__ AS TIMESTAMPTZ)",
+    "bigquery": "CAST(__x__ AS TIMESTAMP)",
+}
+
+
+@cache
+def _template(text: str, dialect: str) -> Exp.Expression:
+    return parse(text, dialect)
+
+
+def fill(template: str, dialect: str, **args: Exp.Expression) -> Exp.Expression:
+    """A template (SQL of `dialect` naming its holes ``__name__``) with tree nodes in the holes."""
+    from sqlglot import exp
+
+    holes = {f"__{k}__": v for k, v in args.items()}
+
+    def put(node: Exp.Expression) -> Exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name in holes:
+            return holes[node.name].copy()
+        return node
+
+    return _template(template, dialect).copy().transform(put)
+
+
+def epoch_ms(x: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Milliseconds since 1970-01-01 UTC of an instant."""
+    return fill(_EPOCH_MS[check_dialect(dialect)], dialect, x=x)
+
+
+def epoch_us(x: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Microseconds since 1970-01-01 UTC of an instant."""
+    return fill(_EPOCH_US[check_dialect(dialect)], dialect, x=x)
+
+
+def utc_date(x: Exp.Expression, dialect: str) -> Exp.Expression:
+    """The UTC calendar date of an instant."""
+    return fill(_UTC_DATE[check_dialect(dialect)], dialect, x=x)
+
+
+def instant(iso: str, dialect: str) -> Exp.Expression:
+    """An instant literal from ISO-8601 text with an offset."""
+    return fill(_INSTANT[check_dialect(dialect)], dialect, x=string(iso))
+
+

@@ -1,0 +1,119 @@
+"""The SQL layer in every dialect: contract text stays inside its literal or identifier.
+
+Each generated text is parsed back with sqlglot in the same dialect, and the tree must hold the
+literal (or name) intact and nothing else: a backslash that the dialect reads as an escape cannot
+end the literal early and rewrite the WHERE clause.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from tacit_gen.contract.loader import load
+from tacit_gen.plan import plan
+from tacit_gen.sql import DIALECTS, condition, generate, ident, literal, parse, to_sql
+from tacit_gen.sql.build import column, relation, string
+
+HOSTILE = (
+    "\\') and false --",
+    "\\",
+    "it's",
+    "a\\'b",
+    "\\\\'",
+    "line\nbreak",
+    "tab\tand\\n",
+    "back`tick\"quote",
+    "${var} {{ jinja }}",
+    "üñí€",
+)
+
+CONTRACT = load(
+    "backslash.yaml",
+    """\
+contract: backslash_literal
+version: 1.0.0
+fields:
+  id: {type: int64, nullable: false}
+  note: {type: string}
+invariants:
+  - "note != '\\\\'') and false --'"
+""",
+)
+
+
+def _invariant() -> exp.Expression:
+    (clause,) = [c for c in plan(CONTRACT) if c.kind == "invariant"]
+    assert clause.expr is not None
+    return clause.expr  # type: ignore[return-value]
+
+
+def test_the_contract_holds_the_backslash_literal() -> None:
+    (clause,) = [c for c in plan(CONTRACT) if c.kind == "invariant"]
+    assert clause.text == "note != '\\'') and false --'"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_backslash_literal_is_intact_in_every_dialect(dialect: str) -> None:
+    sql = to_sql(_invariant(), dialect)  # type: ignore[arg-type]
+    query = f"SELECT * FROM t WHERE NOT ({sql})"
+    tree = parse(query, dialect)
+    where = tree.args["where"].this
+    assert isinstance(where, exp.Not)
+    cmp = where.this.unnest()
+    assert isinstance(cmp, exp.NEQ), generate(tree, dialect)
+    assert cmp.this.name == "note"
+    assert isinstance(cmp.expression, exp.Literal) and cmp.expression.is_string
+    assert cmp.expression.this == "\\') and false --"
+    # nothing else in the WHERE clause: no FALSE, no comment swallowed the rest
+    assert not list(where.find_all(exp.Boolean))
+    assert [lit.this for lit in tree.find_all(exp.Literal)] == ["\\') and false --"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("value", HOSTILE)
+def test_literal_round_trips(dialect: str, value: str) -> None:
+    tree = parse(f"SELECT {literal(value, dialect)} AS v", dialect)
+    lits = list(tree.find_all(exp.Literal))
+    assert [x.this for x in lits] == [value]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("name", ["value", "select", "Mixed", 'a"b', "a`b", "x y", "plain_1"])
+def test_identifier_round_trips(dialect: str, name: str) -> None:
+    tree = parse(f"SELECT {ident(name, dialect)} FROM {ident(name, dialect)}", dialect)
+    col = tree.find(exp.Column)
+    tbl = tree.find(exp.Table)
+    assert col is not None and col.name == name
+    assert tbl is not None and tbl.name == name
+
+
+def test_duckdb_and_postgres_double_quotes_others_escape_backslashes() -> None:
+    value = "\\'"
+    assert literal(value, "duckdb") == "'\\'''"
+    assert literal(value, "postgres") == "'\\'''"
+    for d in ("spark", "databricks", "bigquery", "snowflake"):
+        assert literal(value, d) == "'\\\\\\''"
+    assert ident("value", "spark") == "`value`"
+    assert ident("value", "postgres") == '"value"'
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_qualified_relation(dialect: str) -> None:
+    text = generate(exp.select(column("a")).from_(relation("series catalog", "tacit s1")), dialect)
+    table = parse(text, dialect).find(exp.Table)
+    assert table is not None and table.name == "series catalog" and table.db == "tacit s1"
+
+
+def test_division_is_exact_and_null_on_zero_outside_duckdb() -> None:
+    contract = load(
+        "div.yaml",
+        "contract: div\nversion: 1.0.0\nfields:\n  a: {type: int64}\n  b: {type: int64}\n"
+        "invariants:\n  - a / b < 1\n",
+    )
+    (clause,) = [c for c in plan(contract) if c.kind == "invariant"]
+    assert to_sql(clause.expr, "duckdb") == "(a / b) < 1"  # type: ignore[arg-type]
+    assert to_sql(clause.expr, "postgres") == "(CAST(a AS DECIMAL) / NULLIF(b, 0)) < 1"  # type: ignore[arg-type]
+    tree = condition(clause.expr, "spark")  # type: ignore[arg-type]
+    assert tree.find(exp.Nullif) is not None
+    assert string("x").this == "x"
