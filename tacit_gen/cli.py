@@ -58,12 +58,18 @@ def _targets(spec: str | None) -> tuple[str, ...]:
     epilog=EXIT_CODES,
 )
 @click.version_option(__version__, "--version", prog_name="tacit-gen")
-def main() -> None:
+@click.option("--max-contract-bytes", type=click.IntRange(1), default=4 * 1024 * 1024, show_default=True,
+              envvar="TACIT_GEN_MAX_CONTRACT_BYTES",
+              help="Refuse contract files larger than this (env TACIT_GEN_MAX_CONTRACT_BYTES).")
+def main(max_contract_bytes: int) -> None:
     """One data contract per dataset, rendered verbatim into dbt, Soda, Great Expectations,
     pandera and a native ibis runtime, and checked in CI.
 
     Contracts live in contracts/ and render into generated/ by default.
     """
+    from tacit_gen.contract import yamlpos
+
+    yamlpos.LIMITS.max_bytes = max_contract_bytes
 
 
 # --------------------------------------------------------------------------------------- lint
@@ -468,14 +474,20 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
 def fmt(paths: tuple[str, ...], check: bool) -> None:
     """Rewrite contracts into canonical form: plain YAML, quoted types, ordered keys, comments kept."""
     from tacit_gen.contract.errors import ContractError
+    from tacit_gen.contract.loader import display_path
+    from tacit_gen.contract.yamlpos import YamlSyntaxError, read_text
     from tacit_gen.fmt import format_text
     from tacit_gen.render import find_contracts, write_atomic
 
     changed = 0
     for f in find_contracts(paths):
-        text = f.read_text(encoding="utf-8")
         try:
-            new = format_text(text, str(f))
+            text = read_text(f)
+        except YamlSyntaxError as e:
+            click.echo(f"{display_path(f)}:{e.line}:{e.col}: error: {e} [{e.code}]", err=True)
+            sys.exit(2)
+        try:
+            new = format_text(text, display_path(f))
         except ContractError as e:
             for d in e.diagnostics:
                 click.echo(d.render(), err=True)

@@ -44,7 +44,8 @@ def _syntax_check(text: str, path: str) -> None:
         root, dups, _ = yamlpos.compose(text)
     except yamlpos.YamlSyntaxError as e:
         raise ContractError(
-            [Diagnostic(path, e.line, e.col, "error", "TG100", f"{e} at '{e.word}'", e.word)]
+            [Diagnostic(path, e.line, e.col, "error", e.code,
+                        f"{e} at '{e.word}'" if e.word and e.code == "TG100" else str(e), e.word)]
         ) from None
     diags = [
         Diagnostic(path, d.line, d.col, "error", "TG101",

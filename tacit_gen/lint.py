@@ -51,6 +51,9 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG112": "key, time, provenance and fixed-value columns are never null; saying otherwise contradicts the contract",
     "TG113": "versions are semver, so a version bump says whether a change is breaking",
     "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value, ...)",
+    "TG115": "names become file names, SQL identifiers and Python names: one spelling every target accepts, unique whatever the case",
+    "TG116": "control characters, surrogates and line separators break or silently change YAML, Python and headers",
+    "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",
 }
 
 

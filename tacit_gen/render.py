@@ -25,7 +25,9 @@ def find_contracts(paths: list[str] | tuple[str, ...]) -> list[Path]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            out.extend(sorted(q for q in path.rglob("*") if q.suffix in CONTRACT_SUFFIXES and q.is_file()))
+            # Everything named *.yaml but a folder: a FIFO or a device is listed, and then
+            # refused by the loader with a message, never silently skipped or opened blocking.
+            out.extend(sorted(q for q in path.rglob("*") if q.suffix in CONTRACT_SUFFIXES and not q.is_dir()))
         else:
             out.append(path)
     seen: set[Path] = set()

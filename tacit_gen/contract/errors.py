@@ -57,4 +57,7 @@ CODES = {
     "TG112": "nullable declared on a column that is never null",
     "TG113": "version is not semver",
     "TG114": "bad value",
+    "TG115": "a name no target can use",
+    "TG116": "a character no artifact can carry",
+    "TG117": "a number beyond its column type",
 }

@@ -612,16 +612,13 @@ def load_report(
     """
     shown = display_path(path)
     ctx = _Ctx(shown, os.fspath(path))
-    if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            ctx.error(None, "TG100", f"cannot read the file: {e}", shown)
-            return None, ctx.diags
     try:
+        if text is None:
+            text = yamlpos.read_text(path)
         root, dups, protected = yamlpos.compose(text)
     except yamlpos.YamlSyntaxError as e:
-        ctx.diags.append(Diagnostic(shown, e.line, e.col, "error", "TG100", f"{e} at '{e.word}'", e.word))
+        at = f" at '{e.word}'" if e.word and e.code == "TG100" else ""
+        ctx.diags.append(Diagnostic(shown, e.line, e.col, "error", e.code, f"{e}{at}", e.word))
         return None, ctx.diags
     ctx.protected = protected
     for dup, first in dups:

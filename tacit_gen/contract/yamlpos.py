@@ -9,7 +9,9 @@ Two things plain YAML gets wrong for contracts are handled here:
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -69,13 +71,86 @@ class YNode:
 
 
 class YamlSyntaxError(Exception):
-    """Malformed YAML, with a 1-based position and the offending text."""
+    """Malformed YAML (or a file that cannot be YAML), with a 1-based position, the offending
+    text and the diagnostic code."""
 
-    def __init__(self, message: str, line: int, col: int, word: str) -> None:
+    def __init__(self, message: str, line: int, col: int, word: str, code: str = "TG100") -> None:
         super().__init__(message)
         self.line = line
         self.col = col
         self.word = word
+        self.code = code
+
+
+# Characters no artifact can carry safely: C0 controls but tab and newline, DEL, C1 controls
+# (U+0085 included: YAML reads it back as a line break), surrogates (not characters; no UTF-8
+# form), the noncharacters U+FFFE/U+FFFF, and the Unicode line and paragraph separators
+# (line breaks to YAML, JavaScript and some Python tooling). Refused at load, with a position.
+_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff\ud800-\udfff]")
+
+
+def forbidden_character(text: str) -> str | None:
+    """Why `text` cannot be carried into an artifact (its first bad character), or None."""
+    m = _FORBIDDEN.search(text)
+    if m is None:
+        return None
+    ch = m.group(0)
+    code = f"U+{ord(ch):04X}"
+    if 0xD800 <= ord(ch) <= 0xDFFF:
+        return f"a lone surrogate {code} (not a character: it has no UTF-8 form)"
+    if ch in "\ufffe\uffff":
+        return f"the noncharacter {code}"
+    if ch in "\u2028\u2029\x85":
+        return f"the line separator {code} (YAML and Python tools read it as a line break)"
+    return f"the control character {code}"
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A contract file's text: a regular file, at most `LIMITS.max_bytes`, strict UTF-8.
+
+    A FIFO or a device is refused before any read (opened non-blocking, so a FIFO never hangs).
+
+    Raises:
+        YamlSyntaxError: with the position of an undecodable byte, or 1:1 for the file itself.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise YamlSyntaxError(f"cannot read the file: {e.strerror}", 1, 1, "") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise YamlSyntaxError("not a regular file (a folder, FIFO or device); contracts are read "
+                                  "from regular files only", 1, 1, "")
+        limit = LIMITS.max_bytes
+        too_big = (f"the file is larger than {limit} bytes; raise the limit with "
+                   "--max-contract-bytes (or TACIT_GEN_MAX_CONTRACT_BYTES) if it is meant")
+        if st.st_size > limit:
+            raise YamlSyntaxError(too_big, 1, 1, "")
+        chunks = []
+        size = 0
+        while size <= limit:
+            try:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            except OSError as e:
+                raise YamlSyntaxError(f"cannot read the file: {e.strerror}", 1, 1, "") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:  # the file grew while it was read
+            raise YamlSyntaxError(too_big, 1, 1, "")
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        start = data.rfind(b"\n", 0, e.start) + 1
+        col = len(data[start : e.start].decode("utf-8", "replace")) + 1
+        raise YamlSyntaxError(f"not UTF-8: byte 0x{data[e.start]:02x} cannot be decoded "
+                              "(contracts are UTF-8 text)", line, col, f"\\x{data[e.start]:02x}") from None
 
 
 _BOOL_TRUE = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}
@@ -101,13 +176,24 @@ def _scalar_value(node: yaml.ScalarNode) -> Any:
     return text
 
 
-MAX_NODES = 100_000  # alias expansion ("billion laughs") stops here
-MAX_DEPTH = 200
+@dataclass
+class Limits:
+    """What one contract file may cost: bytes read, YAML nodes composed, nodes reached through
+    aliases, nesting depth. Enforced while reading and composing, never after."""
+
+    max_bytes: int = 4 * 1024 * 1024
+    max_nodes: int = 300_000  # a 20,000-field contract composes about 200,000
+    max_alias_nodes: int = 100_000  # alias expansion ("billion laughs") stops here
+    max_depth: int = 200
+
+
+LIMITS = Limits()
 
 
 class _Limits:
     def __init__(self) -> None:
         self.count = 0
+        self.budget = LIMITS.max_alias_nodes
         self.path: set[int] = set()
 
 
@@ -119,12 +205,12 @@ def _convert(
     if id(node) in limits.path:
         raise YamlSyntaxError("an alias refers to a node that contains it", sm.line + 1, sm.column + 1, "*")
     limits.count += 1
-    if limits.count > MAX_NODES:
+    if limits.count > limits.budget:
         raise YamlSyntaxError(
-            f"more than {MAX_NODES} YAML nodes (aliases expand too far)", sm.line + 1, sm.column + 1, "*"
+            f"aliases expand to more than {LIMITS.max_alias_nodes} YAML nodes", sm.line + 1, sm.column + 1, "*"
         )
-    if len(limits.path) > MAX_DEPTH:
-        raise YamlSyntaxError(f"nesting deeper than {MAX_DEPTH} levels", sm.line + 1, sm.column + 1, "[")
+    if len(limits.path) > LIMITS.max_depth:
+        raise YamlSyntaxError(f"nesting deeper than {LIMITS.max_depth} levels", sm.line + 1, sm.column + 1, "[")
     limits.path.add(id(node))
     try:
         return _convert_node(node, dups, limits)
@@ -144,6 +230,10 @@ def _convert_node(node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Lim
         tag=node.tag,
     )
     if isinstance(node, yaml.ScalarNode):
+        bad = forbidden_character(node.value)
+        if bad is not None:
+            raise YamlSyntaxError(f"this text holds {bad}, which no artifact can carry; remove it",
+                                  sm.line + 1, sm.column + 1, bad.split()[-1] if "U+" in bad else "", "TG116")
         return YNode(
             "scalar",
             value=_scalar_value(node),
@@ -207,6 +297,46 @@ def _word_at(text: str, index: int) -> str:
     return unprotect(ch)
 
 
+class _BudgetLoader(yaml.SafeLoader):
+    """SafeLoader that counts nodes and depth as they are composed: a huge or deep document is
+    refused at the node that crosses the budget, before the rest is read."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.nodes = 0
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            return super().compose_node(parent, index)
+        mark = self.peek_event().start_mark
+        self.nodes += 1
+        if self.nodes > LIMITS.max_nodes:
+            raise YamlSyntaxError(f"more than {LIMITS.max_nodes} YAML nodes; a contract is not that large",
+                                  mark.line + 1, mark.column + 1, "")
+        self.depth += 1
+        if self.depth > LIMITS.max_depth:
+            raise YamlSyntaxError(f"nesting deeper than {LIMITS.max_depth} levels",
+                                  mark.line + 1, mark.column + 1, "")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _compose_all(text: str) -> tuple[list[Any], int]:
+    loader = _BudgetLoader(text)
+    try:
+        docs = []
+        while loader.check_node():
+            docs.append(loader.get_node())
+            if len(docs) > 1:
+                break
+        return docs, loader.nodes
+    finally:
+        loader.dispose()
+
+
 def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     """Parse YAML text into a positioned tree.
 
@@ -218,7 +348,7 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     """
     protected = protect(text)
     try:
-        nodes = list(yaml.compose_all(protected, Loader=yaml.SafeLoader))
+        nodes, composed = _compose_all(protected)
     except RecursionError:
         raise YamlSyntaxError("YAML nested too deeply", 1, 1, _word_at(protected, 0)) from None
     except yaml.MarkedYAMLError as e:
@@ -237,10 +367,16 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
         if e.context and cm is not None and e.problem_mark is not None and cm.line != e.problem_mark.line:
             msg += f" ({e.context} at line {cm.line + 1})"
         raise YamlSyntaxError(msg, line, col, word) from None
-    except yaml.YAMLError as e:  # reader errors (bad characters) carry no mark
-        mark = getattr(e, "position", None)
+    except yaml.reader.ReaderError as e:  # a raw character YAML forbids: position in characters
+        pos = e.position
+        line = protected.count("\n", 0, pos) + 1
+        col = pos - (protected.rfind("\n", 0, pos) + 1) + 1
+        ch = e.character if isinstance(e.character, str) else chr(e.character)
+        raise YamlSyntaxError(f"this text holds the character U+{ord(ch):04X}, which YAML forbids and no "
+                              "artifact can carry; remove it", line, col, f"U+{ord(ch):04X}", "TG116") from None
+    except yaml.YAMLError as e:
         text_ = str(e).splitlines()[0] if str(e) else "unreadable YAML"
-        raise YamlSyntaxError(text_, 1, 1, str(mark or "")) from None
+        raise YamlSyntaxError(text_, 1, 1, "") from None
     if len(nodes) > 1:
         second = nodes[1]
         m = second.start_mark if second is not None else None
@@ -253,7 +389,9 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     if not nodes or nodes[0] is None:
         return None, [], protected
     dups: list[tuple[YNode, YNode]] = []
-    return _convert(nodes[0], dups, _Limits()), dups, protected
+    limits = _Limits()
+    limits.budget = composed + LIMITS.max_alias_nodes
+    return _convert(nodes[0], dups, limits), dups, protected
 
 
 def plain(node: YNode) -> Any:

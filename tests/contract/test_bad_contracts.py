@@ -156,6 +156,6 @@ def test_unreadable_file_is_a_diagnostic(tmp_path: Path) -> None:
     p.write_bytes(b"contract: caf\xe9\n")
     contract, diags = load_report(p)
     assert contract is None
-    assert diags[0].code == "TG100" and diags[0].line == 1 and diags[0].col == 1
+    assert diags[0].code == "TG100" and diags[0].line == 1 and diags[0].col == 14  # the byte
     contract, diags = load_report(tmp_path / "missing.yaml")
     assert contract is None and diags[0].code == "TG100"

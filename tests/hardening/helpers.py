@@ -1,0 +1,38 @@
+"""Shared helpers of the hardening tests: run the real CLI in a subprocess (a hang or a crash
+is then a failed assertion, never a stuck test run)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+BASE = """\
+contract: hostile
+version: 1.0.0
+key: [id]
+fields:
+  id: {type: int64}
+  note: {type: string}
+"""
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 120,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`tacit-gen ARGS` in a fresh interpreter; stdout and stderr decoded with replacement."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "tacit_gen.cli", *args], cwd=cwd or ROOT,
+                          env=full_env, capture_output=True, timeout=timeout, text=True,
+                          encoding="utf-8", errors="replace")
+
+
+def assert_usage_error(res: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2, no traceback, and every word in the message."""
+    out = res.stdout + res.stderr
+    assert res.returncode == 2, out
+    assert "Traceback" not in out, out
+    for w in words:
+        assert w in out, (w, out)
