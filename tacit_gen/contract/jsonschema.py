@@ -21,7 +21,7 @@ from tacit_gen.contract import loader
 from tacit_gen.contract.types import SIMPLE, TIMESTAMP_UNITS
 
 SCHEMA_ID = "https://github.com/tacit-gen/tacit-gen/blob/main/docs/contract.schema.json"
-IDENT_PATTERN = loader.IDENT.pattern
+IDENT_PATTERN = f"^{loader.IDENT.pattern}$"
 SEMVER_PATTERN = loader.SEMVER.pattern
 X_KEY = "^x-"
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tacit_gen.contract import yamlpos
+from tacit_gen.contract import names, yamlpos
 from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.model import (
     Cadence,
@@ -82,7 +82,7 @@ COMPAT_MODES = (
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 )
-IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+IDENT = names.IDENT  # fullmatch only: see tacit_gen.contract.names
 _DURATION = re.compile(
     r"^\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|"
     r"d|days?|w|weeks?|(?:trading|business)\s+days?)(?![A-Za-z])",
@@ -246,8 +246,9 @@ def _value_offset(node: YNode) -> int:
 # -----------------------------------------------------------------------------------------------
 def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Field | None:
     name = str(knode.value)
-    if not IDENT.match(name):
-        ctx.error(knode, "TG114", f"column name '{name}' is not an identifier", name)
+    problem = names.name_problem(name, "column name")
+    if problem is not None:
+        ctx.error(knode, "TG115", problem, name)
         return None
     text = ctx.text_of(vnode, knode)
     if vnode.kind == "scalar":
@@ -501,8 +502,11 @@ def _load_catalog(ctx: _Ctx, node: YNode) -> Catalog | None:
         return None
     vals = {k: _string(ctx, node.get(k), f"'catalog.{k}'") for k in CATALOG_KEYS[1:]}
     for k, v in [("relation", rel), *vals.items()]:
-        if v is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*$", v):
-            ctx.error(node.get(k), "TG114", f"'catalog.{k}' must be a name, found '{v}'", v)
+        if v is None:
+            continue
+        problem = names.name_problem(v, f"'catalog.{k}'", names.RELATION if k == "relation" else names.IDENT)
+        if problem is not None:
+            ctx.error(node.get(k), "TG115", problem, v)
     defaults = Catalog(relation=rel, key="")
     return Catalog(
         relation=rel,
@@ -555,11 +559,15 @@ def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, A
         opts = []
         for ok, ov in v.value:
             val = yamlpos.plain(ov)
-            if str(ok.value) in ("model", "dataset", "suite", "class_name") and (
-                not isinstance(val, str) or not IDENT.match(val)
-            ):
-                ctx.error(ov, "TG114", f"'targets.{name}.{ok.value}' must be an identifier", str(val))
-                continue
+            if str(ok.value) in ("model", "dataset", "suite", "class_name"):
+                what = f"'targets.{name}.{ok.value}'"
+                problem = (f"{what} must be a name, found {_kind_name(ov) if ov.kind != 'scalar' else repr(ov.raw)}"
+                           if not isinstance(val, str) else
+                           names.class_problem(val, what) if ok.value == "class_name" else
+                           names.name_problem(val, what))
+                if problem is not None:
+                    ctx.error(ov, "TG115", problem, str(val))
+                    continue
             opts.append((str(ok.value), val))
         out.append((name, tuple(sorted(opts))))
     return tuple(sorted(out))
@@ -662,20 +670,53 @@ def load(path: str | os.PathLike[str], text: str | None = None) -> Contract:
     return contract
 
 
+def _check_names(ctx: _Ctx, root: YNode, name: str | None, name_node: YNode | None,
+                 fields: list[Field], targets: tuple[Any, ...]) -> None:
+    """Names across the contract: columns unique whatever the case, the class a contract name
+    becomes, aliases and reserved names (TG115)."""
+    seen: dict[str, Field] = {}
+    for f in fields:
+        first = seen.setdefault(f.name.lower(), f)
+        if first is not f:
+            ctx.error(f.pos, "TG115", f"column '{f.name}' differs from '{first.name}' (line {first.pos.line}) "
+                      "only in case; warehouses fold unquoted names, so they would be one column", f.name)
+    class_name_set = any(t == "ibis" and any(k == "class_name" for k, _ in opts) for t, opts in targets)
+    if name and name_node is not None and not class_name_set:
+        cls = names.pascal_case(name)
+        problem = names.class_problem(cls, "the Python class name")
+        if problem is not None:
+            ctx.error(name_node, "TG115", f"contract name '{name}' makes {problem}; rename the contract "
+                      "or set targets.ibis.class_name", name)
+    fnode = root.get("fields")
+    for k, v in fnode.value if fnode is not None and fnode.kind == "map" else ():
+        alias_node = v.get("aliases") if v.kind == "map" else None
+        for alias, an in _name_list(ctx, alias_node, "aliases") if alias_node is not None else ():
+            problem = names.name_problem(alias, f"alias of '{k.value}'")
+            if problem is not None:
+                ctx.error(an, "TG115", problem, alias)
+    enode = root.get("evolution")
+    rnode = enode.get("reserved") if enode is not None and enode.kind == "map" else None
+    for reserved, rn in _name_list(ctx, rnode, "reserved") if rnode is not None else ():
+        problem = names.name_problem(reserved, "reserved name")
+        if problem is not None:
+            ctx.error(rn, "TG115", problem, reserved)
+
+
 def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     name_node = root.get("contract")
     name = _string(ctx, name_node, "'contract'")
     if name_node is None:
         if not _misspelled(ctx, root, "contract"):
             ctx.error(root, "TG104", "the contract has no 'contract' name", "contract")
-    elif name is not None and not IDENT.match(name):
-        ctx.error(name_node, "TG114", f"contract name '{name}' is not an identifier", name)
+    elif name is not None and (problem := names.name_problem(name, "contract name")) is not None:
+        ctx.error(name_node, "TG115", problem, name)
+        name = None
     vnode = root.get("version")
     version = None
     if vnode is None:
         if not _misspelled(ctx, root, "version"):
             ctx.error(root, "TG104", "the contract has no 'version'", "version")
-    elif vnode.kind != "scalar" or not SEMVER.match(vnode.raw):
+    elif vnode.kind != "scalar" or not SEMVER.fullmatch(vnode.raw):
         ctx.error(vnode, "TG113", f"version '{vnode.raw}' is not semver (MAJOR.MINOR.PATCH)", vnode.raw)
     else:
         version = vnode.raw
@@ -729,8 +770,9 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         prov_text = ctx.text_of(prov_node, prov_key)
     for p, pn in prov:
         if p not in declared:
-            if not IDENT.match(p):
-                ctx.error(pn, "TG114", f"provenance column '{p}' is not an identifier", p)
+            problem = names.name_problem(p, "provenance column")
+            if problem is not None:
+                ctx.error(pn, "TG115", problem, p)
                 continue
             fields.append(
                 Field(
@@ -760,6 +802,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     tgnode = root.get("targets")
     if tgnode is not None:
         targets = _load_targets(ctx, tgnode)
+    _check_names(ctx, root, name, name_node, fields, targets)
     # invariants (verbatim) and field constraints
     invariants: list[Invariant] = []
     inode = root.get("invariants")

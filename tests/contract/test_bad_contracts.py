@@ -131,7 +131,7 @@ def test_did_you_mean_everywhere() -> None:
         ("contract: x\nversion: 1.0.0\nfields:\n  a: [string]\n", "TG103", "a"),
         ("contract: x\nversion: 1.0.0\nfields:\n  a: {nullable: true}\n", "TG104", "a"),
         ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: string, nullable: maybe}\n", "TG103", "maybe"),
-        ("contract: x\nversion: 1.0.0\nfields:\n  1a: {type: string}\n", "TG114", "1a"),
+        ("contract: x\nversion: 1.0.0\nfields:\n  1a: {type: string}\n", "TG115", "1a"),
         ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: bool, value: 3}\n", "TG114", "3"),
         ("contract: x\nversion: 1.0.0\ntime: {column: a, freshness: soon}\nfields:\n  a: {type: timestamp_s_utc}\n", "TG106", "soon"),
         ("contract: x\nversion: 1.0.0\ntime: {column: a, cadence: often}\nfields:\n  a: {type: timestamp_s_utc}\n", "TG106", "often"),
