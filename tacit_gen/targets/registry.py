@@ -16,11 +16,11 @@ TARGETS: dict[str, str] = {
     "ibis": "tacit_gen.targets.ibis",
 }
 ENGINES: dict[str, str] = {
-    "dbt": "tacit_gen.engines.dbt",
-    "soda": "tacit_gen.engines.soda",
-    "gx": "tacit_gen.engines.gx",
-    "pandera": "tacit_gen.engines.pandera",
-    "ibis": "tacit_gen.engines.ibis",
+    "dbt": "tacit_gen.targets.dbt.engine",
+    "soda": "tacit_gen.targets.soda.engine",
+    "gx": "tacit_gen.targets.gx.engine",
+    "pandera": "tacit_gen.targets.pandera.engine",
+    "ibis": "tacit_gen.targets.ibis.engine",
 }
 
 

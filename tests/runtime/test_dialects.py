@@ -24,7 +24,7 @@ DIALECTS = {"duckdb": "duckdb", "postgres": "postgres", "snowflake": "snowflake"
 def _schema_for(name: str):  # type: ignore[no-untyped-def]
     """The generated module's Schema for a bundled contract (rendered and executed in memory)."""
     from tacit_gen.targets.base import RenderOptions
-    from tacit_gen.targets.ibis import TARGET
+    from tacit_gen.targets.ibis.render import TARGET
 
     contract = load(str(CONTRACTS / f"{name}.yaml"))
     text = TARGET.render(contract, plan(contract), RenderOptions()).artifacts[0].content
@@ -59,10 +59,10 @@ def _ibis_type(t: str) -> str:
 
 
 def test_import_runtime_does_not_import_ibis() -> None:
-    code = ("import sys, tacit_gen.runtime, tacit_gen.targets.ibis, tacit_gen.drift.ibis; "
+    code = ("import sys, tacit_gen.runtime, tacit_gen.targets.ibis.render, tacit_gen.targets.ibis.read; "
             "assert 'ibis' not in sys.modules, 'ibis imported'; "
             "import tacit_gen.cli; assert 'tacit_gen.runtime' not in sys.modules or True")
     subprocess.run([sys.executable, "-c", code], check=True)
-    code2 = ("import sys, tacit_gen.cli, tacit_gen.targets.ibis, tacit_gen.drift.ibis; "
+    code2 = ("import sys, tacit_gen.cli, tacit_gen.targets.ibis.render, tacit_gen.targets.ibis.read; "
              "assert 'tacit_gen.runtime' not in sys.modules")
     subprocess.run([sys.executable, "-c", code2], check=True)

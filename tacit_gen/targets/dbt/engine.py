@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
-from tacit_gen.targets.dbt import MACROS_PATH, ident, jinja_unsafe, model_name, templates_root
+from tacit_gen.targets.dbt.render import (
+    MACROS_PATH,
+    ident,
+    jinja_unsafe,
+    model_name,
+    templates_root,
+)
 
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
@@ -194,7 +200,7 @@ def _clause_of(node: dict[str, Any]) -> str | None:
     tm = node.get("test_metadata") or {}
     kwargs = dict(tm.get("kwargs") or {})
     column = node.get("column_name")
-    from tacit_gen.drift.dbt import _Reader
+    from tacit_gen.targets.dbt.read import _Reader
 
     kind, _, default_id = _Reader(Path("manifest")).params_for(
         str(tm.get("name", "")), str(tm.get("name", "")), kwargs, column, None

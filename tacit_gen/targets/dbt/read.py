@@ -27,7 +27,7 @@ from tacit_gen.drift.base import (
     ReadResult,
 )
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.targets.dbt import jinja_unsafe, unident
+from tacit_gen.targets.dbt.render import jinja_unsafe, unident
 from tacit_gen.targets.header import parse_header
 
 _TS_TYPES = ("timestamp_us_utc", "timestamp_ms_utc", "timestamp_s_utc", "timestamp_ns_utc")

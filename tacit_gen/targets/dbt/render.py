@@ -276,7 +276,7 @@ class DbtTarget:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)
 
     def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.drift.dbt import read
+        from tacit_gen.targets.dbt.read import read
 
         return read(path, text)
 

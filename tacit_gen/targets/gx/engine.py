@@ -50,7 +50,7 @@ def _register_dialect() -> None:
     """Register `duckdb+tacitgx`: duckdb_engine without transactions (read-only use)."""
     from sqlalchemy.dialects import registry
 
-    registry.register("duckdb.tacitgx", "tacit_gen.engines.gx", "TacitDuckDBDialect")
+    registry.register("duckdb.tacitgx", "tacit_gen.targets.gx.engine", "TacitDuckDBDialect")
 
 
 def _dialect_class() -> type:
@@ -246,7 +246,7 @@ def _detail(etype: str, result: dict[str, Any], success: bool) -> str | None:
 
 
 def pin_now(query: str, now_sql: str) -> str:
-    from tacit_gen.targets.gx import NOW_TOKEN
+    from tacit_gen.targets.gx.render import NOW_TOKEN
 
     return query.replace(NOW_TOKEN, now_sql)
 

@@ -157,7 +157,7 @@ def _resolve(node: n.Node, columns: set[str]) -> n.Node:
 
 
 def _expected(clause: Clause, has_revision: bool) -> list[dict[str, Any]] | None:
-    from tacit_gen.targets.gx import NoNative, expectations_for
+    from tacit_gen.targets.gx.render import NoNative, expectations_for
 
     try:
         return [{"type": e["type"], "kwargs": e["kwargs"]} for e in expectations_for(clause, has_revision)]
@@ -181,7 +181,7 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
-    from tacit_gen.targets.gx import (
+    from tacit_gen.targets.gx.render import (
         CUSTOM_SQL,
         SEVERITY,
         decimal_from_query,
@@ -370,7 +370,7 @@ def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
     """`expr` (canonical text when the expectations are what the text renders to) and `sql`."""
     from tacit_gen.expr.parser import parse
     from tacit_gen.expr.printer import to_text
-    from tacit_gen.targets.gx import CUSTOM_SQL
+    from tacit_gen.targets.gx.render import CUSTOM_SQL
 
     out: dict[str, Any] = {}
     for e in es:

@@ -40,7 +40,7 @@ CUSTOM_SQL = "unexpected_rows_expectation"
 # Types: one expect_column_values_to_be_in_type_list per column whose list names the type for
 # pandas (first entries) and for SQLAlchemy dialects (upper-case / class names). GX skips names a
 # backend does not know, so one list works on both. The pandas names assume the frame convention
-# of tacit_gen.engines.gx.to_pandas (nullable Int32/Int64/boolean dtypes; str, Decimal, date and
+# of tacit_gen.targets.gx.engine.to_pandas (nullable Int32/Int64/boolean dtypes; str, Decimal, date and
 # tz-aware Timestamp values in object columns, checked value by value). See docs/engines/gx.md.
 _TS_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
@@ -597,7 +597,7 @@ class GxTarget:
         return RenderResult((art,), tuple(unsupported))
 
     def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.drift.gx import read
+        from tacit_gen.targets.gx.read import read
 
         return read(path, text)
 

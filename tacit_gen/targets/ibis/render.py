@@ -199,7 +199,7 @@ class IbisTarget:
         )
 
     def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.drift.ibis import read_module
+        from tacit_gen.targets.ibis.read import read_module
 
         return read_module(path, text)
 

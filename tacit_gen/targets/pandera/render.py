@@ -2,7 +2,7 @@
 
 The module defines ``schema(catalog=None, now=None) -> pandera.DataFrameSchema`` and, when no
 clause needs a catalog frame or "now", a module-level ``SCHEMA``. It validates Arrow-backed pandas
-frames (``pandas.ArrowDtype`` columns, see `tacit_gen.engines.pandera.read_frame`):
+frames (``pandas.ArrowDtype`` columns, see `tacit_gen.targets.pandera.engine.read_frame`):
 
 - ``column:<c>``: ``Column(pd.ArrowDtype(<exact arrow type>))``; timestamps and enums, whose
   Arrow type is not one exact dtype (any unit, tz UTC; string or dictionary text), get a check
@@ -198,7 +198,7 @@ class PanderaTarget:
         return RenderResult((Artifact(path, source),), tuple(parts.unsupported))
 
     def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.drift.pandera import read
+        from tacit_gen.targets.pandera.read import read
 
         return read(path, text)
 

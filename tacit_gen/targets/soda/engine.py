@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.drift.soda import check_items, read_check
 from tacit_gen.engines.base import EngineRun, Status, Verdict, VerifyInput
-from tacit_gen.targets.soda import (
+from tacit_gen.targets.soda.read import check_items, read_check
+from tacit_gen.targets.soda.render import (
     NAME,
     NOW_VARIABLE,
     artifact_path,

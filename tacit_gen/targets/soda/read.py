@@ -28,7 +28,7 @@ from tacit_gen.drift.base import (
 )
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.header import parse_header
-from tacit_gen.targets.soda import (
+from tacit_gen.targets.soda.render import (
     CLAUSE_MARK,
     SCHEMA_IDENTITY,
     Num,
@@ -461,7 +461,7 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
 
 
 def _balanced_group(text: str) -> bool:
-    from tacit_gen.targets.soda import _wrapped
+    from tacit_gen.targets.soda.render import _wrapped
 
     return _wrapped(text)
 

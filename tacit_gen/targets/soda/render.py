@@ -535,7 +535,7 @@ class SodaTarget:
         )
 
     def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.drift.soda import read
+        from tacit_gen.targets.soda.read import read
 
         return read(path, text)
 

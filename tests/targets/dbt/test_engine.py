@@ -16,10 +16,10 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt import TARGET, data_type
+from tacit_gen.targets.dbt.render import TARGET, data_type
 
 pytestmark = pytest.mark.engine
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOW = datetime(2024, 1, 5, 12, 0, tzinfo=UTC)
 Row = dict[str, Any]
 
@@ -184,7 +184,7 @@ class Env:
     def run(
         self, name: str, rows: list[Row], tests: str = "dbt_utils", **db: Any
     ) -> dict[str, Any]:
-        from tacit_gen.engines import dbt as engine
+        from tacit_gen.targets.dbt import engine
 
         self.n += 1
         case = self.root / f"case{self.n}"

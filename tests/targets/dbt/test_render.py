@@ -16,9 +16,9 @@ from tacit_gen.contract.types import parse_type
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt import MACROS_PATH, TARGET, data_type, dbt_name, jinja_safe
+from tacit_gen.targets.dbt.render import MACROS_PATH, TARGET, data_type, dbt_name, jinja_safe
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "generated" / "dbt"  # the committed render is the golden file
 CONTRACTS = sorted((ROOT / "contracts").glob("*.yaml"))
 UPDATE = os.environ.get("TACIT_UPDATE_GOLDEN") == "1"
@@ -191,7 +191,7 @@ def _hostile(path: Path, tmp: Path) -> Path:
 def parsed(tmp_path_factory: pytest.TempPathFactory):
     import duckdb
 
-    from tacit_gen.engines.dbt import invoke, write_project
+    from tacit_gen.targets.dbt.engine import invoke, write_project
 
     tmp = tmp_path_factory.mktemp("dbt_parse")
     db = tmp / "empty.duckdb"

@@ -13,16 +13,16 @@ from typing import Any
 import duckdb
 import pytest
 
-import tacit_gen.engines.gx as gx_engine
+import tacit_gen.targets.gx.engine as gx_engine
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.gx import TARGET
+from tacit_gen.targets.gx.render import TARGET
 
 pytestmark = pytest.mark.engine
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 T0 = datetime(2024, 1, 2, 10, 0, tzinfo=UTC)
 
 

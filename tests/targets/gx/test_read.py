@@ -11,12 +11,12 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.drift import base as d
 from tacit_gen.drift.compare import compare
-from tacit_gen.drift.gx import KNOWN_TYPES, read
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.gx import TARGET
+from tacit_gen.targets.gx.read import KNOWN_TYPES, read
+from tacit_gen.targets.gx.render import TARGET
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
 
 
@@ -73,7 +73,7 @@ def test_changed_bound() -> None:
 
 def test_changed_type() -> None:
     contract, clauses, doc = _setup("ohlcv_1m")
-    from tacit_gen.targets.gx import type_list
+    from tacit_gen.targets.gx.render import type_list
 
     _edit(doc, "column:volume", "expect_column_values_to_be_in_type_list")["kwargs"]["type_list"] = type_list("float64")
     fs = _findings(contract, clauses, doc)
@@ -174,7 +174,7 @@ def test_hand_written_suite() -> None:
 
 @pytest.mark.engine
 def test_known_types_match_installed_gx() -> None:
-    from tacit_gen.engines.gx import context
+    from tacit_gen.targets.gx.engine import context
 
     context()
     from great_expectations.expectations.registry import _registered_expectations

@@ -13,9 +13,9 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.gx import TARGET
+from tacit_gen.targets.gx.render import TARGET
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
 GOLDEN = ROOT / "generated" / "gx"  # the committed render is the golden file
 
@@ -60,7 +60,7 @@ def test_second_render_is_byte_identical(path: Path) -> None:
 def test_render_is_stable_across_hash_seeds() -> None:
     code = (
         "from tacit_gen.contract.loader import load; from tacit_gen.plan import plan;"
-        "from tacit_gen.targets.base import RenderOptions; from tacit_gen.targets.gx import TARGET;"
+        "from tacit_gen.targets.base import RenderOptions; from tacit_gen.targets.gx.render import TARGET;"
         f"c = load({str(BUNDLED[0])!r}); print(TARGET.render(c, plan(c), RenderOptions()).artifacts[0].content, end='')"
     )
     outs = {
@@ -138,7 +138,7 @@ def test_suite_name_option(tmp_path: Path) -> None:
 
 def test_unsupported_is_reported_and_listed() -> None:
     from tacit_gen.plan_types import Clause, make_params
-    from tacit_gen.targets.gx import suite_document
+    from tacit_gen.targets.gx.render import suite_document
 
     contract = load(ROOT / "contracts" / "fct_sensor_readings.yaml")
     odd = Clause("revision_window", "revision_window", ("revision",),
@@ -152,7 +152,7 @@ def test_unsupported_is_reported_and_listed() -> None:
 
 def test_renderer_and_reader_do_not_import_gx() -> None:
     code = (
-        "import sys; import tacit_gen.targets.gx, tacit_gen.drift.gx;"
+        "import sys; import tacit_gen.targets.gx.render, tacit_gen.targets.gx.read;"
         "print(any(m.split('.')[0] in ('great_expectations', 'pandas') for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -13,14 +13,14 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.ibis import run
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.ibis import TARGET
+from tacit_gen.targets.ibis.engine import run
+from tacit_gen.targets.ibis.render import TARGET
 
 pytestmark = pytest.mark.engine
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOW = datetime(2024, 3, 4, 10, 0, tzinfo=UTC)
 T0 = datetime(2024, 3, 4, 9, 50, tzinfo=UTC)
 

@@ -11,12 +11,12 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.drift import base as d
 from tacit_gen.drift.compare import compare
-from tacit_gen.drift.ibis import read_module
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.ibis import TARGET
+from tacit_gen.targets.ibis.read import read_module
+from tacit_gen.targets.ibis.render import TARGET
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
 
 
@@ -56,7 +56,7 @@ def test_reader_never_imports_the_module() -> None:
     bomb = text + "\nraise SystemExit('imported!')\n"
     before = set(sys.modules)
     result = read_module(Path("ibis/ohlcv_1m.py"), bomb)
-    assert result.clauses and set(sys.modules) - before <= {"tacit_gen.drift.ibis"}
+    assert result.clauses and set(sys.modules) - before <= {"tacit_gen.targets.ibis.read"}
 
 
 def test_changed_type_in_annotation_is_drift() -> None:

@@ -14,11 +14,11 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.pandera import TARGET
+from tacit_gen.targets.pandera.render import TARGET
 
 pytestmark = pytest.mark.engine
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 T0 = datetime(2024, 1, 2, 10, 0, tzinfo=UTC)
 DDL = {
     "string": "VARCHAR", "bool": "BOOLEAN", "int32": "INTEGER", "int64": "BIGINT",
@@ -105,7 +105,7 @@ def write_db(path: Path, table: str, types: dict[str, str], rows: Rows,
 
     con = duckdb.connect(str(path))
     try:
-        from tacit_gen.engines.pandera import quote_ident
+        from tacit_gen.targets.pandera.engine import quote_ident
 
         cols = ", ".join(f"{quote_ident(c)} {t}" for c, t in types.items())
         con.execute(f"CREATE TABLE {quote_ident(table)} ({cols})")
@@ -127,7 +127,7 @@ def write_db(path: Path, table: str, types: dict[str, str], rows: Rows,
 def run_engine(tmp_path: Path, name: str, rows: Rows | None = None, types: dict[str, str] | None = None,
                with_catalog: bool = True, now: datetime | None = None,
                catalog_rows: Rows | None = None) -> EngineRun:
-    from tacit_gen.engines import pandera as engine
+    from tacit_gen.targets.pandera import engine
 
     contract = load(ROOT / "contracts" / f"{name}.yaml")
     clauses = plan(contract)
@@ -266,7 +266,7 @@ def test_read_frame_convention(tmp_path: Path) -> None:
     import pandas as pd
     import pyarrow
 
-    from tacit_gen.engines.pandera import read_frame
+    from tacit_gen.targets.pandera.engine import read_frame
 
     contract = load(ROOT / "contracts" / "ohlcv_1m.yaml")
     db = tmp_path / "d.duckdb"

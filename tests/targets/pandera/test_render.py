@@ -17,9 +17,9 @@ from tacit_gen.contract.loader import load
 from tacit_gen.expr import nodes as n
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.pandera import TARGET, compile_expr
+from tacit_gen.targets.pandera.render import TARGET, compile_expr
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
 GOLDEN = ROOT / "generated" / "pandera"  # the committed render is the golden file
 HOSTILE = ROOT / "tests" / "fixtures" / "pandera" / "hostile.yaml"

@@ -17,7 +17,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.soda import TARGET
+from tacit_gen.targets.soda.render import TARGET
 
 pytestmark = pytest.mark.engine
 
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.engine
 if importlib.util.find_spec("soda") is None:  # pragma: no cover
     pytest.fail("soda-core-duckdb is not installed: the Soda engine tests cannot run")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOW = datetime(2024, 3, 4, 10, 0, tzinfo=UTC)
 T0 = datetime(2024, 3, 4, 9, 50, tzinfo=UTC)
 
@@ -281,7 +281,7 @@ def _write(db: Path, name: str, t: Table) -> None:
 
 
 def _run(tmp: Path, contract_name: str, table: Table, table_name: str = "data") -> EngineRun:
-    from tacit_gen.engines.soda import run
+    from tacit_gen.targets.soda.engine import run
 
     contract = load(ROOT / "contracts" / f"{contract_name}.yaml")
     clauses = plan(contract)

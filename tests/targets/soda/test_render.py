@@ -11,9 +11,9 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.soda import TARGET, project
+from tacit_gen.targets.soda.render import TARGET, project
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
 GOLDEN = ROOT / "generated" / "soda"  # the committed render is the golden file
 
@@ -136,7 +136,7 @@ def test_render_imports_no_engine() -> None:
     import sys
 
     code = (
-        "import sys; import tacit_gen.targets.soda, tacit_gen.drift.soda, tacit_gen.engines.soda;"
+        "import sys; import tacit_gen.targets.soda.render, tacit_gen.targets.soda.read, tacit_gen.targets.soda.engine;"
         "bad = [m for m in ('soda', 'pandas', 'duckdb') if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
