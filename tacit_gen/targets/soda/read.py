@@ -6,7 +6,7 @@ of a `failed rows` check (param `sql`: the SQL that must hold, i.e. the conditio
 leading `NOT`) and the SQL of a fail query (param `sql`). Clause ids come from `identity:`, the
 `-- tacit_clause:` line of a fail query, the name of a fail-condition check (`invariant:<name>`),
 or are derived from the check itself (`missing_count(c)` is `not_null:c`). Params follow
-`tacit_gen.targets.soda.project`: compare a read clause with `project(contract, plan_clause)`.
+`tacit_gen.targets.soda.render.project`: compare a read clause with `project(contract, plan_clause)`.
 """
 
 from __future__ import annotations
