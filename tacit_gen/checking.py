@@ -81,7 +81,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
             dialect = options.dbt_adapter if t == "dbt" else "duckdb"
             report.findings.extend(compare(contract, clauses, result, p.as_posix(), t, dialect=dialect))
     # 3. orphans
-    for o in r.orphans(out, run.artifacts, targets):
+    for o in r.orphans(out, run.artifacts, targets, run):
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
     # 4. version-bump gate against the last committed contract
     if bump_gate:

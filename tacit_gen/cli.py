@@ -205,8 +205,11 @@ def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates:
             else:
                 click.echo(f"{len(run.artifacts)} artifact(s) up to date")
         sys.exit(1 if rep.changed or rep.orphaned else 0)
-    written = r.write(outdir, run)
-    orphaned = [o.as_posix() for o in r.orphans(outdir, run.artifacts, targets)]
+    try:
+        written = r.write(outdir, run)
+    except r.WriteError as e:  # nothing of the set was changed
+        _fail_usage(f"{e}; nothing was written")
+    orphaned = [o.as_posix() for o in r.orphans(outdir, run.artifacts, targets, run)]
     if fmt == "json":
         _echo_json({"written": written, "artifacts": [a.path for a in run.artifacts],
                     "orphaned": orphaned,
@@ -477,7 +480,7 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
     from tacit_gen.contract.loader import display_path
     from tacit_gen.contract.yamlpos import YamlSyntaxError, read_text
     from tacit_gen.fmt import format_text
-    from tacit_gen.render import find_contracts, write_atomic
+    from tacit_gen.render import WriteError, find_contracts, write_atomic
 
     changed = 0
     for f in find_contracts(paths):
@@ -497,7 +500,10 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
             if check:
                 click.echo(f"would reformat {f}")
             else:
-                write_atomic(f, new)
+                try:
+                    write_atomic(f, new)
+                except WriteError as e:
+                    _fail_usage(str(e))
                 click.echo(f"reformatted {f}")
     sys.exit(1 if check and changed else 0)
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import json
 import os
+import re
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tacit_gen.contract.errors import ContractError, Diagnostic
-from tacit_gen.contract.loader import load
+from tacit_gen.contract.loader import load, project_root
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan import plan
 from tacit_gen.targets import registry
@@ -51,6 +55,7 @@ class RenderRun:
     unsupported: list[Unsupported] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     contracts: list[Contract] = field(default_factory=list)
+    roots: list[Path] = field(default_factory=list)  # project roots of the contracts read
 
 
 def render_contract(contract: Contract, targets: tuple[str, ...], options: RenderOptions) -> tuple[list[Artifact], list[Unsupported]]:
@@ -75,6 +80,8 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
             run.errors.extend(e.diagnostics)
             continue
         run.contracts.append(contract)
+        if project_root(p) not in run.roots:
+            run.roots.append(project_root(p))
         arts, unsupported = render_contract(contract, targets, options)
         run.artifacts.extend(arts)
         run.unsupported.extend(unsupported)
@@ -94,40 +101,153 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
     return run
 
 
-def write_atomic(path: Path, content: str) -> None:
-    """Write through a temp file in the same folder and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+class WriteError(Exception):
+    """A file of the set could not be written; nothing of the set was changed."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        self.path = path
+        self.error = error
+        super().__init__(f"cannot write {path.as_posix()}: {error.strerror or error}")
+
+
+def _umask() -> int:
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def _stage(path: Path, content: str, created: list[Path]) -> str:
+    """Write `content` to a temp file beside `path` (folders created and recorded); return it.
+
+    The temp file gets the mode a plain `open()` would give a new file (the umask's), or the
+    mode of the file it replaces."""
+    missing = [d for d in [path.parent, *path.parent.parents] if not d.exists()]
+    for d in reversed(missing):
+        d.mkdir()
+        created.append(d)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
-        os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.unlink(tmp)
         raise
+    return tmp
+
+
+def write_atomic(path: Path, content: str) -> None:
+    """Write through a temp file in the same folder and rename: readers never see half a file.
+    A symlink stays a link: the file it points to is replaced."""
+    write_set([(Path(os.path.realpath(path)), content)])
+
+
+def write_set(files: list[tuple[Path, str]]) -> None:
+    """Write every file or none: each is staged as a temp file beside its destination, and the
+    set is swapped in (one rename per file) only when every file is staged. A failure while
+    staging removes the temp files; a failure while swapping puts back what was replaced.
+
+    Raises:
+        WriteError: naming the path and the OS error; the previous files are as they were.
+    """
+    created: list[Path] = []
+    staged: list[tuple[Path, str]] = []
+    current: Path | None = None
+    try:
+        for path, content in files:
+            current = path
+            staged.append((path, _stage(path, content, created)))
+    except OSError as e:
+        _discard(staged, created)
+        raise WriteError(current or Path("."), e) from None
+    done: list[tuple[Path, bytes | None]] = []
+    try:
+        for path, tmp in staged:
+            current = path
+            try:
+                old: bytes | None = path.read_bytes()
+            except FileNotFoundError:
+                old = None
+            os.replace(tmp, path)
+            done.append((path, old))
+    except OSError as e:
+        for path, old in reversed(done):  # best effort: put the previous files back
+            try:
+                if old is None:
+                    path.unlink()
+                else:
+                    tmp = _stage(path, old.decode("utf-8", "surrogateescape"), [])
+                    os.replace(tmp, path)
+            except OSError:
+                pass
+        _discard([(p, t) for p, t in staged if os.path.exists(t)], created)
+        raise WriteError(current or Path("."), e) from None
+
+
+def _discard(staged: list[tuple[Path, str]], created: list[Path]) -> None:
+    for _, tmp in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    for d in reversed(created):
+        with contextlib.suppress(OSError):
+            d.rmdir()
+
+
+def _head(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            return fh.read(4000)
+    except OSError:
+        return ""
 
 
 def is_generated(path: Path) -> bool:
-    try:
-        with path.open(encoding="utf-8") as fh:
-            head = fh.read(4000)
-    except (OSError, UnicodeDecodeError):
-        return False
+    head = _head(path)
     return GENERATED_MARK in head or '"generated_by": "tacit-gen"' in head
 
 
-def orphans(out: Path, artifacts: list[Artifact], targets: tuple[str, ...]) -> list[Path]:
-    """Generated files under `out/<target>/` that no contract renders any more."""
+_SOURCE = re.compile(GENERATED_MARK + r" from (?P<a>.+?)\. Do not edit|\"source\": (?P<b>\"(?:[^\"\\]|\\.)*\")")
+
+
+def artifact_source(path: Path) -> str | None:
+    """The contract path an artifact's header names (relative to the project root), or None."""
+    m = _SOURCE.search(_head(path))
+    if m is None:
+        return None
+    if m.group("a") is not None:
+        return m.group("a")
+    try:
+        value = json.loads(m.group("b"))
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def orphans(out: Path, artifacts: list[Artifact], targets: tuple[str, ...],
+            run: RenderRun | None = None) -> list[Path]:
+    """Generated files under `out/<target>/` that no contract renders any more.
+
+    A file whose header names a contract that still exists but was not part of this run (`render
+    --check contracts/one.yaml`) belongs to that contract: it is not an orphan."""
     expected = {(out / a.path).resolve() for a in artifacts}
+    rendered = {c.path for c in run.contracts} if run is not None else set()
+    roots = run.roots if run is not None and run.roots else [project_root(out / "x")]
     found = []
     for t in targets:
         d = out / t
         if not d.is_dir():
             continue
         for q in sorted(d.rglob("*")):
-            if q.is_file() and q.resolve() not in expected and is_generated(q):
-                found.append(q)
+            if not q.is_file() or q.resolve() in expected or not is_generated(q):
+                continue
+            source = artifact_source(q)
+            if source is not None and source not in rendered and any((r / source).is_file() for r in roots):
+                continue
+            found.append(q)
     return found
 
 
@@ -158,20 +278,27 @@ def stale(out: Path, run: RenderRun, targets: tuple[str, ...]) -> StaleReport:
             )
         )
         rep.changed.append((shown, diff))
-    rep.orphaned = [q.as_posix() for q in orphans(out, run.artifacts, targets)]
+    rep.orphaned = [q.as_posix() for q in orphans(out, run.artifacts, targets, run)]
     return rep
 
 
 def write(out: Path, run: RenderRun) -> list[str]:
-    """Write every artifact whose content changed; returns the paths written."""
-    written = []
+    """Write every artifact whose content changed, as one set (`write_set`); returns the paths.
+
+    Raises:
+        WriteError: nothing was changed.
+    """
+    changed: list[tuple[Path, str]] = []
     for a in run.artifacts:
         p = out / a.path
         try:
-            if p.read_text(encoding="utf-8") == a.content:
+            if p.read_bytes() == a.content.encode("utf-8"):
                 continue
         except FileNotFoundError:
             pass
-        write_atomic(p, a.content)
-        written.append(p.as_posix())
-    return written
+        except OSError as e:
+            if not isinstance(e, IsADirectoryError | NotADirectoryError):
+                raise WriteError(p, e) from None
+        changed.append((p, a.content))
+    write_set(changed)
+    return [p.as_posix() for p, _ in changed]

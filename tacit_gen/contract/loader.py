@@ -594,19 +594,25 @@ def display_path(path: str | os.PathLike[str]) -> str:
         return p.as_posix()
 
 
-def portable_path(path: str | os.PathLike[str]) -> str:
-    """A path for artifact headers, never machine-specific: relative to the working directory
-    when below it, else relative to the enclosing git checkout, else the file name."""
-    p = Path(path)
-    resolved = p.resolve()
-    try:
-        return resolved.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        pass
+def project_root(path: str | os.PathLike[str]) -> Path:
+    """The folder artifact headers name contracts from: the enclosing git checkout's top level
+    (a `.git` folder or file), else the folder holding the nearest `contracts/` folder, else the
+    file's own folder. Never the working directory: the same contract gets the same header
+    wherever the command runs."""
+    resolved = Path(os.path.realpath(path))
     for parent in resolved.parents:
         if (parent / ".git").exists():
-            return resolved.relative_to(parent).as_posix()
-    return p.name
+            return parent
+    for parent in resolved.parents:
+        if parent.name == "contracts":
+            return parent.parent
+    return resolved.parent
+
+
+def portable_path(path: str | os.PathLike[str]) -> str:
+    """A path for artifact headers, never machine-specific: relative to `project_root`."""
+    resolved = Path(os.path.realpath(path))
+    return resolved.relative_to(project_root(resolved)).as_posix()
 
 
 def load_report(

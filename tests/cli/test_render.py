@@ -95,7 +95,7 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path, monkeypatch: py
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(r.WriteError):
         r.write_atomic(target, "new\n")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["x.yml"]
