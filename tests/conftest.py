@@ -19,3 +19,24 @@ for _k in ("CI", "GITHUB_BASE_REF"):
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "contracts"
 BUNDLED = sorted(CONTRACTS.glob("*.yaml"))
+
+# The PostgreSQL server of the whole test session (per xdist worker): started on first use,
+# stopped at the end. Its own default time zone is America/New_York on purpose: every session
+# tacit-gen opens must run in UTC anyway, so a test that passes here proves that it does.
+PG_SERVER_TIMEZONE = "America/New_York"
+
+
+def _pg_server():  # type: ignore[no-untyped-def]
+    import pytest
+
+    @pytest.fixture(scope="session")
+    def pg_server():  # type: ignore[no-untyped-def]
+        from tacit_gen.engines.postgres_server import throwaway_server
+
+        with throwaway_server(timezone=PG_SERVER_TIMEZONE) as server:
+            yield server
+
+    return pg_server
+
+
+pg_server = _pg_server()

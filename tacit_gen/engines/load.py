@@ -21,7 +21,8 @@ from tacit_gen.expr.sql import ident, literal
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
 
-__all__ = ["ConversionFailure", "LoadError", "LoadReport", "duckdb_type", "load_data"]
+__all__ = ["ConversionFailure", "LoadError", "LoadReport", "duckdb_type", "load_data",
+           "load_postgres", "postgres_type"]
 
 MAX_ROWS_REPORTED = 10
 MAX_SAMPLES = 5
@@ -403,5 +404,91 @@ def load_data(
             report = LoadReport(report.table, report.rows, report.columns, report.missing,
                                 report.extra, report.failures, report.source_format, cat_report)
     finally:
+        con.close()
+    return report
+
+
+# --- PostgreSQL: the same typing, then a copy ------------------------------------------------
+
+_PG_TYPES = {
+    "VARCHAR": "text", "BOOLEAN": "boolean", "TINYINT": "smallint", "SMALLINT": "smallint",
+    "INTEGER": "integer", "BIGINT": "bigint", "FLOAT": "real", "DOUBLE": "double precision",
+    "DATE": "date", _TZ: "timestamp with time zone", "TIMESTAMPTZ": "timestamp with time zone",
+    "TIMESTAMP": "timestamp", "TIMESTAMP_S": "timestamp", "TIMESTAMP_MS": "timestamp",
+    "TIMESTAMP_NS": "timestamp",
+}
+
+
+def postgres_type(duck: str) -> str:
+    """The PostgreSQL type of a column as the DuckDB loader typed it (one place decides types:
+    `duckdb_type` and the conversion fallbacks; this only translates names)."""
+    s = duck.upper()
+    if s.startswith("DECIMAL"):
+        return "numeric" + s[len("DECIMAL"):].replace(" ", "")
+    if s in _PG_TYPES:
+        return _PG_TYPES[s]
+    return "text"
+
+
+def load_postgres(
+    contract: Contract,
+    data_path: Path | str,
+    dsn: str,
+    schema: str,
+    workdir: Path | str,
+    table: str | None = None,
+    catalog_path: Path | str | None = None,
+) -> LoadReport:
+    """Load a data file (and its catalog) into PostgreSQL, typed exactly as `load_data` types it.
+
+    The file is loaded into a DuckDB file in `workdir` first (the conversions, failure report and
+    fallback types are `load_data`'s), then each relation is created in `schema` with the
+    PostgreSQL names of those types and filled with ``COPY ... FROM STDIN`` (CSV written by
+    DuckDB in UTC: NULL unquoted and empty, an empty string quoted).
+
+    Args:
+        contract, data_path, table, catalog_path: as `load_data`.
+        dsn: a ``postgresql://`` URL (sessions run in UTC: see ``postgres_server.utc_dsn``).
+        schema: created if absent; the relations are replaced.
+        workdir: a scratch folder.
+
+    Returns:
+        The LoadReport (column types are the DuckDB names; `postgres_type` maps them).
+    """
+    import duckdb
+    import psycopg2
+
+    from tacit_gen.engines.postgres_server import utc_dsn
+    from tacit_gen.sql import ident as sql_ident
+    from tacit_gen.sql import qualified
+
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / "load.duckdb"
+    if db.exists():
+        db.unlink()
+    report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path)
+    relations = [report] + ([report.catalog] if report.catalog is not None else [])
+    con = duckdb.connect(str(db), read_only=True)
+    pg = psycopg2.connect(utc_dsn(dsn))
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        with pg, pg.cursor() as cur:
+            cur.execute("SET TIME ZONE 'UTC'")
+            cur.execute(f"CREATE SCHEMA IF NOT EXISTS {sql_ident(schema, 'postgres')}")
+            for rel in relations:
+                target = qualified(rel.table, schema, "postgres")
+                cols = ", ".join(f"{sql_ident(c, 'postgres')} {postgres_type(t)}"
+                                 for c, t in rel.columns)
+                cur.execute(f"DROP TABLE IF EXISTS {target}")
+                cur.execute(f"CREATE TABLE {target} ({cols})")
+                csv = work / f"{rel.table}.csv"
+                con.execute(f"COPY (SELECT * FROM {ident(rel.table)}) TO {literal(str(csv))} "
+                            "(HEADER false)")
+                with csv.open("r", encoding="utf-8") as f:
+                    cur.copy_expert(f"COPY {target} FROM STDIN WITH (FORMAT csv)", f)
+                csv.unlink()
+    finally:
+        pg.close()
         con.close()
     return report

@@ -240,6 +240,36 @@ def _tolerance(text: Any) -> Fraction:
     return Fraction(str(text or "0"))
 
 
+def _count_true(flag: Any) -> Any:
+    """How many rows hold TRUE: ``SUM(CASE WHEN flag THEN 1 ELSE 0 END)``, 0 over no rows.
+
+    Not ``SUM(CAST(flag AS BIGINT))``: PostgreSQL refuses to cast a boolean to bigint.
+    """
+    import ibis
+
+    ones: Any = ibis.ifelse(flag, 1, 0)
+    return ibis.coalesce(ones.sum(), 0)
+
+
+def _backend_name(expr: Any) -> str:
+    try:
+        return str(expr._find_backend().name)
+    except Exception:  # an unbound expression (no backend yet)
+        return ""
+
+
+def _us_between(start: Any, stop: Any) -> Any:
+    """Microseconds from instant `start` to instant `stop`, whatever the session time zone.
+
+    ibis compiles ``delta`` on PostgreSQL through ``CAST(.. AS TIMESTAMP)``, which reads the
+    instant in the session time zone (a DST change then moves a step by an hour); the epoch of a
+    ``timestamptz`` is absolute, so PostgreSQL subtracts epochs (exact: numeric seconds).
+    """
+    if _backend_name(stop) == "postgres" or _backend_name(start) == "postgres":
+        return (stop.epoch_seconds() - start.epoch_seconds()) * 1_000_000
+    return stop.delta(start, unit="microsecond")
+
+
 class _Builder:
     """Builds the one aggregate query and evaluates it."""
 
@@ -368,20 +398,20 @@ class _Builder:
         aggs: dict[str, Any] = {}
         keys: dict[str, str] = {}
         for k, (cid, v) in enumerate(violations.items()):
-            aggs[f"v{k}"] = ibis.coalesce(v.cast("int64").sum(), 0)
+            aggs[f"v{k}"] = _count_true(v)
             keys[f"v{k}"] = cid
         for k, (cid, s) in enumerate(scalars.items()):
             aggs[f"s{k}"] = s
             keys[f"s{k}"] = cid
         for k, (name, flag) in enumerate(flags.items()):
-            aggs[f"k{k}"] = ibis.coalesce(wide[flag].cast("int64").sum(), 0)  # pyright: ignore[reportAttributeAccessIssue]
+            aggs[f"k{k}"] = _count_true(wide[flag])
             keys[f"k{k}"] = f"column:{name}"
         parts: list[tuple[ir.Table, dict[str, str]]] = []
         if aggs:
             parts.append((wide.aggregate(**aggs), {k: keys[k] for k in aggs}))
         for k, (cid, (pts, viol)) in enumerate(cadence.items()):
             parts.append(
-                (pts.aggregate(**{f"c{k}": ibis.coalesce(viol.cast("int64").sum(), 0)}),
+                (pts.aggregate(**{f"c{k}": _count_true(viol)}),
                  {f"c{k}": cid})
             )
 
@@ -620,7 +650,7 @@ class _Builder:
             interval_us = int(seconds) * 1_000_000
         window = ibis.window(group_by=series or None, order_by=[pts[tcol]])
         pts = pts.mutate(__tacit_prev=pts[tcol].lag().over(window))
-        step = pts[tcol].delta(pts["__tacit_prev"], unit="microsecond")  # pyright: ignore[reportAttributeAccessIssue]
+        step = _us_between(pts["__tacit_prev"], pts[tcol])
         tol = _tolerance(c.param("tolerance_pct"))
         p, q = tol.numerator, tol.denominator
         # integer arithmetic: step < interval * (1 - tol/100)  <=>  step*100q < interval*(100q-p)
@@ -657,7 +687,7 @@ class _Builder:
             monday = ibis.literal(_MONDAY, type=dt.Timestamp(timezone="UTC"))
 
             def weekdays_before(ts: Any) -> Any:  # Mon-Fri days in [1900-01-01, day(ts) + 1)
-                d = ts.delta(monday, unit="microsecond") // _US_PER_DAY + 1
+                d = _us_between(monday, ts) // _US_PER_DAY + 1
                 return 5 * (d // 7) + ibis.least(d % 7, 5)
 
             within = (weekdays_before(ingest) - weekdays_before(t)) <= int(days)
