@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1471,6 +1471,16 @@ def sample(
     Raises:
         SampleError: unknown clause id, rows < 1, or a violation the data cannot carry.
     """
+    # DECIMAL(38) values and their bounds need more than the default 28 digits: with them every
+    # quantize and scaleb is exact, so a bound at the edge of a type is never InvalidOperation.
+    with localcontext() as dctx:
+        dctx.prec = 120
+        dctx.Emax, dctx.Emin = 999_999, -999_999
+        return _sample(contract, clauses, rows, seed, violate, now)
+
+
+def _sample(contract: Contract, clauses: Sequence[Clause], rows: int, seed: int,
+            violate: str | None, now: datetime | None) -> SampleData:
     if rows < 1:
         raise SampleError("rows must be at least 1")
     if now is None:

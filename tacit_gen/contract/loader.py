@@ -353,6 +353,13 @@ def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
             vn.raw,
         )
         return _BAD
+    if dtype.is_numeric:
+        from tacit_gen.contract.semantics import number_problem
+
+        problem = number_problem(Decimal(v), dtype)
+        if problem is not None:
+            ctx.error(vn, "TG117", f"fixed value '{vn.raw}' of '{name}' {problem}", vn.raw)
+            return _BAD
     return v
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract import units
 from tacit_gen.contract.model import Contract, Invariant
+from tacit_gen.contract.types import DataType
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.check import DEFERRED, ColumnInfo, Problem, check
 from tacit_gen.expr.parser import ExprSyntaxError, parse
@@ -81,9 +84,91 @@ def check_expressions(contract: Contract, ctx: _Ctx, broken: Iterable[str] = ())
     """Report every problem of every invariant at its line and column."""
     broken = tuple(sorted(broken))
     for inv in contract.invariants:
-        _, problems = resolve(contract, inv.text, broken)
+        resolved, problems = resolve(contract, inv.text, broken)
+        if resolved is not None:
+            problems = problems + literal_problems(contract, resolved)
         for p in problems:
             _report(ctx, inv, p)
+
+
+# What every engine holds: IEEE double, a signed 64-bit integer, DECIMAL(38).
+FLOAT64_MAX = Decimal("1.7976931348623157e308")
+INT64 = (-(2**63), 2**63 - 1)
+DECIMAL_MAX = Decimal(10) ** 38
+
+
+def number_problem(value: Decimal, dtype: DataType | None) -> str | None:
+    """Why a numeric literal cannot stand beside a column of `dtype` in every engine, or None."""
+    if not value.is_finite() or value.copy_abs() > FLOAT64_MAX:
+        return "is beyond what a float64 holds (about 1.8e308): engines read it as inf or refuse it"
+    if dtype is None:
+        return None
+    if dtype.is_integer and value == value.to_integral_value() and not INT64[0] <= value <= INT64[1]:
+        return f"is beyond int64, the widest integer every engine holds; '{dtype}' values never reach it"
+    if dtype.is_decimal and value.copy_abs() >= DECIMAL_MAX:
+        return "has more than 38 integral digits, beyond DECIMAL(38), the widest decimal every engine holds"
+    return None
+
+
+def _literal(node: n.Node) -> tuple[Decimal, n.Number] | None:
+    if isinstance(node, n.Number):
+        return Decimal(node.text), node
+    if isinstance(node, n.Neg):
+        inner = _literal(node.operand)
+        if inner is not None:
+            return inner[0].copy_negate(), inner[1]
+    return None
+
+
+def literal_problems(contract: Contract, node: n.Node) -> list[Problem]:
+    """Numeric literals checked against the column type they meet (TG117): none is infinite in
+    float64, and a literal compared with an integer or decimal column fits int64 / DECIMAL(38)."""
+    types = {f.name: f.type for f in contract.fields}
+    out: list[Problem] = []
+    seen: set[int] = set()
+
+    def check_lit(lit: n.Node, dtype: DataType | None) -> None:
+        found = _literal(lit)
+        if found is None:
+            return
+        value, num = found
+        problem = number_problem(value, dtype)
+        if problem is not None and id(num) not in seen:
+            seen.add(id(num))
+            out.append(Problem("TG117", f"the number '{num.text}' {problem}", num.offset, num.text))
+
+    def col_type(x: n.Node) -> DataType | None:
+        return types.get(x.name) if isinstance(x, n.Column) else None
+
+    def walk(x: n.Node) -> None:
+        if isinstance(x, n.Compare):
+            ops = x.operands
+            for a, b in itertools.pairwise(ops):
+                check_lit(b, col_type(a))
+                check_lit(a, col_type(b))
+        elif isinstance(x, n.Between):
+            check_lit(x.low, col_type(x.operand))
+            check_lit(x.high, col_type(x.operand))
+        elif isinstance(x, n.InList):
+            for item in x.items:
+                check_lit(item, col_type(x.operand))
+        elif isinstance(x, n.Number):
+            check_lit(x, None)
+        for child in _children(x):
+            walk(child)
+
+    walk(node)
+    return out
+
+
+def _children(x: n.Node) -> list[n.Node]:
+    out: list[n.Node] = []
+    for value in x.__dict__.values():
+        if isinstance(value, n.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, n.Node))
+    return out
 
 
 def _report(ctx: Any, inv: Invariant, p: Problem) -> None:
