@@ -46,7 +46,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         contract = _load(files[0])
         clauses = plan(contract)
         result = read_artifact(targets[0], Path(artifact))
-        dialect = options.dbt_adapter if targets[0] == "dbt" else "duckdb"
+        dialect = options.dialect_for(targets[0], contract)
         report.findings.extend(compare(contract, clauses, result, Path(artifact).as_posix(),
                                        targets[0], check_header=False, dialect=dialect))
         report.checked.append(Path(artifact).as_posix())
@@ -78,7 +78,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
             if not p.exists():
                 continue
             result = read_artifact(t, p)
-            dialect = options.dbt_adapter if t == "dbt" else "duckdb"
+            dialect = options.dialect_for(t, contract)
             report.findings.extend(compare(contract, clauses, result, p.as_posix(), t, dialect=dialect))
     # 3. orphans
     for o in r.orphans(out, run.artifacts, targets, run):

@@ -142,11 +142,15 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
 
 
 # ------------------------------------------------------------------------------------- render
-def _render_options(templates: str | None, dbt_adapter: str, dbt_tests: str) -> Any:
+def _render_options(templates: str | None, dbt_adapter: str, dbt_tests: str,
+                    dialect: str | None = None) -> Any:
     from tacit_gen.targets.base import RenderOptions
 
-    return RenderOptions(templates_dir=templates, dbt_adapter=dbt_adapter, dbt_tests=dbt_tests)
+    return RenderOptions(templates_dir=templates, dbt_adapter=dbt_adapter, dbt_tests=dbt_tests,
+                         dialect=dialect)
 
+
+from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # noqa: E402  (no sqlglot import)
 
 _render_flags = [
     click.option("--out", default="generated", show_default=True, type=click.Path(file_okay=False),
@@ -159,6 +163,9 @@ _render_flags = [
     click.option("--dbt-tests", default="dbt_utils", show_default=True,
                  type=click.Choice(["dbt_utils", "native"]),
                  help="dbt_utils generic tests, or self-contained ones in a generated macros file."),
+    click.option("--dialect", default=None, type=click.Choice(SQL_DIALECTS),
+                 help="SQL dialect of the Soda and GX artifacts (queries, type names); a contract's "
+                      "targets.<t>.dialect wins. Default: the dbt adapter's dialect."),
 ]
 
 
@@ -174,7 +181,7 @@ def _with_render_flags(f: Any) -> Any:
 @click.option("--check", is_flag=True, help="Write nothing; print a diff of what would change; exit 1 if stale.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
-           dbt_adapter: str, dbt_tests: str, check: bool, fmt: str) -> None:
+           dbt_adapter: str, dbt_tests: str, dialect: str | None, check: bool, fmt: str) -> None:
     """Render contracts (default: contracts/) into artifacts (default: generated/)."""
     from tacit_gen import render as r
 
@@ -182,7 +189,7 @@ def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates:
     if not files:
         _fail_usage("no contract files to render")
     targets = _targets(target_spec)
-    run = r.render_all(files, targets, _render_options(templates, dbt_adapter, dbt_tests))
+    run = r.render_all(files, targets, _render_options(templates, dbt_adapter, dbt_tests, dialect))
     for d in run.errors:
         click.echo(d.render(), err=True)
     if run.errors:
@@ -237,7 +244,7 @@ def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates:
                    "history too shallow to find it is exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
-          dbt_adapter: str, dbt_tests: str, artifact: str | None, no_bump_gate: bool, base: str | None,
+          dbt_adapter: str, dbt_tests: str, dialect: str | None, artifact: str | None, no_bump_gate: bool, base: str | None,
           fmt: str) -> None:
     """Prove the committed artifacts still say what the contracts say.
 
@@ -249,7 +256,7 @@ def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: 
     from tacit_gen.checking import run_check
 
     targets = _targets(target_spec)
-    options = _render_options(templates, dbt_adapter, dbt_tests)
+    options = _render_options(templates, dbt_adapter, dbt_tests, dialect)
     try:
         report = run_check(list(paths), Path(out), targets, options, artifact=artifact,
                            bump_gate=not no_bump_gate, base=base)

@@ -119,6 +119,12 @@ def _targets() -> dict[str, Any]:
         for k in keys:
             if k == "enabled":
                 tprops[k] = {"type": "boolean", "default": True, "description": "render this target"}
+            elif k == "dialect":
+                from tacit_gen.sql.dialects import DIALECTS
+
+                tprops[k] = {"enum": list(DIALECTS), "description":
+                             "SQL dialect of the target's queries and type names (default: the "
+                             "--dialect option, else the dbt adapter's, else duckdb)"}
             else:
                 tprops[k] = _str(descriptions[k], pattern=IDENT_PATTERN)
         props[target] = _obj(tprops, keys, f"options of the {target} target")

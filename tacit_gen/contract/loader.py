@@ -65,8 +65,8 @@ CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence")
 EVOLUTION_KEYS = ("compatibility", "notice_period", "reserved")
 TARGET_KEYS = {
     "dbt": ("model", "enabled"),
-    "soda": ("dataset", "enabled"),
-    "gx": ("suite", "enabled"),
+    "soda": ("dataset", "dialect", "enabled"),
+    "gx": ("suite", "dialect", "enabled"),
     "pandera": ("enabled",),
     "ibis": ("class_name", "enabled"),
 }
@@ -574,6 +574,13 @@ def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, A
                            names.name_problem(val, what))
                 if problem is not None:
                     ctx.error(ov, "TG115", problem, str(val))
+                    continue
+            if str(ok.value) == "dialect":
+                from tacit_gen.sql.dialects import DIALECTS
+
+                if val not in DIALECTS:
+                    ctx.error(ov, "TG115", f"'targets.{name}.dialect' must be one of "
+                              f"{', '.join(DIALECTS)}, found {val!r}", str(val))
                     continue
             opts.append((str(ok.value), val))
         out.append((name, tuple(sorted(opts))))

@@ -85,7 +85,7 @@ def compare(
         r = got.get(cid)
         projected: Clause | None = c
         if project is not None:
-            projected = project(contract, c)
+            projected = project(contract, c, dialect)
             if projected is None:  # the target cannot express it: it says so at render time
                 continue
         if r is None:

@@ -16,15 +16,21 @@ from tacit_gen.sql.build import (
     ident,
     identifier,
     instant,
+    int_div,
+    is_not_null,
+    is_null,
+    lag_over,
     literal,
     needs_quotes,
     number,
     parse,
+    pretty,
     qualified,
     relation,
     string,
     to_sql,
     utc_date,
+    weekdays_through,
 )
 from tacit_gen.sql.dialects import (
     ADAPTER_DIALECT,
@@ -38,6 +44,7 @@ from tacit_gen.sql.dialects import (
 __all__ = [
     "ADAPTER_DIALECT", "BACKSLASH_ESCAPES", "DIALECTS", "RESERVED", "UnknownDialect",
     "check_dialect", "column", "condition", "epoch_ms", "epoch_us", "fill", "generate", "ident",
-    "identifier", "instant", "literal", "needs_quotes", "number", "parse", "qualified", "relation",
-    "sqlglot_dialect", "string", "to_sql", "utc_date",
+    "identifier", "instant", "int_div", "is_not_null", "is_null", "lag_over", "literal",
+    "needs_quotes", "number", "parse", "pretty", "qualified", "relation", "sqlglot_dialect",
+    "string", "to_sql", "utc_date", "weekdays_through",
 ]

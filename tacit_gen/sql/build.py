@@ -56,9 +56,14 @@ def column(name: str, table: str | None = None) -> Exp.Column:
 
 
 def relation(name: str, schema: str | None = None) -> Exp.Table:
-    """The tree of a (schema-qualified) relation."""
+    """The tree of a relation: ``schema.name`` when a schema is given; a contract's dotted
+    catalog relation (``ref.series_catalog``, ``db.ref.series_catalog``) is qualified as written."""
     from sqlglot import exp
 
+    parts = name.split(".") if schema is None and "." in name else [name]
+    if schema is None and len(parts) in (2, 3) and all(parts):
+        return exp.Table(this=identifier(parts[-1]), db=identifier(parts[-2]),
+                         catalog=identifier(parts[0]) if len(parts) == 3 else None)
     return exp.Table(this=identifier(name), db=identifier(schema) if schema else None)
 
 
@@ -275,3 +280,64 @@ def instant(iso: str, dialect: str) -> Exp.Expression:
     return fill(_INSTANT[check_dialect(dialect)], dialect, x=string(iso))
 
 
+
+
+_DAYS_SINCE_1900 = {
+    "duckdb": "DATE_DIFF('day', DATE '1900-01-01', __x__)",
+    "postgres": "(__x__ - DATE '1900-01-01')",
+    "spark": "DATEDIFF(__x__, DATE '1900-01-01')",
+    "databricks": "DATEDIFF(__x__, DATE '1900-01-01')",
+    "snowflake": "DATEDIFF(day, DATE '1900-01-01', __x__)",
+    "bigquery": "DATE_DIFF(__x__, DATE '1900-01-01', DAY)",
+}
+
+
+def int_div(a: Exp.Expression, b: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Integer division of non-negative integers (Snowflake's IntDiv rounds: FLOOR there)."""
+    from sqlglot import exp
+
+    if dialect == "snowflake":
+        return exp.Floor(this=exp.Div(this=a, expression=b))
+    return exp.IntDiv(this=a, expression=b)
+
+
+def weekdays_through(date: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Mon-Fri days from 1900-01-01 (a Monday) through `date`, inclusive."""
+    from sqlglot import exp
+
+    days = fill(_DAYS_SINCE_1900[check_dialect(dialect)], dialect, x=date)
+    seven = exp.Literal.number(7)
+    weeks = exp.Mul(this=exp.Literal.number(5),
+                    expression=exp.Paren(this=int_div(days.copy(), seven, dialect)))
+    rest = exp.Least(this=exp.Add(this=exp.Mod(this=days.copy(), expression=seven.copy()),
+                                  expression=exp.Literal.number(1)),
+                     expressions=[exp.Literal.number(5)])
+    return exp.Paren(this=exp.Add(this=weeks, expression=rest))
+
+
+def is_not_null(e: Exp.Expression) -> Exp.Expression:
+    from sqlglot import exp
+
+    return exp.Not(this=exp.Is(this=e, expression=exp.Null()))
+
+
+def is_null(e: Exp.Expression) -> Exp.Expression:
+    from sqlglot import exp
+
+    return exp.Is(this=e, expression=exp.Null())
+
+
+def lag_over(value: Exp.Expression, partition: list[Exp.Expression],
+             order: Exp.Expression, dialect: str = "duckdb") -> Exp.Expression:
+    """``LAG(value) OVER (PARTITION BY .. ORDER BY order)``, `order` never NULL (callers filter
+    NULL points out): the dialect's own NULL ordering is kept, so no ``NULLS LAST`` is written."""
+    from sqlglot import exp
+
+    nulls_first = sqlglot_dialect(dialect).NULL_ORDERING == "nulls_are_small"
+    return exp.Window(this=exp.Lag(this=value), partition_by=partition or None,
+                      order=exp.Order(expressions=[exp.Ordered(this=order, nulls_first=nulls_first)]))
+
+
+def pretty(tree: Exp.Expression, dialect: str = "duckdb") -> str:
+    """Multi-line SQL text of a query (queries an artifact shows as a block)."""
+    return str(tree.sql(dialect=sqlglot_dialect(dialect), pretty=True))

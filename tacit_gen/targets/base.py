@@ -45,7 +45,25 @@ class RenderOptions:
     templates_dir: str | None = None  # user override folder (one subfolder per target)
     dbt_adapter: str = "duckdb"  # duckdb, postgres, snowflake, bigquery, databricks
     dbt_tests: str = "dbt_utils"  # or "native": self-contained generic tests in a macros file
+    dialect: str | None = None  # SQL dialect of Soda and GX (None: the dbt adapter's)
     extra: tuple[tuple[str, str], ...] = field(default=())
+
+    def dialect_for(self, target: str, contract: Contract | None = None) -> str:
+        """The SQL dialect `target` writes for `contract`.
+
+        dbt: its adapter's dialect. Soda and GX: ``targets.<t>.dialect`` in the contract, else
+        this ``dialect`` (``--dialect``), else the dbt adapter's dialect (``duckdb`` by default).
+        """
+        from tacit_gen.sql.dialects import ADAPTER_DIALECT, check_dialect
+
+        adapter = ADAPTER_DIALECT.get(self.dbt_adapter, "duckdb")
+        if target == "dbt":
+            return adapter
+        if contract is not None:
+            own = contract.target_option(target, "dialect")
+            if own:
+                return check_dialect(str(own))
+        return check_dialect(self.dialect) if self.dialect else adapter
 
 
 class Target(Protocol):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from tacit_gen import sql
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
 from tacit_gen.targets.header import comment_header
@@ -39,44 +40,53 @@ UNKNOWN_COLUMNS_METRIC = "unknown_column_count"
 CLAUSE_MARK = "-- tacit_clause: "
 NOW_VARIABLE = "NOW"
 
-# Contract type -> the type Soda's DuckDB data source reports (lower-cased information_schema).
-# enum columns are VARCHAR in the data; their values are the accepted_values check's job.
-SODA_TYPES: dict[str, str] = {
-    "string": "varchar",
-    "bool": "boolean",
-    "int32": "integer",
-    "int64": "bigint",
-    "float32": "float",
-    "float64": "double",
-    "date": "date",
+# Contract type -> the type Soda's data source reports for the column (lower-cased
+# information_schema data_type), per dialect. enum columns are strings in the data; their values
+# are the accepted_values check's job. PostgreSQL reports `numeric` without precision and `text`.
+SODA_TYPES: dict[str, dict[str, str]] = {
+    "duckdb": {"string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
+               "float32": "float", "float64": "double", "date": "date",
+               "timestamp": "timestamp with time zone", "decimal": "decimal({p},{s})"},
+    "postgres": {"string": "text", "bool": "boolean", "int32": "integer", "int64": "bigint",
+                 "float32": "real", "float64": "double precision", "date": "date",
+                 "timestamp": "timestamp with time zone", "decimal": "numeric"},
+    "spark": {"string": "string", "bool": "boolean", "int32": "int", "int64": "bigint",
+              "float32": "float", "float64": "double", "date": "date",
+              "timestamp": "timestamp", "decimal": "decimal({p},{s})"},
+    "snowflake": {"string": "text", "bool": "boolean", "int32": "number", "int64": "number",
+                  "float32": "float", "float64": "float", "date": "date",
+                  "timestamp": "timestamp_tz", "decimal": "number"},
+    "bigquery": {"string": "string", "bool": "bool", "int32": "int64", "int64": "int64",
+                 "float32": "float64", "float64": "float64", "date": "date",
+                 "timestamp": "timestamp", "decimal": "numeric"},
 }
+SODA_TYPES["databricks"] = SODA_TYPES["spark"]
 TIMESTAMP_TZ = "timestamp with time zone"
 
 
-def soda_type(contract_type: str) -> str:
-    """The DuckDB type text a schema check expects for a contract type."""
-    if contract_type in SODA_TYPES:
-        return SODA_TYPES[contract_type]
+def soda_type(contract_type: str, dialect: str = "duckdb") -> str:
+    """The type text a schema check expects for a contract type on a dialect's data source."""
+    table = SODA_TYPES[dialect]
+    if contract_type in table:
+        return table[contract_type]
     if contract_type.startswith("timestamp_"):
-        return TIMESTAMP_TZ
+        return table["timestamp"]
     if contract_type.startswith("enum["):
-        return "varchar"
+        return table["string"]
     m = re.fullmatch(r"decimal\((\d+),(\d+)\)", contract_type.replace(" ", ""))
     if m:
-        return f"decimal({m.group(1)},{m.group(2)})"
+        return table["decimal"].format(p=m.group(1), s=m.group(2))
     raise ValueError(f"no Soda type for '{contract_type}'")
 
 
-def ident(name: str) -> str:
-    """A DuckDB identifier, quoted only when it must be (shared with the invariant compiler)."""
-    from tacit_gen.expr.sql import ident as _ident
-
-    return _ident(name, "duckdb")
+def ident(name: str, dialect: str = "duckdb") -> str:
+    """An identifier of the dialect, quoted only when it must be."""
+    return sql.ident(name, dialect)
 
 
-def literal(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
+def literal(value: str, dialect: str = "duckdb") -> str:
+    """A SQL string literal of the dialect."""
+    return sql.literal(value, dialect)
 
 
 _JINJA_OPEN = re.compile(r"\$\{|\{%|\{#")
@@ -171,21 +181,23 @@ def soda_duration(seconds: int) -> str:
     return "".join(parts)
 
 
-def _valid_value(value: Any) -> Any:
-    """A `valid values` entry; strings get their quotes doubled (Soda 3.5.6 does not escape)."""
+def _valid_value(value: Any, dialect: str = "duckdb") -> Any:
+    """A `valid values` entry. Soda 3.5.6 pastes strings into '...' without escaping: the text is
+    escaped here as the dialect's literal body (quote doubled; backslash doubled where the dialect
+    reads it as an escape)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
         return Num(str(value))
-    return jinja_escape(str(value).replace("'", "''"))
+    return jinja_escape(sql.literal(str(value), dialect)[1:-1])
 
 
 def _cmp_threshold(op: str, value: str) -> str:
     return f"{op} {value}"
 
 
-def _fail_query(clause_id: str, sql: str) -> Block:
-    return Block(jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql.rstrip("\n") + "\n"))
+def _fail_query(clause_id: str, sql_text: str) -> Block:
+    return Block(jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql_text.rstrip("\n") + "\n"))
 
 
 def _dec(text: str) -> str:
@@ -195,131 +207,127 @@ def _dec(text: str) -> str:
     return s
 
 
-def cadence_sql(clause: Clause, dataset: str, has_revision: bool) -> str:
+def _n(text: str) -> Any:
+    return sql.number(text)
+
+
+def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str = "duckdb") -> str:
     """Rows whose step from the previous point of the same series is off the cadence."""
-    col = ident(clause.param("column"))
-    series = [ident(s) for s in clause.param("series") or ()]
-    part = ", ".join(series)
-    over_point = ", ".join([*series, col])
+    from sqlglot import exp
+
+    col = sql.column(clause.param("column"))
+    series = [sql.column(s) for s in clause.param("series") or ()]
     tol = Decimal(str(clause.param("tolerance_pct") or "0"))
     # rows with a NULL time or series value are not points (not_null's business)
-    present = " AND ".join(f"{x} IS NOT NULL" for x in [col, *series])
-    lines = ["WITH points AS ("]
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
+    ds = sql.relation(dataset)
     if has_revision:
-        rev = ident("revision")
-        lines += [
-            "  SELECT * FROM (",
-            f"    SELECT *, MAX({rev}) OVER (PARTITION BY {over_point}) AS _tacit_latest",
-            f"    FROM {ident(dataset)}",
-            f"    WHERE {present}",
-            "  ) AS d",
-            f"  WHERE {rev} = _tacit_latest OR (_tacit_latest IS NULL AND {rev} IS NULL)",
-            "),",
-        ]
+        rev = sql.column("revision")
+        latest = exp.Window(this=exp.Max(this=rev.copy()),
+                            partition_by=[x.copy() for x in [*series, col]])
+        inner = (exp.select(exp.Star(), exp.alias_(latest, "_tacit_latest"))
+                 .from_(ds).where(present).subquery("d"))
+        keep = exp.or_(exp.EQ(this=rev.copy(), expression=sql.column("_tacit_latest")),
+                       exp.Paren(this=exp.and_(sql.is_null(sql.column("_tacit_latest")),
+                                               sql.is_null(rev.copy()))))
+        points = exp.select(exp.Star()).from_(inner).where(keep)
     else:
-        lines += [f"  SELECT * FROM {ident(dataset)} WHERE {present}", "),"]
-    partition = f"PARTITION BY {part} " if part else ""
-    lines += [
-        "steps AS (",
-        f"  SELECT *, DATE_DIFF('microsecond', LAG({col}) OVER ({partition}ORDER BY {col}), {col}) AS _tacit_step_us",
-        "  FROM points",
-        ")",
-    ]
+        points = exp.select(exp.Star()).from_(ds).where(present)
+    lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
+    step = exp.Sub(this=sql.epoch_us(col.copy(), dialect), expression=sql.epoch_us(lag, dialect))
+    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us")).from_("points")
     if clause.param("from_catalog"):
-        rel = ident(clause.param("relation"))
-        ckey = ident(clause.param("catalog_key"))
-        ccol = ident(clause.param("catalog_column"))
-        lo = f"c.{ccol} * {_dec(str(10000 * (100 - tol)))}"
-        hi = f"c.{ccol} * {_dec(str(10000 * (100 + tol)))}"
-        # A series with no catalog entry (or no interval) is a violation, never a silent pass.
-        lines += [
-            "SELECT s.*",
-            "FROM steps AS s",
-            f"LEFT JOIN {rel} AS c ON c.{ckey} = s.{series[0]}",
-            f"WHERE c.{ccol} IS NULL",
-        ]
-        cond = f"s._tacit_step_us < {lo}"
+        ccol = sql.column(clause.param("catalog_column"), "c")
+        s_step = sql.column("_tacit_step_us", "s")
+        lo = exp.Mul(this=ccol.copy(), expression=_n(_dec(str(10000 * (100 - tol)))))
+        hi = exp.Mul(this=ccol.copy(), expression=_n(_dec(str(10000 * (100 + tol)))))
+        cond: Any = exp.LT(this=s_step.copy(), expression=lo)
         if not clause.param("gaps_allowed"):
-            cond = f"({cond} OR s._tacit_step_us > {hi})"
-        lines.append(f"   OR (s._tacit_step_us IS NOT NULL AND {cond})")
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=s_step.copy(), expression=hi)))
+        on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
+                    expression=sql.column(clause.param("series")[0], "s"))
+        # A series with no catalog entry (or no interval) is a violation, never a silent pass.
+        final = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")))
+                 .from_(exp.alias_(exp.to_table("steps"), "s", table=True))
+                 .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True),
+                       on=on, join_type="LEFT")
+                 .where(exp.or_(sql.is_null(ccol.copy()),
+                                exp.Paren(this=exp.and_(sql.is_not_null(s_step.copy()), cond)))))
     else:
         interval_us = Decimal(int(clause.param("interval_seconds"))) * 1000000
-        lo = _dec(str(interval_us * (100 - tol) / 100))
-        hi = _dec(str(interval_us * (100 + tol) / 100))
-        lines += ["SELECT *", "FROM steps", "WHERE _tacit_step_us IS NOT NULL"]
-        cond = f"_tacit_step_us < {lo}"
+        step_c = sql.column("_tacit_step_us")
+        lo_n = _n(_dec(str(interval_us * (100 - tol) / 100)))
+        hi_n = _n(_dec(str(interval_us * (100 + tol) / 100)))
+        cond = exp.LT(this=step_c.copy(), expression=lo_n)
         if not clause.param("gaps_allowed"):
-            cond = f"(_tacit_step_us < {lo} OR _tacit_step_us > {hi})"
-        lines.append(f"  AND {cond}")
-    return "\n".join(lines) + "\n"
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n)))
+        final = (exp.select(exp.Star()).from_("steps")
+                 .where(exp.and_(sql.is_not_null(step_c.copy()), cond)))
+    final = final.with_("points", as_=points).with_("steps", as_=steps)
+    return sql.pretty(final, dialect) + "\n"
 
 
-def catalog_unit_sql(clause: Clause, dataset: str) -> str:
-    col, key = ident(clause.param("column")), ident(clause.param("key"))
-    ckey, ccol = ident(clause.param("catalog_key")), ident(clause.param("catalog_column"))
-    return (
-        "\n".join(
-            [
-                "SELECT d.*",
-                f"FROM {ident(dataset)} AS d",
-                f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
-                f"WHERE d.{col} IS NOT NULL",
-                f"  AND (c.{ckey} IS NULL OR NOT (d.{col} = c.{ccol}))",
-            ]
-        )
-        + "\n"
-    )
+def _catalog_rows(clause: Clause, dataset: str, bad: Any, dialect: str) -> str:
+    from sqlglot import exp
+
+    on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
+                expression=sql.column(clause.param("key"), "d"))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
+         .from_(exp.alias_(sql.relation(dataset), "d", table=True))
+         .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True), on=on,
+               join_type="LEFT")
+         .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "d")),
+                         exp.Paren(this=exp.or_(
+                             sql.is_null(sql.column(clause.param("catalog_key"), "c")), bad)))))
+    return sql.pretty(q, dialect) + "\n"
 
 
-def catalog_bounds_sql(clause: Clause, dataset: str) -> str:
-    col, key = ident(clause.param("column")), ident(clause.param("key"))
-    ckey = ident(clause.param("catalog_key"))
-    lo, hi = ident(clause.param("min_column")), ident(clause.param("max_column"))
-    return (
-        "\n".join(
-            [
-                "SELECT d.*",
-                f"FROM {ident(dataset)} AS d",
-                f"LEFT JOIN {ident(clause.param('relation'))} AS c ON c.{ckey} = d.{key}",
-                f"WHERE d.{col} IS NOT NULL",
-                f"  AND (c.{ckey} IS NULL OR NOT (c.{lo} <= d.{col} AND d.{col} <= c.{hi}))",
-            ]
-        )
-        + "\n"
-    )
+def catalog_unit_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    same = exp.EQ(this=sql.column(clause.param("column"), "d"),
+                  expression=sql.column(clause.param("catalog_column"), "c"))
+    return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=same)), dialect)
 
 
-def _weekdays_through(date_sql: str) -> str:
-    """Mon-Fri days from 1900-01-01 (a Monday) through `date_sql`, inclusive."""
-    days = f"DATE_DIFF('day', DATE '1900-01-01', {date_sql})"
-    return f"(5 * ({days} // 7) + LEAST({days} % 7 + 1, 5))"
+def catalog_bounds_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    v = sql.column(clause.param("column"), "d")
+    inside = exp.and_(exp.LTE(this=sql.column(clause.param("min_column"), "c"), expression=v),
+                      exp.LTE(this=v.copy(), expression=sql.column(clause.param("max_column"), "c")))
+    return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=inside)), dialect)
 
 
-def revision_window_sql(clause: Clause, dataset: str) -> str | None:
+def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str | None:
     """Rows restated against the policy; None when the policy has nothing row-level to check."""
-    rev = ident(clause.param("column") or "revision")
+    from sqlglot import exp
+
+    rev = sql.column(clause.param("column") or "revision")
+    base = exp.select(exp.Star()).from_(sql.relation(dataset))
     if not clause.param("allowed"):
-        return f"SELECT *\nFROM {ident(dataset)}\nWHERE {rev} <> 0\n"
+        return sql.pretty(base.where(exp.NEQ(this=rev, expression=exp.Literal.number(0))),
+                          dialect) + "\n"
     ingest = clause.param("ingest_column")
     tcol = clause.param("time_column")
     bdays = clause.param("business_days")
     window = clause.param("window_seconds")
     if not ingest or not tcol or (bdays is None and window is None):
         return None
-    i, t = ident(ingest), ident(tcol)
+    i, t = sql.column(ingest), sql.column(tcol)
     if bdays is not None:
-        d_event = f"CAST(TIMEZONE('UTC', {t}) AS DATE)"
-        d_ingest = f"CAST(TIMEZONE('UTC', {i}) AS DATE)"
-        late = f"{_weekdays_through(d_ingest)} - {_weekdays_through(d_event)} > {int(bdays)}"
+        late: Any = exp.GT(
+            this=exp.Sub(this=sql.weekdays_through(sql.utc_date(i, dialect), dialect),
+                         expression=sql.weekdays_through(sql.utc_date(t, dialect), dialect)),
+            expression=exp.Literal.number(int(bdays)))
     else:
-        late = f"DATE_DIFF('microsecond', {t}, {i}) > {int(window) * 1000000}"
-    return (
-        "\n".join(["SELECT *", f"FROM {ident(dataset)}", f"WHERE {rev} > 0", f"  AND {late}"])
-        + "\n"
-    )
+        late = exp.GT(this=exp.Sub(this=sql.epoch_us(i, dialect), expression=sql.epoch_us(t, dialect)),
+                      expression=exp.Literal.number(int(window) * 1000000))
+    q = base.where(exp.and_(exp.GT(this=rev, expression=exp.Literal.number(0)), late))
+    return sql.pretty(q, dialect) + "\n"
 
 
-def _range_checks(clause: Clause) -> list[dict[str, Any]]:
+def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any]]:
     col = clause.param("column")
     lo, hi = clause.param("min"), clause.param("max")
     lo_inc, hi_inc = clause.param("min_inclusive", True), clause.param("max_inclusive", True)
@@ -330,13 +338,13 @@ def _range_checks(clause: Clause) -> list[dict[str, Any]]:
             cfg["valid min"] = Num(lo)
         if hi is not None:
             cfg["valid max"] = Num(hi)
-        return [{f"invalid_count({ident(col)}) = 0": cfg}]
+        return [{f"invalid_count({ident(col, dialect)}) = 0": cfg}]
     out = []
     if lo is not None:
         op = ">=" if lo_inc else ">"
         out.append(
             {
-                f"min({ident(col)}) {op} {lo}": {
+                f"min({ident(col, dialect)}) {op} {lo}": {
                     "name": jinja_escape(clause.text),
                     "identity": clause.id + " (min)",
                 }
@@ -346,7 +354,7 @@ def _range_checks(clause: Clause) -> list[dict[str, Any]]:
         op = "<=" if hi_inc else "<"
         out.append(
             {
-                f"max({ident(col)}) {op} {hi}": {
+                f"max({ident(col, dialect)}) {op} {hi}": {
                     "name": jinja_escape(clause.text),
                     "identity": clause.id + " (max)",
                 }
@@ -355,23 +363,20 @@ def _range_checks(clause: Clause) -> list[dict[str, Any]]:
     return out
 
 
-def unknown_columns_sql(dataset: str, columns: tuple[str, ...]) -> str:
-    names = ", ".join(literal(c) for c in columns)
-    return (
-        "\n".join(
-            [
-                "SELECT COUNT(*)",
-                "FROM information_schema.columns",
-                "WHERE table_schema = CURRENT_SCHEMA()",
-                f"  AND table_name = {literal(dataset)}",
-                f"  AND column_name NOT IN ({names})",
-            ]
-        )
-        + "\n"
-    )
+def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    q = (exp.select(exp.Count(this=exp.Star()))
+         .from_(exp.to_table("information_schema.columns"))
+         .where(exp.and_(
+             exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
+             exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
+             exp.Not(this=exp.In(this=exp.column("column_name"),
+                                 expressions=[sql.string(c) for c in columns])))))
+    return sql.pretty(q, dialect) + "\n"
 
 
-def fail_query_sql(contract: Contract, clause: Clause) -> str | None:
+def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
     """The failed-rows SQL of a cadence / catalog / revision clause (None: not expressible)."""
     ds = dataset_name(contract)
     if clause.kind == "cadence":
@@ -379,28 +384,27 @@ def fail_query_sql(contract: Contract, clause: Clause) -> str | None:
             return None
         if not clause.param("from_catalog") and not clause.param("interval_seconds"):
             return None
-        return cadence_sql(clause, ds, contract.field("revision") is not None)
+        return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)
     if clause.kind == "catalog_unit":
-        return catalog_unit_sql(clause, ds)
+        return catalog_unit_sql(clause, ds, dialect)
     if clause.kind == "catalog_bounds":
-        return catalog_bounds_sql(clause, ds)
+        return catalog_bounds_sql(clause, ds, dialect)
     if clause.kind == "revision_window":
-        return revision_window_sql(clause, ds)
+        return revision_window_sql(clause, ds, dialect)
     return None
 
 
-def invariant_sql(clause: Clause) -> str | None:
-    from tacit_gen.expr.sql import to_sql
-
+def invariant_sql(clause: Clause, dialect: str = "duckdb") -> str | None:
     if clause.expr is None:
         return None
     try:
-        return to_sql(clause.expr, "duckdb")
+        return sql.to_sql(clause.expr, dialect)
     except ValueError:
         return None
 
 
-def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], list[Unsupported]]:
+def build(contract: Contract, clauses: tuple[Clause, ...],
+          dialect: str = "duckdb") -> tuple[list[Any], list[Unsupported]]:
     """The check list of the `checks for <dataset>` section, and what it cannot say."""
     ds = dataset_name(contract)
     checks: list[Any] = []
@@ -415,7 +419,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], l
                     "fail": {
                         "when required column missing": [c.param("column") for c in cols],
                         "when wrong column type": {
-                            c.param("column"): soda_type(c.param("type")) for c in cols
+                            c.param("column"): soda_type(c.param("type"), dialect) for c in cols
                         },
                     },
                 }
@@ -432,7 +436,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], l
                         "name": jinja_escape(c.text),
                         "identity": c.id,
                         f"{UNKNOWN_COLUMNS_METRIC} query": Block(
-                            jinja_escape(unknown_columns_sql(ds, tuple(c.param("columns"))))
+                            jinja_escape(unknown_columns_sql(ds, tuple(c.param("columns")), dialect))
                         ),
                     }
                 }
@@ -440,14 +444,14 @@ def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], l
         elif k == "not_null":
             checks.append(
                 {
-                    f"missing_count({ident(c.param('column'))}) = 0": {
+                    f"missing_count({ident(c.param('column'), dialect)}) = 0": {
                         "name": jinja_escape(c.text),
                         "identity": c.id,
                     }
                 }
             )
         elif k == "unique":
-            args = ", ".join(ident(x) for x in c.param("columns"))
+            args = ", ".join(ident(x, dialect) for x in c.param("columns"))
             checks.append(
                 {f"duplicate_count({args}) = 0": {"name": jinja_escape(c.text), "identity": c.id}}
             )
@@ -455,34 +459,35 @@ def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], l
             values = c.param("values") if k == "accepted_values" else (c.param("value"),)
             checks.append(
                 {
-                    f"invalid_count({ident(c.param('column'))}) = 0": {
+                    f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
                         "name": jinja_escape(c.text),
                         "identity": c.id,
-                        "valid values": [_valid_value(v) for v in values],
+                        "valid values": [_valid_value(v, dialect) for v in values],
                     }
                 }
             )
         elif k == "range":
-            checks.extend(_range_checks(c))
+            checks.extend(_range_checks(c, dialect))
         elif k == "invariant":
-            sql = invariant_sql(c)
-            if sql is None:
+            text = invariant_sql(c, dialect)
+            if text is None:
                 unsupported.append(Unsupported(NAME, c.id, "no single-row SQL form"))
                 continue
             checks.append(
                 {
                     "failed rows": {
                         "name": jinja_escape(c.id.removeprefix("invariant:")),
-                        "fail condition": jinja_escape(f"NOT ({strip_parens(sql)})"),
+                        "fail condition": jinja_escape(f"NOT ({strip_parens(text)})"),
                     }
                 }
             )
         elif k == "freshness":
-            line = f"freshness({ident(c.param('column'))}) < {soda_duration(int(c.param('max_age_seconds')))}"
+            line = (f"freshness({ident(c.param('column'), dialect)}) < "
+                    f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": jinja_escape(c.text), "identity": c.id}})
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
-            sql = fail_query_sql(contract, c)
-            if sql is None:
+            text = fail_query_sql(contract, c, dialect)
+            if text is None:
                 reason = (
                     "the revision policy states no row-level rule (no ingest column or no window)"
                     if k == "revision_window"
@@ -494,7 +499,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[list[Any], l
                 {
                     "failed rows": {
                         "name": jinja_escape(c.text),
-                        "fail query": _fail_query(c.id, sql),
+                        "fail query": _fail_query(c.id, text),
                     }
                 }
             )
@@ -518,12 +523,15 @@ class SodaTarget:
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
     ) -> RenderResult:
-        checks, unsupported = build(contract, clauses)
+        dialect = options.dialect_for(NAME, contract)
+        checks, unsupported = build(contract, clauses, dialect)
         head = comment_header(contract)
         head += (
             f"# Soda v3 (SodaCL). Pin freshness with a scan variable: soda scan -d <data source> "
             f"-v {NOW_VARIABLE}=<ISO-8601 UTC instant> {artifact_path(contract)}\n"
         )
+        if dialect != "duckdb":
+            head += f"# SQL dialect: {dialect} (queries and column types are {dialect}'s)\n"
         if unsupported:
             head += "# Clauses this file cannot check (unsupported by the Soda target):\n"
             for u in unsupported:
@@ -539,21 +547,21 @@ class SodaTarget:
 
         return read(path, text)
 
-    def project(self, contract: Contract, clause: Clause) -> Clause | None:
+    def project(self, contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
         """What a faithful Soda artifact says about `clause`: the reader returns exactly this.
 
-        None when the clause is unsupported. Column types are DuckDB types (`soda_type`);
+        None when the clause is unsupported. Column types are the dialect's (`soda_type`);
         invariants and the fail-query clauses are compared as SQL (`sql`).
         """
-        return project(contract, clause)
+        return project(contract, clause, dialect)
 
 
-def _wrapped(sql: str) -> bool:
+def _wrapped(text: str) -> bool:
     """True when the whole text is one parenthesised group (quotes respected)."""
-    if not (sql.startswith("(") and sql.endswith(")")):
+    if not (text.startswith("(") and text.endswith(")")):
         return False
     depth, quote = 0, ""
-    for i, ch in enumerate(sql):
+    for i, ch in enumerate(text):
         if quote:
             if ch == quote:
                 quote = ""
@@ -564,33 +572,33 @@ def _wrapped(sql: str) -> bool:
             depth += 1
         elif ch == ")":
             depth -= 1
-            if depth == 0 and i != len(sql) - 1:
+            if depth == 0 and i != len(text) - 1:
                 return False
     return depth == 0
 
 
-def strip_parens(sql: str) -> str:
+def strip_parens(text: str) -> str:
     """`((a AND b))` -> `a AND b`."""
-    sql = sql.strip()
-    while _wrapped(sql):
-        sql = sql[1:-1].strip()
-    return sql
+    text = text.strip()
+    while _wrapped(text):
+        text = text[1:-1].strip()
+    return text
 
 
-def normalize_sql(sql: str) -> str:
+def normalize_sql(text: str) -> str:
     """SQL with its `-- tacit_clause` line dropped, whitespace collapsed, outer parens removed."""
-    lines = [ln for ln in sql.splitlines() if not ln.strip().startswith(CLAUSE_MARK.strip())]
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith(CLAUSE_MARK.strip())]
     return strip_parens(" ".join(" ".join(lines).split()))
 
 
-def project(contract: Contract, clause: Clause) -> Clause | None:
+def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
     k = clause.kind
     p = clause.param
     params: dict[str, Any]
     cols: tuple[str, ...] = ()
     text = clause.text
     if k == "column":
-        params = {"column": p("column"), "soda_type": soda_type(p("type"))}
+        params = {"column": p("column"), "soda_type": soda_type(p("type"), dialect)}
         cols, text = (p("column"),), ""
     elif k == "no_unknown_columns":
         params = {"columns": tuple(p("columns"))}
@@ -608,18 +616,18 @@ def project(contract: Contract, clause: Clause) -> Clause | None:
         params = {key: p(key) for key in ("column", "min", "max", "min_inclusive", "max_inclusive")}
         cols = (p("column"),)
     elif k == "invariant":
-        sql = invariant_sql(clause)
-        if sql is None:
+        text_sql = invariant_sql(clause, dialect)
+        if text_sql is None:
             return None
-        params, text = {"sql": normalize_sql(sql)}, clause.id.removeprefix("invariant:")
+        params, text = {"sql": normalize_sql(text_sql)}, clause.id.removeprefix("invariant:")
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
     elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
-        sql = fail_query_sql(contract, clause)
-        if sql is None:
+        text_sql = fail_query_sql(contract, clause, dialect)
+        if text_sql is None:
             return None
-        params = {"sql": normalize_sql(sql)}
+        params = {"sql": normalize_sql(text_sql)}
     else:
         return None
     return Clause(clause.id, k, cols, make_params(**params), text)
