@@ -128,10 +128,13 @@ def _bump_findings(files: list[Path], base: str | None,
             rep = evolution.check_bump(str(f), base_rev=chosen.rev)
         except evolution.HistoryError as e:
             raise ValueError(f"version gate: {f.as_posix()}: {e}") from None
-        except ContractError as e:  # the committed version predates today's language
-            notes.append(f"{f.as_posix()}: version gate cannot compare: its version at "
-                         f"{chosen.rev[:12]} does not load: "
-                         + (e.diagnostics[0].render() if e.diagnostics else str(e)))
+        except ContractError as e:  # e.g. the committed version predates today's language
+            # Never a silent skip: the change is unclassified, so it is a finding (exit 1).
+            out.append(Finding(
+                d.VERSION_BUMP, f.as_posix(),
+                f"version gate cannot compare: the version at {chosen.rev[:12]} does not load ("
+                + (e.diagnostics[0].render() if e.diagnostics else str(e))
+                + "); review the change by hand, then pass --no-bump-gate for this change"))
             continue
         if rep is None or rep.ok:
             continue

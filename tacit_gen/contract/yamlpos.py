@@ -142,7 +142,15 @@ def read_text(path: str | os.PathLike[str]) -> str:
             raise YamlSyntaxError(too_big, 1, 1, "")
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    return decode(b"".join(chunks))
+
+
+def decode(data: bytes) -> str:
+    """Contract bytes as text: strict UTF-8.
+
+    Raises:
+        YamlSyntaxError: at the line and column of the first byte that does not decode.
+    """
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tacit_gen.contract.errors import ContractError
+from tacit_gen.contract import yamlpos
+from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.loader import load
 from tacit_gen.contract.model import Contract
 from tacit_gen.evolution.compat import dedupe
@@ -35,6 +36,38 @@ class HistoryWarning(UserWarning):
 
 
 def _git(args: list[str], cwd: Path) -> str:
+    return _git_bytes(args, cwd).decode("utf-8", "replace")
+
+
+def _show(root: Path, spec: str, label: str) -> str:
+    """A committed file's text (`git show REV:PATH`).
+
+    Raises:
+        HistoryError: the revision or the file does not exist.
+        ContractError: the bytes are not UTF-8 (with the position), like a file in the work tree.
+    """
+    data = _git_bytes(["show", spec], root)
+    try:
+        return yamlpos.decode(data)
+    except yamlpos.YamlSyntaxError as e:
+        raise ContractError([Diagnostic(label, e.line, e.col, "error", e.code, str(e), e.word)]) from None
+
+
+def _load_committed(root: Path, spec: str, label: str) -> Contract:
+    """The contract committed at `spec` (``REV:PATH``).
+
+    Raises:
+        HistoryError: no such file at that revision.
+        ContractError: it does not decode or load (whatever the reason, as a diagnostic).
+    """
+    text = _show(root, spec, label)
+    try:
+        return load(label, text=text)
+    except (RecursionError, ValueError) as e:
+        raise ContractError([Diagnostic(label, 1, 1, "error", "TG100", f"does not load: {e}")]) from None
+
+
+def _git_bytes(args: list[str], cwd: Path) -> bytes:
     env = {**os.environ, "GIT_PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
     try:
         proc = subprocess.run(
@@ -46,7 +79,7 @@ def _git(args: list[str], cwd: Path) -> str:
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip()
         raise HistoryError(f"git {' '.join(args[:2])} failed: {msg}")
-    return proc.stdout.decode("utf-8")
+    return bytes(proc.stdout)
 
 
 def repo_root(path: str | os.PathLike[str]) -> Path:
@@ -96,13 +129,12 @@ def history_from_git(path: str | os.PathLike[str], skipped: list[str] | None = N
     rel = _rel(path, root)
     contracts: list[Contract] = []
     for rev, name in _committed(root, rel):
+        label = f"{name}@{rev[:12]}"
         try:
-            text = _git(["show", f"{rev}:{name}"], root)
+            contracts.append(_load_committed(root, f"{rev}:{name}", label))
         except HistoryError:
             continue  # the commit deleted the file
-        try:
-            contracts.append(load(f"{name}@{rev[:12]}", text=text))
-        except ContractError as e:
+        except ContractError as e:  # one old version is never fatal to the whole history
             note = f"{rev[:12]}: {e.diagnostics[0].render() if e.diagnostics else 'does not load'}"
             if skipped is not None:
                 skipped.append(note)
@@ -262,10 +294,13 @@ def check_bump(path: str | os.PathLike[str], base_rev: str = "HEAD") -> DiffRepo
             return None  # a repository without commits: every file is new
         raise BaseError(f"unknown revision '{base_rev}'; {_fetch_hint(root, base_rev)}")
     try:
-        old_text = _git(["show", f"{base_rev}:{rel}"], root)
+        old_text = _show(root, f"{base_rev}:{rel}", f"{rel}@{base_rev}")
     except HistoryError:
         return None  # the file is new in the working tree
-    new_text = Path(path).read_text(encoding="utf-8")
+    try:
+        new_text = yamlpos.read_text(path)
+    except yamlpos.YamlSyntaxError as e:
+        raise ContractError([Diagnostic(str(path), e.line, e.col, "error", e.code, str(e), e.word)]) from None
     if new_text == old_text:
         return None
     old = load(f"{rel}@{base_rev}", text=old_text)
