@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from tacit_gen import __version__
+from tacit_gen.textsafe import printable
 
 EXIT_CODES = """\b
 Exit codes:
@@ -28,8 +29,13 @@ def _echo_json(data: Any) -> None:
 
 
 def _fail_usage(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(2)
+
+
+def _echo_text(text: str) -> None:
+    """A report for a terminal: data values and engine messages can hold anything."""
+    click.echo("\n".join(printable(line) for line in text.split("\n")))
 
 
 def _load_or_exit(path: str) -> Any:
@@ -266,7 +272,7 @@ def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: 
         _echo_json(report.as_json())
     else:
         for f in report.findings:
-            click.echo(f.render())
+            click.echo(printable(f.render()))
         for note in report.notes:
             click.echo(f"note: {note}")
         n = len(report.findings)
@@ -313,7 +319,7 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     if fmt == "json":
         _echo_json(report.as_json())
     else:
-        click.echo(report.render_text())
+        _echo_text(report.render_text())
     sys.exit(report.exit_code)
 
 
@@ -452,7 +458,7 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     except (OSError, ValueError, RuntimeError) as e:
         _fail_usage(str(e))
     for s in skipped:
-        click.echo(f"note: skipped an earlier revision that does not load: {s}", err=True)
+        click.echo(f"note: skipped an earlier revision that does not load: {printable(s)}", err=True)
     report = evolution.compat([*earlier, current], chosen)
     payload = report.as_json()
     code = 0 if report.ok else 1
@@ -494,7 +500,7 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
         try:
             text = read_text(f)
         except YamlSyntaxError as e:
-            click.echo(f"{display_path(f)}:{e.line}:{e.col}: error: {e} [{e.code}]", err=True)
+            click.echo(f"{printable(display_path(f))}:{e.line}:{e.col}: error: {e} [{e.code}]", err=True)
             sys.exit(2)
         try:
             new = format_text(text, display_path(f))
@@ -505,13 +511,13 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
         if new != text:
             changed += 1
             if check:
-                click.echo(f"would reformat {f}")
+                click.echo(f"would reformat {printable(str(f))}")
             else:
                 try:
                     write_atomic(f, new)
                 except WriteError as e:
                     _fail_usage(str(e))
-                click.echo(f"reformatted {f}")
+                click.echo(f"reformatted {printable(str(f))}")
     sys.exit(1 if check and changed else 0)
 
 

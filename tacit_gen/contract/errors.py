@@ -18,7 +18,11 @@ class Diagnostic:
     word: str = ""
 
     def render(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message} [{self.code}]"
+        """One line for a terminal: path and message with unprintable characters escaped."""
+        from tacit_gen.textsafe import printable
+
+        return (f"{printable(self.path, None)}:{self.line}:{self.col}: {self.severity}: "
+                f"{printable(self.message)} [{self.code}]")
 
     def as_json(self) -> dict[str, object]:
         return {
