@@ -19,7 +19,8 @@ from tacit_gen.targets.base import RenderOptions
 
 def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: RenderOptions,
               artifact: str | None = None, bump_gate: bool = True, base: str | None = None,
-              env: Mapping[str, str] | None = None) -> CheckReport:
+              env: Mapping[str, str] | None = None, dbt_project: str | None = None,
+              root: Path | None = None) -> CheckReport:
     """Check committed artifacts against their contracts.
 
     Args:
@@ -33,6 +34,8 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         base: the git revision for the gate (None: the default, see
             `tacit_gen.evolution.resolve_base`; CI-aware).
         env: the environment to read ``CI`` / ``GITHUB_BASE_REF`` from (default: os.environ).
+        dbt_project: the folder of the user's dbt_project.yml (default: `root`).
+        root: the project root (the settings file's folder; default: the working directory).
 
     Raises:
         ValueError: for usage errors (contract that does not load, wrong --artifact usage, an
@@ -83,7 +86,14 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
     # 3. orphans
     for o in r.orphans(out, run.artifacts, targets, run):
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
-    # 4. version-bump gate against the last committed contract
+    # 4. the user's dbt project: a model described twice, project configs weakening the tests
+    if "dbt" in targets:
+        from tacit_gen.dbt_project import findings as project_findings
+
+        found, notes = project_findings(out, root or Path.cwd(), dbt_project)
+        report.findings.extend(found)
+        report.notes.extend(notes)
+    # 5. version-bump gate against the last committed contract
     if bump_gate:
         findings, notes = _bump_findings(files, base, env)
         report.findings.extend(findings)

@@ -80,14 +80,16 @@ def main(max_contract_bytes: int) -> None:
 
 # --------------------------------------------------------------------------------------- lint
 @main.command(epilog=EXIT_CODES)
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
-    """Load and check contracts: `path:line:col: severity: message [code]`."""
+    """Load and check contracts (default: the settings' contracts, else contracts/):
+    `path:line:col: severity: message [code]`."""
     from tacit_gen.contract.loader import load_report
     from tacit_gen.render import find_contracts
 
+    paths = paths or _Project().paths
     files = find_contracts(paths)
     if not files:
         _fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(paths)}")
@@ -140,6 +142,8 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
                  "text": cl.text, "params": {k: v for k, v in cl.params}}
                 for cl in clauses
             ],
+            "lint_waivers": [{"field": f.name, "allow": list(f.lint_allow), "reason": f.lint_reason}
+                             for f in c.fields if f.lint_allow],
         })
         return
     from tacit_gen.explain import render_plan
@@ -148,27 +152,79 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
 
 
 # ------------------------------------------------------------------------------------- render
-def _render_options(templates: str | None, dbt_adapter: str, dbt_tests: str,
-                    dialect: str | None = None) -> Any:
-    from tacit_gen.targets.base import RenderOptions
+def _settings() -> Any:
+    """The project settings (tacit-gen.toml / [tool.tacit-gen]); a bad file is exit 2."""
+    from tacit_gen import settings
 
-    return RenderOptions(templates_dir=templates, dbt_adapter=dbt_adapter, dbt_tests=dbt_tests,
-                         dialect=dialect)
+    try:
+        return settings.discover()
+    except settings.SettingsError as e:
+        for diag in e.diagnostics:
+            click.echo(diag.render(), err=True)
+        sys.exit(2)
+
+
+class _Project:
+    """Settings merged with the flags (a flag wins): what render, check and verify run with."""
+
+    def __init__(self, paths: tuple[str, ...] = (), out: str | None = None,
+                 target_spec: str | None = None, templates: str | None = None,
+                 dbt_adapter: str | None = None, dbt_tests: str | None = None,
+                 dbt_not_null: str | None = None, dbt_version: str | None = None,
+                 dbt_macros: str | None = None, dialect: str | None = None) -> None:
+        import os
+
+        from tacit_gen.settings import installed_dbt_version
+        from tacit_gen.targets.base import RenderOptions
+
+        s = self.settings = _settings()
+        self.paths: tuple[str, ...] = paths or tuple(s.path(c) for c in (s.contracts or ("contracts",)))
+        self.out = out or (s.path(s.out) if s.out else "generated")
+        self.targets = _targets(target_spec) if target_spec else (s.targets or _targets(None))
+        if dbt_macros is not None:
+            macros_abs = Path(dbt_macros).resolve()
+        elif s.dbt.macros is not None:
+            macros_abs = (s.root / s.dbt.macros).resolve()
+        else:
+            macros_abs = Path(self.out).resolve() / "dbt_macros"
+        macros = Path(os.path.relpath(macros_abs, Path(self.out).resolve())).as_posix()
+        self.options = RenderOptions(
+            templates_dir=templates or (s.path(s.templates) if s.templates else None),
+            dbt_adapter=dbt_adapter or s.dbt.adapter or "duckdb",
+            dbt_tests=dbt_tests or s.dbt.tests or "dbt_utils",
+            dbt_macros=macros,
+            dbt_not_null=dbt_not_null or s.dbt.not_null or "constraint",
+            dbt_version=dbt_version or s.dbt.version or installed_dbt_version(),
+            dialect=dialect,
+        )
+        self.dbt_project = s.path(s.dbt.project) if s.dbt.project else None
 
 
 from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # noqa: E402  (no sqlglot import)
 
 _render_flags = [
-    click.option("--out", default="generated", show_default=True, type=click.Path(file_okay=False),
-                 help="Output root: one folder per target."),
-    click.option("--target", "target_spec", default=None, help="Comma-separated targets (default: all)."),
+    click.option("--out", default=None, type=click.Path(file_okay=False),
+                 help="Output root: one folder per target. [settings: out; default: generated]"),
+    click.option("--target", "target_spec", default=None,
+                 help="Comma-separated targets. [settings: targets; default: all]"),
     click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True),
                  help="A folder of template overrides, one subfolder per target."),
-    click.option("--dbt-adapter", default="duckdb", show_default=True,
-                 type=click.Choice(["duckdb", "postgres", "snowflake", "bigquery", "databricks"])),
-    click.option("--dbt-tests", default="dbt_utils", show_default=True,
-                 type=click.Choice(["dbt_utils", "native"]),
-                 help="dbt_utils generic tests, or self-contained ones in a generated macros file."),
+    click.option("--dbt-adapter", default=None,
+                 type=click.Choice(["duckdb", "postgres", "snowflake", "bigquery", "databricks"]),
+                 help="[settings: dbt.adapter; default: duckdb]"),
+    click.option("--dbt-tests", default=None, type=click.Choice(["dbt_utils", "native"]),
+                 help="dbt_utils generic tests, or self-contained ones in the generated macros "
+                      "file. [settings: dbt.tests; default: dbt_utils]"),
+    click.option("--dbt-not-null", default=None, type=click.Choice(["constraint", "test", "both"]),
+                 help="not_null as a model constraint (fails the build), a test (failure "
+                      "counts), or both. [settings: dbt.not_null; default: constraint]"),
+    click.option("--dbt-version", default=None,
+                 help="The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
+                      "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; "
+                      "default: the installed dbt-core's, else the newest]"),
+    click.option("--dbt-macros", default=None, type=click.Path(file_okay=False),
+                 help="Folder of the generic-test macros (for macro-paths). [settings: "
+                      "dbt.macros; default: OUT/dbt_macros]"),
     click.option("--dialect", default=None, type=click.Choice(SQL_DIALECTS),
                  help="SQL dialect of the Soda and GX artifacts (queries, type names); a contract's "
                       "targets.<t>.dialect wins. Default: the dbt adapter's dialect."),
@@ -186,23 +242,34 @@ def _with_render_flags(f: Any) -> Any:
 @_with_render_flags
 @click.option("--check", is_flag=True, help="Write nothing; print a diff of what would change; exit 1 if stale.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
-           dbt_adapter: str, dbt_tests: str, dialect: str | None, check: bool, fmt: str) -> None:
-    """Render contracts (default: contracts/) into artifacts (default: generated/)."""
+def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, templates: str | None,
+           dbt_adapter: str | None, dbt_tests: str | None, dbt_not_null: str | None,
+           dbt_version: str | None, dbt_macros: str | None, dialect: str | None, check: bool,
+           fmt: str) -> None:
+    """Render contracts into artifacts: settings first (tacit-gen.toml), then flags; default
+    contracts/ into generated/."""
     from tacit_gen import render as r
 
-    files = r.find_contracts(paths or ("contracts",))
+    proj = _Project(paths, out, target_spec, templates, dbt_adapter, dbt_tests, dbt_not_null,
+                    dbt_version, dbt_macros, dialect)
+    files = r.find_contracts(proj.paths)
     if not files:
         _fail_usage("no contract files to render")
-    targets = _targets(target_spec)
-    run = r.render_all(files, targets, _render_options(templates, dbt_adapter, dbt_tests, dialect))
+    targets = proj.targets
+    run = r.render_all(files, targets, proj.options)
     for d in run.errors:
         click.echo(d.render(), err=True)
     if run.errors:
         sys.exit(2)
     for u in run.unsupported:
         click.echo(f"warning: {u.target} cannot express {u.clause_id}: {u.reason}", err=True)
-    outdir = Path(out)
+    if "dbt" in targets:
+        from tacit_gen.dbt_project import dbt_utils_warning
+
+        warning = dbt_utils_warning(run.artifacts, proj.settings.root, proj.dbt_project)
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+    outdir = Path(proj.out)
     if check:
         rep = r.stale(outdir, run, targets)
         if fmt == "json":
@@ -249,9 +316,10 @@ def render(paths: tuple[str, ...], out: str, target_spec: str | None, templates:
                    "branch (origin/$GITHUB_BASE_REF, else origin/HEAD). An unknown revision or a "
                    "history too shallow to find it is exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: str | None,
-          dbt_adapter: str, dbt_tests: str, dialect: str | None, artifact: str | None, no_bump_gate: bool, base: str | None,
-          fmt: str) -> None:
+def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
+          templates: str | None, dbt_adapter: str | None, dbt_tests: str | None,
+          dbt_not_null: str | None, dbt_version: str | None, dbt_macros: str | None,
+          dialect: str | None, artifact: str | None, no_bump_gate: bool, base: str | None, fmt: str) -> None:
     """Prove the committed artifacts still say what the contracts say.
 
     Byte drift (a fresh render differs), semantic drift (each artifact read back into clauses
@@ -261,11 +329,12 @@ def check(paths: tuple[str, ...], out: str, target_spec: str | None, templates: 
     """
     from tacit_gen.checking import run_check
 
-    targets = _targets(target_spec)
-    options = _render_options(templates, dbt_adapter, dbt_tests, dialect)
+    proj = _Project(paths, out, target_spec, templates, dbt_adapter, dbt_tests, dbt_not_null,
+                    dbt_version, dbt_macros, dialect)
     try:
-        report = run_check(list(paths), Path(out), targets, options, artifact=artifact,
-                           bump_gate=not no_bump_gate, base=base)
+        report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
+                           artifact=artifact, bump_gate=not no_bump_gate, base=base,
+                           dbt_project=proj.dbt_project, root=proj.settings.root)
     except ValueError as e:
         _fail_usage(str(e))
     if fmt == "json":
@@ -304,7 +373,8 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     from tacit_gen.verify import parse_now, run_verify
 
     c = _load_or_exit(contract)
-    targets = _targets(target_spec)
+    proj = _Project(target_spec=target_spec)
+    targets = proj.targets
     try:
         pinned = parse_now(now)
     except ValueError as e:
@@ -313,7 +383,8 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
 
     try:
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
-                            Path(artifacts) if artifacts else None, Path(keep) if keep else None)
+                            Path(artifacts) if artifacts else None, Path(keep) if keep else None,
+                            options=proj.options)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
     if fmt == "json":

@@ -43,6 +43,11 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
     if extra:
         out += "\n\nstated but not checked by any clause:\n" + "\n".join(
             f"  line {line}: {text}: {why}" for line, text, why in extra)
+    waived = [f for f in contract.fields if f.lint_allow]
+    if waived:
+        out += "\n\nlint waivers:\n" + "\n".join(
+            f"  line {f.pos.line}: {f.name}: {', '.join(f.lint_allow)}: {f.lint_reason}"
+            for f in waived)
     return out
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract import units
-from tacit_gen.contract.model import Contract, Pos
+from tacit_gen.contract.model import Contract, Field, Pos
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.parser import ExprSyntaxError, parse
 
@@ -32,7 +33,12 @@ RULES: dict[str, tuple[str, str]] = {
     "TG215": ("warning", "a dimension that is not 'per series' on a catalog unit says nothing checkable"),
     "TG216": ("warning", "a target disabled 'temporarily' is a contract nobody enforces (seed: Common Mistakes)"),
     "TG217": ("warning", "compatibility NONE lets any breaking change through (seed: Common Mistakes)"),
+    "TG218": ("warning", "money declared dimensionless hides its currency; declare it, and waive TG201 with a reason if it is stored as float"),
 }
+# Column names that say money: declared dimensionless, they are a lie that passes TG201.
+_MONEY_NAME = re.compile(
+    r"(^|_)(amount|price|cost|revenue|fee|fees|paid|balance|spend|salary|payment|payments|"
+    r"lifetime_value|ltv|gmv|income|total_value)(_|$)")
 
 # Rationale of the loader's and checker's codes (tacit_gen.contract.errors.CODES), for the docs.
 LOADER_RATIONALE: dict[str, str] = {
@@ -69,43 +75,48 @@ def check(contract: Contract, ctx: _Ctx) -> None:
         ctx.add(_pos(pos), sev, code, message, word)
 
     for f in contract.fields:
+        fadd = _field_adder(ctx, f)
+        if (f.unit is not None and f.unit.strip().lower() == "dimensionless"
+                and f.type.is_numeric and _MONEY_NAME.search(f.name.lower())):
+            fadd("TG218", f.pos, f"'{f.name}' looks like money but is declared dimensionless; "
+                "declare its currency (e.g. unit: USD)", f.unit)
         resolved = None
         if f.unit is not None:
             try:
                 resolved = units.resolve(f.unit)
             except units.UnitError as e:
-                add("TG204", f.pos, f"unit of '{f.name}': {e}", f.unit)
+                fadd("TG204", f.pos, f"unit of '{f.name}': {e}", f.unit)
             if resolved is not None and resolved.invented:
-                add("TG203", f.pos, f"unit '{f.unit}' of '{f.name}' is not known to pint; it is a dimension of its own", f.unit)
+                fadd("TG203", f.pos, f"unit '{f.unit}' of '{f.name}' is not known to pint; it is a dimension of its own", f.unit)
             if not f.type.is_numeric:
-                add("TG211", f.pos, f"'{f.name}' is {f.type} but states unit '{f.unit}'", f.unit)
+                fadd("TG211", f.pos, f"'{f.name}' is {f.type} but states unit '{f.unit}'", f.unit)
         if resolved is not None and resolved.is_currency and not f.type.is_decimal:
-            add("TG201", f.type_pos if f.type_pos.line else f.pos, f"'{f.name}' is money ({f.unit}) but its type is {f.type}; use decimal(p,s)", str(f.type))
+            fadd("TG201", f.type_pos if f.type_pos.line else f.pos, f"'{f.name}' is money ({f.unit}) but its type is {f.type}; use decimal(p,s)", str(f.type))
         if (f.type.is_decimal or f.type.is_float) and f.unit is None and not f.unit_from_catalog and not f.implied:
-            add("TG202", f.pos, f"measurement '{f.name}' ({f.type}) states no unit", f.name)
+            fadd("TG202", f.pos, f"measurement '{f.name}' ({f.type}) states no unit", f.name)
         if f.dimension is not None and resolved is not None:
             ok = units.dimension_matches(f.dimension, resolved)
             if ok is False:
-                add("TG204", f.pos, f"'{f.name}' declares dimension '{f.dimension}' but unit '{f.unit}' is {resolved.dimensionality}", f.dimension)
+                fadd("TG204", f.pos, f"'{f.name}' declares dimension '{f.dimension}' but unit '{f.unit}' is {resolved.dimensionality}", f.dimension)
             elif ok is None and not resolved.invented:
-                add("TG204", f.pos, f"unknown dimension '{f.dimension}' for '{f.name}'", f.dimension)
+                fadd("TG204", f.pos, f"unknown dimension '{f.dimension}' for '{f.name}'", f.dimension)
         if f.dimension is not None and f.unit_from_catalog and f.dimension.strip().lower() != "per series":
-            add("TG215", f.pos, f"'{f.name}' takes its unit per series from the catalog; dimension '{f.dimension}' cannot be checked", f.dimension)
+            fadd("TG215", f.pos, f"'{f.name}' takes its unit per series from the catalog; dimension '{f.dimension}' cannot be checked", f.dimension)
         suffix = units.suffix_unit(f.name)
         if suffix is not None and f.type.is_numeric:
             if f.unit is None and not f.unit_from_catalog:
-                add("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but the contract states none; add unit: {suffix}", f.name)
+                fadd("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but the contract states none; add unit: {suffix}", f.name)
             elif resolved is not None:
                 try:
                     same = units.same_unit(resolved, units.resolve(suffix))
                 except Exception:
                     same = True
                 if not same:
-                    add("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but declares '{f.unit}'", f.unit or "")
+                    fadd("TG205", f.pos, f"'{f.name}' names unit '{suffix}' but declares '{f.unit}'", f.unit or "")
         if f.name in contract.key and (f.type.is_float or f.type.is_decimal):
-            add("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
+            fadd("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
         if f.implied:
-            add("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
+            fadd("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
 
     t = contract.time
     if t is not None:
@@ -137,6 +148,19 @@ def check(contract: Contract, ctx: _Ctx) -> None:
             if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
                 add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
                 break
+
+
+def _field_adder(ctx: _Ctx, f: Field) -> Any:
+    """`add` for findings about one field: a rule the field waives (``lint: {allow: [...],
+    reason: ...}``) becomes a note that carries the reason, so it stays visible."""
+
+    def fadd(code: str, pos: Pos, message: str, word: str) -> None:
+        if code in f.lint_allow:
+            ctx.add(_pos(pos), "note", code, f"{message} (waived: {f.lint_reason})", word)
+        else:
+            ctx.add(_pos(pos), RULES[code][0], code, message, word)
+
+    return fadd
 
 
 def _check_settings(contract: Contract, add: Any) -> None:

@@ -6,6 +6,7 @@ runs the engines one after the other, and compares their verdicts clause by clau
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import shutil
 import tempfile
@@ -179,7 +180,8 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
     from tacit_gen.engines.load import load_data
 
     clauses = plan(contract)
-    options = options or RenderOptions()
+    # the engines read the macros at their default place under the artifacts root
+    options = dataclasses.replace(options or RenderOptions(), dbt_macros="dbt_macros")
     owned = keep is None
     workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep
     workdir.mkdir(parents=True, exist_ok=True)

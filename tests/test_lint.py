@@ -36,6 +36,7 @@ CASES: dict[str, str] = {
     "TG215": HEAD + "fields:\n  v: {type: decimal(9,3), unit: per series from catalog, dimension: pressure}  # <-\n",
     "TG216": HEAD + "fields:\n  id: {type: string}\ntargets:\n  dbt: {enabled: false}  # <-\n",
     "TG217": HEAD + "fields:\n  id: {type: string}\nevolution:\n  compatibility: NONE  # <-\n",
+    "TG218": HEAD + "fields:\n  total_price: {type: float64, unit: dimensionless}  # <-\n",
 }
 
 

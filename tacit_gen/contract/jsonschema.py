@@ -100,6 +100,12 @@ def _field() -> dict[str, Any]:
                            "'equals catalog unit for series_id'"),
         "aliases": {"type": "array", "items": {"type": "string", "pattern": IDENT_PATTERN},
                     "description": "earlier names of the field (a rename with an alias)"},
+        "lint": {"type": "object", "additionalProperties": False, "required": ["allow", "reason"],
+                 "description": "waive lint rules on this field, with the reason (shown by explain "
+                                "and in every artifact header)",
+                 "properties": {
+                     "allow": {"type": "array", "items": {"type": "string", "pattern": "^TG2[0-9]{2}$"}},
+                     "reason": {"type": "string", "minLength": 1}}},
     }
     spec = _obj(props, loader.FIELD_KEYS, "a column of the contract", required=("type",))
     return {"oneOf": [spec, {"type": "string", "pattern": type_pattern(),

@@ -58,7 +58,9 @@ FIELD_KEYS = (
     "description",
     "constraint",
     "aliases",
+    "lint",
 )
+LINT_WAIVER_KEYS = ("allow", "reason")
 TIME_KEYS = ("column", "precision", "timezone", "cadence", "freshness", "ingest_column")
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
 CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence")
@@ -169,6 +171,34 @@ def _pos(node: YNode) -> Pos:
 
 def _kind_name(node: YNode) -> str:
     return {"map": "a mapping", "seq": "a list", "scalar": "a scalar"}[node.kind]
+
+
+def _lint_waiver(ctx: _Ctx, node: YNode | None, name: str) -> tuple[tuple[str, ...], str | None]:
+    """A field's ``lint: {allow: [TG201], reason: "..."}``: which lint rules are waived, and why
+    (required: a waiver without a reason is an error)."""
+    if node is None or not _expect(ctx, node, "map", f"'lint' of '{name}'"):
+        return (), None
+    _check_keys(ctx, node, LINT_WAIVER_KEYS, f"'lint' of '{name}'")
+    from tacit_gen.lint import RULES
+
+    codes: list[str] = []
+    allow = node.get("allow")
+    if allow is None:
+        ctx.error(node, "TG104", f"'lint' of '{name}' has no 'allow' (the rule codes it waives)", "lint")
+    else:
+        for code, cnode in _name_list(ctx, allow, f"'lint.allow' of '{name}'"):
+            if code not in RULES:
+                close = difflib.get_close_matches(code, list(RULES), n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                ctx.error(cnode, "TG114", f"'{code}' is not a lint rule that can be waived{hint}", code)
+            elif code not in codes:
+                codes.append(code)
+    reason = _string(ctx, node.get("reason"), f"the lint waiver reason of '{name}'")
+    if reason is None or not reason.strip():
+        ctx.error(node, "TG104", f"the lint waiver of '{name}' has no 'reason': say why the rule "
+                                 "does not apply", "reason")
+        return (), None
+    return tuple(codes), reason.strip()
 
 
 def _check_keys(ctx: _Ctx, node: YNode, allowed: tuple[str, ...], where: str) -> None:
@@ -304,6 +334,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
             "nullable",
         )
     aliases = [a for a, _ in _name_list(ctx, spec.get("aliases"), f"'aliases' of '{name}'")]
+    allow, reason = _lint_waiver(ctx, spec.get("lint"), name)
     return Field(
         name=name,
         type=dtype,
@@ -317,6 +348,8 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         description=_string(ctx, spec.get("description"), f"the description of '{name}'"),
         constraint=_string(ctx, spec.get("constraint"), f"the constraint of '{name}'"),
         aliases=tuple(aliases),
+        lint_allow=allow,
+        lint_reason=reason,
         meta=tuple((k, yamlpos.plain(v)) for k, v in spec.items() if k.startswith("x-")),
         pos=_pos(knode),
         text=text,

@@ -47,6 +47,8 @@ class Field:
     description: str | None = None
     constraint: str | None = None  # an invariant with the subject left out
     aliases: tuple[str, ...] = ()
+    lint_allow: tuple[str, ...] = ()  # lint rules waived on this field (`lint: {allow: [...]}`)
+    lint_reason: str | None = None  # why (required with a waiver)
     implied: bool = False  # implied by provenance_required
     meta: tuple[tuple[str, Any], ...] = ()  # x-* keys
     pos: Pos = field(default=NO_POS, compare=False)

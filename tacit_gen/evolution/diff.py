@@ -577,6 +577,9 @@ def _field_pair(d: _Diff, of: Field, nf: Field) -> None:
         if getattr(of, attr) != getattr(nf, attr):
             d.add("field.doc_changed", f"{p}.{attr}", f"{attr} of '{nf.name}' changed",
                   field_line(d.a, of, attr), field_line(d.b, nf, attr))
+    if (of.lint_allow, of.lint_reason) != (nf.lint_allow, nf.lint_reason):
+        d.add("field.doc_changed", f"{p}.lint", f"lint waiver of '{nf.name}' changed",
+              field_line(d.a, of, "lint"), field_line(d.b, nf, "lint"))
     if of.meta != nf.meta:
         d.add("field.doc_changed", p, f"x-* metadata of '{nf.name}' changed",
               field_line(d.a, of), field_line(d.b, nf))

@@ -46,6 +46,9 @@ class RenderOptions:
     dbt_adapter: str = "duckdb"  # duckdb, postgres, snowflake, bigquery, databricks
     dbt_tests: str = "dbt_utils"  # or "native": self-contained generic tests in a macros file
     dialect: str | None = None  # SQL dialect of Soda and GX (None: the dbt adapter's)
+    dbt_macros: str = "dbt_macros"  # the macros folder, relative to the output root
+    dbt_not_null: str = "constraint"  # or "test" (a not_null test with failure counts), "both"
+    dbt_version: str | None = None  # the dbt-core the YAML is for; None: the newest form
     extra: tuple[tuple[str, str], ...] = field(default=())
 
     def dialect_for(self, target: str, contract: Contract | None = None) -> str:

@@ -49,12 +49,19 @@ def x_metadata(contract: Contract) -> list[tuple[str, Any]]:
     return out
 
 
+def waivers(contract: Contract) -> list[str]:
+    """One line per field that waives lint rules: what is waived, and the reason given."""
+    return [one_line(f"lint waiver: {f.name} allows {', '.join(f.lint_allow)}: {f.lint_reason}")
+            for f in contract.fields if f.lint_allow]
+
+
 def header_lines(contract: Contract) -> list[str]:
     """Plain text lines (no comment marker) for the top of an artifact."""
     return [
         one_line(f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render."),
         f"contract {contract.name} version {contract.version} sha256:{contract.canonical_hash}",
         *notes(contract),
+        *waivers(contract),
         *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
           for key, value in x_metadata(contract)),
     ]
@@ -75,6 +82,7 @@ def header_meta(contract: Contract) -> dict[str, Any]:
         "sha256": contract.canonical_hash,
         "notice": "Do not edit: change the contract and re-render.",
         "not_checked": notes(contract),
+        **({"lint_waivers": waivers(contract)} if waivers(contract) else {}),
         "x_metadata": dict(x_metadata(contract)),
     }
 

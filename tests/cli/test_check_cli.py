@@ -36,7 +36,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 CASES: list[tuple[str, str, Callable[[Path], None], str, str, int]] = [
     ("deleted test", "dbt/ohlcv_1m.yml",
-     lambda g: _drop_dbt_test(g / "dbt" / "ohlcv_1m.yml", "range_trade_count"),
+     lambda g: _drop_dbt_test(g / "dbt" / "ohlcv_1m.yml", "ohlcv_1m__range_trade_count"),
      "D200", "range:trade_count", 24),
     ("changed bound", "dbt/ohlcv_1m.yml",
      lambda g: edit(g / "dbt" / "ohlcv_1m.yml", "min_value: 0", "min_value: 1"),

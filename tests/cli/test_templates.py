@@ -29,7 +29,7 @@ def test_override_folder_wins_for_each_templated_target(tmp_path: Path) -> None:
     render(tmp_path / "custom", "--templates", str(overrides))
     assert (tmp_path / "custom" / "pandera" / "fct_sensor_readings.py").read_text().endswith("# house style\n")
     assert (tmp_path / "custom" / "ibis" / "fct_sensor_readings.py").read_text().endswith("# house style\n")
-    assert (tmp_path / "custom" / "dbt" / "macros" / "tacit_tests.sql").read_text().endswith("-- house style\n")
+    assert (tmp_path / "custom" / "dbt_macros" / "tacit_tests.sql").read_text().endswith("-- house style\n")
     assert not (tmp_path / "plain" / "pandera" / "fct_sensor_readings.py").read_text().endswith("# house style\n")
 
 

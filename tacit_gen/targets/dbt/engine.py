@@ -30,6 +30,7 @@ import yaml
 
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 from tacit_gen.targets.dbt.render import (
+    LEGACY_MACROS_PATH,
     MACROS_PATH,
     ident,
     jinja_unsafe,
@@ -235,6 +236,8 @@ def run(inp: VerifyInput) -> EngineRun:
     model = model_name(contract)
     yml_path = Path(inp.artifact_dir) / "dbt" / f"{contract.name}.yml"
     macros = Path(inp.artifact_dir) / MACROS_PATH
+    if not macros.is_file():  # artifacts rendered before the macros moved out of dbt/
+        macros = Path(inp.artifact_dir) / LEGACY_MACROS_PATH
     notes: list[str] = []
     if not yml_path.is_file():
         return EngineRun(

@@ -1,12 +1,16 @@
 """dbt target: a properties YAML per contract (enforced model contract + data tests) and a shared
 macros file of generic tests for the clauses dbt has no built-in test for.
 
-Layout under the output root::
+Layout under the output root (dbt takes both folders as they are: ``dbt/`` in `model-paths`,
+``dbt_macros/`` in `macro-paths`)::
 
     dbt/<contract>.yml             model properties: contract, columns, constraints, data_tests
-    dbt/macros/tacit_tests.sql     generic tests (time series, catalog, native replacements)
+    dbt_macros/tacit_tests.sql     generic tests (time series, catalog, native replacements)
 
-The macros file does not depend on the contract: every contract renders it byte-identical.
+The macros file does not depend on the contract: every contract renders it byte-identical. Test
+names carry the model (``orders__range_amount``). The YAML form follows the dbt version: from
+1.10, ``data_tests:`` with ``arguments:``; 1.8-1.9 ``data_tests:`` and 1.7 ``tests:``, with the
+arguments inline.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
 
 NAME = "dbt"
-MACROS_PATH = "dbt/macros/tacit_tests.sql"
+MACROS_FILE = "tacit_tests.sql"
+MACROS_PATH = "dbt_macros/" + MACROS_FILE  # the default, under the output root
+LEGACY_MACROS_PATH = "dbt/macros/" + MACROS_FILE  # earlier releases: inside dbt/ (a model folder)
+NEWEST_FORM = (1, 10)
 ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
 _DIALECT = {a: a for a in ADAPTERS}
 
@@ -114,6 +121,30 @@ def data_type(t: DataType, adapter: str = "duckdb") -> str:
             return f"bignumeric({t.precision},{t.scale})"
         return table["decimal"].format(p=t.precision, s=t.scale)
     return table[t.kind]
+
+
+_DOC_BLOCK = re.compile(r'^\{\{ doc\("[A-Za-z_][A-Za-z0-9_]*"\) \}\}$')
+
+
+def description_safe(text: str) -> str:
+    """A description for dbt: ``{{ doc("name") }}`` (exactly that form) passes through, so dbt
+    renders the project's doc block; any other Jinja is neutralised (`jinja_safe`)."""
+    if _DOC_BLOCK.match(text):
+        return text
+    return jinja_safe(text)
+
+
+def version_form(version: str | None) -> tuple[int, int]:
+    """(major, minor) of a dbt version text (None: the newest form)."""
+    if not version:
+        return NEWEST_FORM
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else NEWEST_FORM
+
+
+def macros_path(options: RenderOptions) -> str:
+    """Where the macros file goes, relative to the output root."""
+    return f"{options.dbt_macros.rstrip('/')}/{MACROS_FILE}"
 
 
 def jinja_safe(text: str) -> str:
@@ -243,9 +274,12 @@ def _meta(clause: Clause) -> dict[str, Any]:
     return {"meta": {"tacit_clause": jinja_safe(clause.id), "tacit_text": jinja_safe(clause.text)}}
 
 
-def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
+def _make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],
+               inline: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {"name": name}
-    if args:
+    if args and inline:  # dbt < 1.10: arguments beside name and config
+        body.update(args)
+    elif args:
         body["arguments"] = args
     body["config"] = _meta(clause)
     return {kind: body}
@@ -273,7 +307,7 @@ class DbtTarget:
     name = NAME
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
-        return (f"dbt/{contract.name}.yml", MACROS_PATH)
+        return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options
 
     def read(self, path: Path, text: str) -> ReadResult:
         from tacit_gen.targets.dbt.read import read
@@ -289,6 +323,17 @@ class DbtTarget:
                 f"unknown dbt adapter {adapter!r}: expected one of {', '.join(ADAPTERS)}"
             )
         native = options.dbt_tests == "native"
+        if options.dbt_not_null not in ("constraint", "test", "both"):
+            raise ValueError(f"unknown dbt not_null mode {options.dbt_not_null!r}: "
+                             "expected constraint, test or both")
+        form = version_form(options.dbt_version)
+        inline = form < (1, 10)
+        tests_key = "tests" if form < (1, 8) else "data_tests"
+        model = model_name(contract)
+
+        def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return _make_test(kind, clause, name, args, inline)
+
         unsupported: list[Unsupported] = []
         columns: dict[str, dict[str, Any]] = {}
         col_tests: dict[str, list[dict[str, Any]]] = {}
@@ -300,7 +345,7 @@ class DbtTarget:
         used_names: set[str] = set()
 
         def unique_name(clause_id: str) -> str:
-            base = dbt_name(clause_id)
+            base = f"{model}__{dbt_name(clause_id)}"
             name = base
             if name in used_names:
                 name = base + "_" + hashlib.sha1(clause_id.encode("utf-8")).hexdigest()[:8]
@@ -326,7 +371,7 @@ class DbtTarget:
                 f = contract.field(p["column"])
                 desc = (f.description or f.note) if f else None
                 if desc:
-                    entry["description"] = jinja_safe(desc)
+                    entry["description"] = description_safe(desc)
                 entry["data_type"] = data_type(t, adapter)
                 if ident(p["column"], adapter) != p["column"]:
                     entry["quote"] = True
@@ -344,7 +389,10 @@ class DbtTarget:
                 enforced = True
                 model_clauses[cl.id] = jinja_safe(cl.text)
             elif k == "not_null":
-                not_null.add(p["column"])
+                if options.dbt_not_null in ("constraint", "both"):
+                    not_null.add(p["column"])
+                if options.dbt_not_null in ("test", "both"):
+                    col_test(p["column"], _test("not_null", cl, unique_name(cl.id), {}))
                 col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
             elif k == "unique":
                 cols = list(p["columns"])
@@ -364,7 +412,7 @@ class DbtTarget:
                 args = {"values": values} if quote else {"values": values, "quote": False}
                 col_test(p["column"], _test("accepted_values", cl, unique_name(cl.id), args))
             elif k == "range":
-                self._range(cl, p, native, unique_name, col_test)
+                self._range(cl, p, native, unique_name, col_test, inline)
             elif k == "invariant":
                 from tacit_gen.expr.sql import to_sql
 
@@ -445,15 +493,15 @@ class DbtTarget:
                 out["constraints"] = [{"type": "not_null"}]
             out["meta"] = {**entry["meta"], "tacit_clauses": col_clauses.get(col, {})}
             if col_tests.get(col):
-                out["data_tests"] = col_tests[col]
+                out[tests_key] = col_tests[col]
             col_list.append(out)
         for col in col_tests:
             if col not in columns:  # a test on a column without a column clause
-                col_list.append({"name": col, "data_tests": col_tests[col]})
+                col_list.append({"name": col, tests_key: col_tests[col]})
 
-        model: dict[str, Any] = {"name": model_name(contract)}
+        props: dict[str, Any] = {"name": model}
         if contract.description:
-            model["description"] = jinja_safe(contract.description)
+            props["description"] = description_safe(contract.description)
         model_meta: dict[str, Any] = {
             "tacit_contract": jinja_safe(contract.name),
             "tacit_version": jinja_safe(contract.version),
@@ -467,12 +515,12 @@ class DbtTarget:
                 {"clause": jinja_safe(u.clause_id), "reason": jinja_safe(u.reason)}
                 for u in unsupported
             ]
-        model["config"] = {"contract": {"enforced": enforced}, "meta": model_meta}
-        model["columns"] = col_list
+        props["config"] = {"contract": {"enforced": enforced}, "meta": model_meta}
+        props["columns"] = col_list
         if model_tests:
-            model["data_tests"] = model_tests
+            props[tests_key] = model_tests
         body = yaml.dump(
-            {"version": 2, "models": [model]},
+            {"version": 2, "models": [props]},
             Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),  # libyaml's emitter: same text, faster
             sort_keys=False,
             allow_unicode=True,
@@ -482,14 +530,18 @@ class DbtTarget:
         text = comment_header(contract) + body
         artifacts = (
             Artifact(f"dbt/{contract.name}.yml", text),
-            Artifact(MACROS_PATH, macros_text(options)),
+            Artifact(macros_path(options), macros_text(options)),
         )
         return RenderResult(artifacts=artifacts, unsupported=tuple(unsupported))
 
     @staticmethod
     def _range(
-        cl: Clause, p: dict[str, Any], native: bool, unique_name: Any, col_test: Any
+        cl: Clause, p: dict[str, Any], native: bool, unique_name: Any, col_test: Any,
+        inline: bool = False,
     ) -> None:
+        def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return _make_test(kind, clause, name, args, inline)
+
         lo, hi = p.get("min"), p.get("max")
         lo_inc, hi_inc = bool(p.get("min_inclusive", True)), bool(p.get("max_inclusive", True))
         col = p["column"]

@@ -1,0 +1,273 @@
+"""Project settings: ``tacit-gen.toml`` (or ``[tool.tacit-gen]`` in ``pyproject.toml``).
+
+Found by walking up from the working directory to the top of the git work tree (the first folder
+holding either file wins; ``tacit-gen.toml`` before ``pyproject.toml`` in one folder). Every
+command reads them; a command-line flag overrides the setting. Paths in the file are relative to
+the folder that holds it. Unknown keys and bad values are errors with ``file:line:col`` and a
+did-you-mean, like contracts (exit 2).
+
+    contracts = "contracts"          # a folder or file, or a list of them
+    out = "generated"
+    targets = ["dbt", "soda", "gx", "pandera", "ibis"]
+    templates = "my-templates"       # optional template overrides
+
+    [dbt]
+    adapter = "duckdb"               # duckdb, postgres, snowflake, bigquery, databricks
+    tests = "native"                 # or "dbt_utils"
+    macros = "generated/dbt_macros"  # the generic-test macros (add it to macro-paths)
+    not_null = "test"                # "constraint", "test" (failure counts) or "both"
+    version = "1.8"                  # the dbt-core the YAML is for (default: installed, else newest)
+    project = "."                    # the folder holding dbt_project.yml (default: the root)
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.contract.errors import Diagnostic
+
+FILE_NAME = "tacit-gen.toml"
+DBT_ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
+DBT_TESTS = ("dbt_utils", "native")
+DBT_NOT_NULL = ("constraint", "test", "both")
+TOP_KEYS = ("contracts", "out", "targets", "templates", "dbt")
+DBT_KEYS = ("adapter", "tests", "macros", "not_null", "version", "project")
+
+
+class SettingsError(Exception):
+    """A settings file that does not load; carries every diagnostic (rendered: path:line:col)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.render() for d in diagnostics))
+
+
+@dataclass(frozen=True)
+class DbtSettings:
+    """The ``[dbt]`` table. None means: not set (the flag's or the built-in default applies)."""
+
+    adapter: str | None = None
+    tests: str | None = None
+    macros: str | None = None  # relative to the settings root
+    not_null: str | None = None
+    version: str | None = None
+    project: str | None = None  # relative to the settings root
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a settings file says, with the folder its relative paths start from."""
+
+    root: Path
+    source: Path | None = None
+    contracts: tuple[str, ...] | None = None
+    out: str | None = None
+    targets: tuple[str, ...] | None = None
+    templates: str | None = None
+    dbt: DbtSettings = field(default_factory=DbtSettings)
+
+    def path(self, rel: str) -> str:
+        """A settings path (relative to `root`) as the command shows it: relative to the
+        working directory when under it, else absolute."""
+        p = (self.root / rel).resolve()
+        try:
+            return p.relative_to(Path.cwd().resolve()).as_posix() or "."
+        except ValueError:
+            return p.as_posix()
+
+
+def _git_top(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def find(start: str | os.PathLike[str] | None = None) -> tuple[Path, str] | None:
+    """The settings file that applies in `start` (default: the working directory): (path, kind),
+    kind ``"file"`` for tacit-gen.toml or ``"pyproject"``; None when there is none."""
+    here = Path(start or Path.cwd()).resolve()
+    top = _git_top(here)
+    chain = [here, *here.parents]
+    folders = chain[: chain.index(top) + 1] if top is not None else [here]
+    for d in folders:
+        if (d / FILE_NAME).is_file():
+            return d / FILE_NAME, "file"
+        py = d / "pyproject.toml"
+        if py.is_file():
+            try:
+                text = py.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if re.search(r"^\s*\[\s*tool\s*\.\s*(\"tacit-gen\"|tacit-gen)\s*[.\]]", text, re.M):
+                return py, "pyproject"
+    return None
+
+
+def _positions(text: str, prefix: tuple[str, ...]) -> dict[tuple[str, ...], tuple[int, int]]:
+    """(table path + key) -> (line, col) of each ``key =`` line and ``[table]`` header.
+
+    tomllib keeps no positions; settings files are flat enough for a line scan (tables and
+    ``key = value`` lines; dotted keys and inline tables are located by their first key).
+    """
+    pos: dict[tuple[str, ...], tuple[int, int]] = {}
+    table: tuple[str, ...] = ()
+    for i, line in enumerate(text.splitlines(), start=1):
+        m = re.match(r"^(\s*)\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$", line)
+        if m:
+            table = tuple(part.strip().strip('"') for part in m.group(2).split("."))
+            rel = table[len(prefix):] if table[: len(prefix)] == prefix else None
+            if rel:
+                pos.setdefault(rel, (i, len(m.group(1)) + 2))
+            continue
+        m = re.match(r'^(\s*)("?[A-Za-z0-9_\-]+"?)\s*=', line)
+        if m and table[: len(prefix)] == prefix:
+            key = m.group(2).strip('"')
+            pos.setdefault((*table[len(prefix):], key), (i, len(m.group(1)) + 1))
+    return pos
+
+
+def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
+    """Read one settings file.
+
+    Raises:
+        SettingsError: TOML syntax, unknown keys (with a did-you-mean) or bad values.
+    """
+    p = Path(path)
+    shown = display(p)
+    text = p.read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        raise SettingsError([Diagnostic(shown, line, col, "error", "TG150",
+                                        f"not valid TOML: {msg}")]) from None
+    prefix: tuple[str, ...] = ()
+    if kind == "pyproject":
+        prefix = ("tool", "tacit-gen")
+        doc = doc.get("tool", {}).get("tacit-gen", {})
+    pos = _positions(text, prefix)
+    diags: list[Diagnostic] = []
+
+    def err(keys: tuple[str, ...], code: str, message: str) -> None:
+        line, col = pos.get(keys, pos.get(keys[:1], (1, 1)))
+        diags.append(Diagnostic(shown, line, col, "error", code, message, keys[-1] if keys else ""))
+
+    def unknown(table: dict[str, Any], allowed: tuple[str, ...], where: tuple[str, ...]) -> None:
+        for k in table:
+            if k not in allowed:
+                close = difflib.get_close_matches(k, allowed, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                name = ".".join((*prefix, *where)) or "the top level"
+                err((*where, k), "TG151", f"unknown key '{k}' in {name}{hint}")
+
+    def string(table: dict[str, Any], key: str, where: tuple[str, ...],
+               choices: tuple[str, ...] | None = None) -> str | None:
+        if key not in table:
+            return None
+        v = table[key]
+        if not isinstance(v, str) or not v:
+            err((*where, key), "TG152", f"'{'.'.join((*where, key))}' must be a non-empty string")
+            return None
+        if choices is not None and v not in choices:
+            close = difflib.get_close_matches(v, choices, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            err((*where, key), "TG152",
+                f"'{'.'.join((*where, key))}' is '{v}': expected one of {', '.join(choices)}{hint}")
+            return None
+        return v
+
+    def strings(table: dict[str, Any], key: str) -> tuple[str, ...] | None:
+        if key not in table:
+            return None
+        v = table[key]
+        if isinstance(v, str) and v:
+            return (v,)
+        if isinstance(v, list) and v and all(isinstance(x, str) and x for x in v):
+            return tuple(v)
+        err((key,), "TG152", f"'{key}' must be a string or a list of strings")
+        return None
+
+    unknown(doc, TOP_KEYS, ())
+    targets = strings(doc, "targets")
+    if targets is not None:
+        from tacit_gen.targets import registry
+
+        try:
+            targets = registry.parse_targets(",".join(targets))
+        except KeyError as e:
+            err(("targets",), "TG152", str(e.args[0]))
+            targets = None
+    dbt_doc = doc.get("dbt", {})
+    dbt = DbtSettings()
+    if not isinstance(dbt_doc, dict):
+        err(("dbt",), "TG152", "'dbt' must be a table: [dbt]")
+    else:
+        unknown(dbt_doc, DBT_KEYS, ("dbt",))
+        version = dbt_doc.get("version")
+        if version is not None:
+            if isinstance(version, (int, float)):  # version = 1.8 written as a number
+                version = str(version)
+            if not isinstance(version, str) or not re.match(r"^1\.\d+(\.\d+)?$", version):
+                err(("dbt", "version"), "TG152",
+                    f"'dbt.version' is {dbt_doc.get('version')!r}: write a dbt-core version "
+                    "such as \"1.8\" or \"1.10\"")
+                version = None
+        dbt = DbtSettings(
+            adapter=string(dbt_doc, "adapter", ("dbt",), DBT_ADAPTERS),
+            tests=string(dbt_doc, "tests", ("dbt",), DBT_TESTS),
+            macros=string(dbt_doc, "macros", ("dbt",)),
+            not_null=string(dbt_doc, "not_null", ("dbt",), DBT_NOT_NULL),
+            version=version,
+            project=string(dbt_doc, "project", ("dbt",)),
+        )
+    settings = Settings(
+        root=p.resolve().parent,
+        source=p,
+        contracts=strings(doc, "contracts"),
+        out=string(doc, "out", ()),
+        targets=targets,
+        templates=string(doc, "templates", ()),
+        dbt=dbt,
+    )
+    if diags:
+        raise SettingsError(diags)
+    return settings
+
+
+def display(p: Path) -> str:
+    try:
+        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def discover(start: str | os.PathLike[str] | None = None) -> Settings:
+    """The settings that apply in `start` (default: the working directory); empty settings
+    rooted at `start` when there is no file.
+
+    Raises:
+        SettingsError: the file found does not load.
+    """
+    found = find(start)
+    if found is None:
+        return Settings(root=Path(start or Path.cwd()).resolve())
+    return load(*found)
+
+
+def installed_dbt_version() -> str | None:
+    """The installed dbt-core's version (metadata only: dbt is not imported), or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("dbt-core")
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,209 @@
+"""Project settings (tacit-gen.toml / [tool.tacit-gen]): found, read by every command, overridden
+by flags, checked like contracts; and what `render` / `check` say about the user's dbt project."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from tacit_gen.cli import main
+from tests.conftest import ROOT
+
+CONTRACT = ROOT / "contracts" / "fct_sensor_readings.yaml"
+
+
+def run(cwd: Path, *args: str) -> Result:
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "analytics"
+    (repo / "data" / "contracts").mkdir(parents=True)
+    shutil.copy(CONTRACT, repo / "data" / "contracts")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
+
+
+SETTINGS = """\
+contracts = "data/contracts"
+out = "build/gen"
+targets = ["dbt", "soda"]
+
+[dbt]
+tests = "native"
+macros = "macros/tacit"
+not_null = "test"
+version = "1.8"
+"""
+
+
+def test_render_reads_the_settings_from_a_subfolder(repo: Path) -> None:
+    (repo / "tacit-gen.toml").write_text(SETTINGS, encoding="utf-8")
+    sub = repo / "data"
+    res = run(sub, "render")
+    assert res.exit_code == 0, res.output
+    props = (repo / "build" / "gen" / "dbt" / "fct_sensor_readings.yml").read_text(encoding="utf-8")
+    assert (repo / "macros" / "tacit" / "tacit_tests.sql").is_file()
+    assert not (repo / "build" / "gen" / "dbt" / "macros").exists()
+    assert sorted(p.name for p in (repo / "build" / "gen").iterdir()) == ["dbt", "soda"]
+    doc = yaml.safe_load(props)
+    model = doc["models"][0]
+    cols = {c["name"]: c for c in model["columns"]}
+    # 1.8: data_tests with the arguments inline; not_null as a test named after the model
+    nn = [t["not_null"] for t in cols["series_id"]["data_tests"] if "not_null" in t]
+    assert nn and nn[0]["name"] == "fct_sensor_readings__not_null_series_id"
+    assert "constraints" not in cols["series_id"]
+    rng = [t for c in cols.values() for t in c.get("data_tests", []) if "tacit_accepted_range" in t]
+    assert rng and "arguments" not in rng[0]["tacit_accepted_range"]
+    assert "min_value" in rng[0]["tacit_accepted_range"]
+    assert "dbt_utils" not in props
+    # render --check and check agree with the settings alone; the flags override them
+    assert run(sub, "render", "--check").exit_code == 0
+    res = run(repo, "check", "--no-bump-gate")
+    assert res.exit_code == 0, res.output
+    res = run(repo, "render", "--check", "--dbt-version", "1.11")
+    assert res.exit_code == 1 and "arguments:" in res.output
+
+
+def test_version_17_writes_tests_and_110_writes_arguments(repo: Path) -> None:
+    (repo / "tacit-gen.toml").write_text('[dbt]\nversion = "1.7"\n', encoding="utf-8")
+    (repo / "contracts").mkdir()
+    shutil.copy(CONTRACT, repo / "contracts")
+    assert run(repo, "render", "--target", "dbt").exit_code == 0
+    doc = yaml.safe_load((repo / "generated" / "dbt" / "fct_sensor_readings.yml").read_text())
+    model = doc["models"][0]
+    assert "tests" in model and "data_tests" not in model
+    assert run(repo, "check", "--no-bump-gate", "--target", "dbt").exit_code == 0
+    assert run(repo, "render", "--target", "dbt", "--dbt-version", "1.10").exit_code == 0
+    doc = yaml.safe_load((repo / "generated" / "dbt" / "fct_sensor_readings.yml").read_text())
+    tests = doc["models"][0]["data_tests"]
+    assert all("arguments" in next(iter(t.values())) for t in tests)
+
+
+def test_pyproject_table(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.tacit-gen]\ncontracts = "data/contracts"\nout = "gen"\n'
+        'targets = ["dbt"]\n\n[tool.tacit-gen.dbt]\nnot_null = "both"\n', encoding="utf-8")
+    res = run(repo, "render")
+    assert res.exit_code == 0, res.output
+    doc = yaml.safe_load((repo / "gen" / "dbt" / "fct_sensor_readings.yml").read_text())
+    col = next(c for c in doc["models"][0]["columns"] if c["name"] == "series_id")
+    assert col["constraints"] == [{"type": "not_null"}]
+    assert any("not_null" in t for t in col["data_tests"])
+    assert (repo / "gen" / "dbt_macros" / "tacit_tests.sql").is_file()
+
+
+def test_settings_above_the_git_top_do_not_apply(tmp_path: Path, repo: Path) -> None:
+    (tmp_path / "tacit-gen.toml").write_text('out = "elsewhere"\n', encoding="utf-8")
+    (repo / "contracts").mkdir()
+    shutil.copy(CONTRACT, repo / "contracts")
+    assert run(repo, "render", "--target", "dbt").exit_code == 0
+    assert (repo / "generated" / "dbt").is_dir() and not (repo / "elsewhere").exists()
+
+
+@pytest.mark.parametrize(("text", "where", "message"), [
+    ('out = "g"\n\n[dbt]\nadaptor = "duckdb"\n', "tacit-gen.toml:4:1",
+     "unknown key 'adaptor' in dbt; did you mean 'adapter'? [TG151]"),
+    ('contract = "c"\n', "tacit-gen.toml:1:1", "unknown key 'contract' in the top level; did you mean 'contracts'?"),
+    ('[dbt]\n  tests = "nativ"\n', "tacit-gen.toml:2:3", "expected one of dbt_utils, native; did you mean 'native'?"),
+    ('[dbt]\nnot_null = "tests"\n', "tacit-gen.toml:2:1", "did you mean 'test'?"),
+    ('targets = ["dbt", "sodaa"]\n', "tacit-gen.toml:1:1", "sodaa"),
+    ('[dbt]\nversion = "latest"\n', "tacit-gen.toml:2:1", "write a dbt-core version"),
+    ('out = \n', "tacit-gen.toml:1:7", "not valid TOML"),
+])
+def test_bad_settings_are_exit_2_with_a_position(repo: Path, text: str, where: str, message: str) -> None:
+    (repo / "tacit-gen.toml").write_text(text, encoding="utf-8")
+    for cmd in (["render"], ["check"], ["lint"]):
+        res = run(repo, *cmd)
+        assert res.exit_code == 2, (cmd, res.output)
+        assert where in res.output and message in res.output, res.output
+
+
+def test_pyproject_unknown_key_is_located(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text('[tool.tacit-gen]\nout = "g"\n\n[tool.tacit-gen.dbt]\nmacro = "m"\n',
+                                         encoding="utf-8")
+    res = run(repo, "render")
+    assert res.exit_code == 2 and "pyproject.toml:5:1" in res.output and "did you mean 'macros'" in res.output
+
+
+DBT_PROJECT = """\
+name: analytics
+version: "1.0"
+config-version: 2
+profile: analytics
+model-paths: ["models", "generated/dbt"]
+macro-paths: ["macros", "generated/dbt_macros"]
+"""
+
+
+def dbt_repo(repo: Path, extra: str = "", packages: str | None = None) -> None:
+    (repo / "contracts").mkdir()
+    shutil.copy(CONTRACT, repo / "contracts")
+    (repo / "dbt_project.yml").write_text(DBT_PROJECT + extra, encoding="utf-8")
+    if packages is not None:
+        (repo / "packages.yml").write_text(packages, encoding="utf-8")
+    (repo / "tacit-gen.toml").write_text('targets = ["dbt"]\n', encoding="utf-8")
+
+
+def test_render_warns_when_dbt_utils_is_not_a_package(repo: Path) -> None:
+    dbt_repo(repo)
+    res = run(repo, "render")
+    assert res.exit_code == 0
+    assert "does not list dbt_utils" in res.output and 'tests = "native"' in res.output
+    (repo / "packages.yml").write_text("packages:\n  - package: dbt-labs/dbt_utils\n    version: 1.3.0\n")
+    res = run(repo, "render")
+    assert res.exit_code == 0 and "dbt_utils" not in res.output
+    (repo / "tacit-gen.toml").write_text('targets = ["dbt"]\n[dbt]\ntests = "native"\n')
+    (repo / "packages.yml").unlink()
+    res = run(repo, "render")
+    assert res.exit_code == 0 and "dbt_utils" not in res.output
+
+
+def test_check_finds_a_model_described_twice(repo: Path) -> None:
+    dbt_repo(repo, packages="packages:\n  - package: dbt-labs/dbt_utils\n")
+    assert run(repo, "render").exit_code == 0
+    (repo / "models").mkdir()
+    (repo / "models" / "schema.yml").write_text(
+        "version: 2\nmodels:\n  - name: fct_sensor_readings\n    description: old\n  - name: other\n")
+    res = run(repo, "check", "--no-bump-gate")
+    assert res.exit_code == 1
+    assert "models/schema.yml: D400 model fct_sensor_readings is described here and in generated/dbt/fct_sensor_readings.yml" in res.output
+
+
+@pytest.mark.parametrize(("config", "flagged"), [
+    ("data_tests:\n  analytics:\n    +severity: warn\n", True),
+    ("data_tests:\n  +severity: warn\n", True),
+    ("tests:\n  analytics:\n    +enabled: false\n", True),
+    ("data_tests:\n  analytics:\n    +where: \"amount > 0\"\n", True),
+    ("data_tests:\n  analytics:\n    fct_sensor_readings__range_value_degc:\n      +severity: warn\n", True),
+    ("data_tests:\n  analytics:\n    +error_if: \">10\"\n", True),
+    ("data_tests:\n  analytics:\n    staging:\n      +severity: warn\n", False),
+    ("data_tests:\n  dbt_utils:\n    +severity: warn\n", False),
+    ("data_tests:\n  analytics:\n    +severity: error\n    +store_failures: true\n", False),
+])
+def test_check_finds_project_configs_that_weaken_generated_tests(repo: Path, config: str, flagged: bool) -> None:
+    dbt_repo(repo, extra=config, packages="packages:\n  - package: dbt-labs/dbt_utils\n")
+    assert run(repo, "render").exit_code == 0
+    res = run(repo, "check", "--no-bump-gate")
+    assert (res.exit_code == 1) == flagged, res.output
+    assert ("D401" in res.output) == flagged, res.output
+
+
+def test_check_notes_generated_dbt_outside_model_paths(repo: Path) -> None:
+    dbt_repo(repo, packages="packages:\n  - package: dbt-labs/dbt_utils\n")
+    (repo / "dbt_project.yml").write_text(DBT_PROJECT.replace(', "generated/dbt"', ""))
+    assert run(repo, "render").exit_code == 0
+    res = run(repo, "check", "--no-bump-gate")
+    assert res.exit_code == 0 and "model-paths does not include generated/dbt" in res.output
