@@ -246,9 +246,12 @@ def _detail(etype: str, result: dict[str, Any], success: bool) -> str | None:
 
 
 def pin_now(query: str, now_sql: str) -> str:
+    """The query with its "now" (``current_timestamp``, any case, ``()`` or not) pinned."""
+    import re
+
     from tacit_gen.targets.gx.render import NOW_TOKEN
 
-    return query.replace(NOW_TOKEN, now_sql)
+    return re.sub(rf"(?i)\b{NOW_TOKEN}\b(\(\))?", lambda _m: now_sql, query)
 
 
 def run(inp: VerifyInput) -> EngineRun:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.sql import dialects as sql_dialects
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -91,9 +92,10 @@ KNOWN_TYPES: frozenset[str] = frozenset((
     "unexpected_rows_expectation",
 ))
 
-_INVARIANT_SQL = re.compile(r"^SELECT \* FROM \{batch\} WHERE NOT \((?P<sql>.*)\)$", re.S)
+_INVARIANT_SQL = re.compile(r"^SELECT \* FROM \{batch\}(?: AS b)? WHERE NOT \((?P<sql>.*)\)$", re.S)
 _FRESHNESS = re.compile(
-    r"max\((?P<col>.+?)\) AS latest FROM \{batch\}.* INTERVAL (?P<secs>\d+) SECOND$", re.S
+    r"max\((?P<col>.+?)\) AS latest FROM \{batch\}.* INTERVAL '(?P<secs>\d+)(?:' SECOND| SECOND')$",
+    re.S | re.I
 )
 
 
@@ -156,11 +158,12 @@ def _resolve(node: n.Node, columns: set[str]) -> n.Node:
     return dataclasses.replace(node, **changes) if changes else node
 
 
-def _expected(clause: Clause, has_revision: bool) -> list[dict[str, Any]] | None:
+def _expected(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]] | None:
     from tacit_gen.targets.gx.render import NoNative, expectations_for
 
     try:
-        return [{"type": e["type"], "kwargs": e["kwargs"]} for e in expectations_for(clause, has_revision)]
+        return [{"type": e["type"], "kwargs": e["kwargs"]}
+                for e in expectations_for(clause, has_revision, dialect)]
     except (ValueError, NoNative):
         return None
 
@@ -200,6 +203,10 @@ def read(path: Path, text: str) -> ReadResult:
     findings: list[Finding] = []
     meta: dict[str, Any] = doc["meta"] if isinstance(doc.get("meta"), dict) else {}
     header: dict[str, Any] = meta["tacit_gen"] if isinstance(meta.get("tacit_gen"), dict) else {}
+    dialect = str(meta.get("tacit_dialect") or "duckdb")
+    if dialect not in sql_dialects.DIALECTS:
+        findings_pre = [Finding(d.UNREADABLE, where, f"meta.tacit_dialect {dialect!r} is not a dialect")]
+        return ReadResult((), tuple(findings_pre))
 
     groups: dict[str, list[dict[str, Any]]] = {}
     texts: dict[str, str] = {}
@@ -265,7 +272,7 @@ def read(path: Path, text: str) -> ReadResult:
                 meta_type = next((e["meta"].get("tacit_type") for e in es
                                   if e["type"] == "expect_column_values_to_be_in_type_list"), None)
                 t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
-                if t is not None and t.startswith("decimal"):
+                if t is not None and t.startswith("decimal") and dialect == "duckdb":
                     # precision and scale come from the operative SQL check, not from meta
                     q = str(by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or "")
                     t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
@@ -318,13 +325,13 @@ def read(path: Path, text: str) -> ReadResult:
             params["max_inclusive"] = not bool(kw.get("strict_max", False))
             cols = (str(kw.get("column")),)
         elif kind == "invariant":
-            params.update(_read_invariant(cid, es, columns, has_revision))
+            params.update(_read_invariant(cid, es, columns, has_revision, dialect))
         elif kind == "freshness" and CUSTOM_SQL in by_type:
             q = str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or "")
             m = _FRESHNESS.search(q)
             params["column"] = m.group("col").strip('"') if m else None
             params["max_age_seconds"] = int(m.group("secs")) if m else None
-            _check_rerender(cid, es, has_revision, where, findings)
+            _check_rerender(cid, es, has_revision, where, findings, dialect)
         elif kind in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
             tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
             if kind == "revision_window" and "expect_column_values_to_be_in_set" in by_type:
@@ -333,7 +340,7 @@ def read(path: Path, text: str) -> ReadResult:
                 params["allowed"] = kw.get("value_set") != [0]
             elif tp is not None:
                 params.update({k: tuple(v) if isinstance(v, list) else v for k, v in tp.items()})
-                _check_rerender(cid, es, has_revision, where, findings)
+                _check_rerender(cid, es, has_revision, where, findings, dialect)
             else:
                 params["gx"] = _describe(es)
         else:
@@ -353,20 +360,20 @@ _KINDS = ("column", "no_unknown_columns", "not_null", "unique", "accepted_values
 
 
 def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, where: str,
-                    findings: list[Finding]) -> None:
+                    findings: list[Finding], dialect: str = "duckdb") -> None:
     """Render the clause again from meta.tacit_params; a different query is a hand edit."""
     tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
     if tp is None:
         return
     clause = Clause(cid, _kind_of(cid), (), make_params(**tp), "")
-    want = _expected(clause, has_revision)
+    want = _expected(clause, has_revision, dialect)
     if want is not None and not _same(es, want):
         findings.append(Finding(d.PARAM_CHANGED, where, f"{cid}: the expectation was edited",
                                 clause_id=cid, expected=_describe(want), found=_describe(es)))
 
 
 def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
-                    has_revision: bool) -> dict[str, Any]:
+                    has_revision: bool, dialect: str = "duckdb") -> dict[str, Any]:
     """`expr` (canonical text when the expectations are what the text renders to) and `sql`."""
     from tacit_gen.expr.parser import parse
     from tacit_gen.expr.printer import to_text
@@ -385,6 +392,6 @@ def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
         out["expr"] = "gx: " + _describe(es)
         return out
     clause = Clause(cid, "invariant", (), make_params(expr=to_text(expr)), text, expr=expr)
-    want = _expected(clause, has_revision)
+    want = _expected(clause, has_revision, dialect)
     out["expr"] = to_text(expr) if want is not None and _same(es, want) else "gx: " + _describe(es)
     return out

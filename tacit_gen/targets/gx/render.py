@@ -20,8 +20,9 @@ import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen import sql
 from tacit_gen.expr import nodes as n
-from tacit_gen.expr.sql import ident, to_sql
+from tacit_gen.expr.sql import ident
 from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
 from tacit_gen.targets.header import header_meta
 
@@ -45,8 +46,34 @@ CUSTOM_SQL = "unexpected_rows_expectation"
 _TS_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
-def type_list(type_text: str) -> list[str]:
-    """The GX type list for a contract type (canonical type text)."""
+# SQL-only dialects (the whole suite runs in the engine, never on pandas): the type names the
+# dialect's SQLAlchemy reflection reports, precision and scale included (PostgreSQL: NUMERIC(18, 8),
+# TIMESTAMP WITH TIME ZONE), so no custom SQL is needed for a decimal's precision.
+_SQL_TYPES: dict[str, dict[str, list[str]]] = {
+    "postgres": {"string": ["TEXT"], "bool": ["BOOLEAN"], "int32": ["INTEGER"],
+                 "int64": ["BIGINT"], "float32": ["REAL"], "float64": ["DOUBLE PRECISION"],
+                 "date": ["DATE"], "timestamp": ["TIMESTAMP WITH TIME ZONE"],
+                 "decimal": ["NUMERIC({p}, {s})"]},
+}
+
+
+def type_list(type_text: str, dialect: str = "duckdb") -> list[str]:
+    """The GX type list for a contract type (canonical type text) on a dialect."""
+    if dialect in _SQL_TYPES:
+        table = _SQL_TYPES[dialect]
+        m = re.fullmatch(r"decimal\((\d+),(\d+)\)", type_text)
+        if m:
+            return [t.format(p=m.group(1), s=m.group(2)) for t in table["decimal"]]
+        key = ("string" if type_text.startswith("enum[") else
+               "timestamp" if type_text.startswith("timestamp_") else type_text)
+        if key in table:
+            return list(table[key])
+        raise ValueError(f"no GX type list for type '{type_text}' on {dialect}")
+    return _duckdb_type_list(type_text)
+
+
+def _duckdb_type_list(type_text: str) -> list[str]:
+    """The list for DuckDB (pandas names first, then SQLAlchemy names)."""
     if type_text == "string":
         return ["str", "String", "VARCHAR", "TEXT"]
     if type_text.startswith("enum["):
@@ -86,6 +113,19 @@ def type_from_list(
     """
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
         return None
+    for dialect in _SQL_TYPES:
+        m = re.fullmatch(r"NUMERIC\((\d+), (\d+)\)", types[0]) if len(types) == 1 else None
+        if m and types == type_list(f"decimal({m.group(1)},{m.group(2)})", dialect):
+            return f"decimal({m.group(1)},{m.group(2)})"
+        for cand in ("string", "bool", "int32", "int64", "float32", "float64", "date"):
+            if types == type_list(cand, dialect):
+                if cand == "string" and meta_type and meta_type.startswith("enum["):
+                    return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
+                return cand
+        if types == type_list("timestamp_us_utc", dialect):
+            if meta_type and meta_type.startswith("timestamp_"):
+                return meta_type
+            return "timestamp_us_utc"
     candidates = ["string", "bool", "int32", "int64", "float32", "float64", "date"]
     candidates += [f"timestamp_{u}_utc" for u in _TS_DIGITS]
     for cand in candidates:
@@ -331,8 +371,34 @@ def native_invariant(expr: n.Node) -> list[dict[str, Any]]:
     raise NoNative(f"no native form for {type(expr).__name__}")
 
 
+BATCH = "__tacit_batch__"  # stands for GX's `{batch}` while the query is a sqlglot tree
+
+
+def _batch(alias: str = "b") -> Any:
+    from sqlglot import exp
+
+    return exp.alias_(exp.to_table(BATCH), alias, table=True)
+
+
+def _text(tree: Any, dialect: str) -> str:
+    """One line of SQL with `{batch}` put back.
+
+    GX substitutes a subquery for `{batch}` and aliases it itself (``AS subselect``) unless the
+    query has a JOIN; then it writes ``({batch})`` bare and the query must alias it (PostgreSQL
+    refuses an unaliased subquery in FROM). So `{batch}` is aliased exactly in join queries.
+    """
+    from sqlglot import exp
+
+    if not tree.find(exp.Join):
+        for t in tree.find_all(exp.Table):
+            if t.name == BATCH:
+                t.set("alias", None)
+    return sql.generate(tree, dialect).replace(BATCH, "{batch}")
+
+
 def decimal_type_query(column: str, precision: int, scale: int) -> str:
-    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof)."""
+    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof; DuckDB only:
+    other dialects' type lists carry precision and scale)."""
     return f"SELECT * FROM {{batch}} WHERE typeof({ident(column)}) <> 'DECIMAL({precision},{scale})'"
 
 
@@ -349,105 +415,142 @@ def _unexpected(query: str, description: str) -> dict[str, Any]:
     return _exp(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
 
 
-def invariant_query(expr: n.Node) -> str:
-    return f"SELECT * FROM {{batch}} WHERE NOT ({to_sql(expr, 'duckdb')})"
+def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    cond = sql.condition(expr, dialect)
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=cond)))
+    return _text(q, dialect)
 
 
-def freshness_query(column: str, max_age_seconds: int) -> str:
-    c = ident(column)
-    return (
-        f"SELECT * FROM (SELECT max({c}) AS latest FROM {{batch}}) AS fresh "
-        f"WHERE fresh.latest IS NULL OR fresh.latest < {NOW_TOKEN} - INTERVAL {max_age_seconds} SECOND"
-    )
+def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    latest = sql.column("latest", "fresh")
+    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest"))
+             .from_(_batch()).subquery("fresh"))
+    edge = exp.Sub(this=exp.CurrentTimestamp(),
+                   expression=exp.Interval(this=sql.string(str(max_age_seconds)),
+                                           unit=exp.Var(this="SECOND")))
+    q = exp.select(exp.Star()).from_(inner).where(
+        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
+    return _text(q, dialect)
 
 
-def cadence_query(clause: Clause, has_revision: bool) -> str:
-    col = ident(clause.param("column"))
-    series = [ident(s) for s in clause.param("series") or ()]
+def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    col = sql.column(clause.param("column"))
+    series = [sql.column(s) for s in clause.param("series") or ()]
     tol = _dec(str(clause.param("tolerance_pct") or "0"))
     lo_f = Decimal(1000) * (Decimal(100) - tol) / Decimal(100)
     hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
-    part_pt = ", ".join([*series, col])
-    part_s = f"PARTITION BY {', '.join(series)} " if series else ""
-    sel = ", ".join([*series, col])
+    sel = [x.copy() for x in [*series, col]]
     # rows with a NULL time or series value are not points (not_null's business)
-    present = " AND ".join(f"{x} IS NOT NULL" for x in [col, *series])
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
     if has_revision:
-        latest = (
-            # rank(), not row_number(): every row at the latest revision counts, so an exact
-            # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
-            f"SELECT {sel} FROM (SELECT {sel}, rank() OVER (PARTITION BY {part_pt} "
-            f"ORDER BY {ident('revision')} DESC) AS tacit_rn FROM {{batch}} WHERE {present}) "
-            f"AS pts WHERE tacit_rn = 1"
-        )
+        # rank(), not row_number(): every row at the latest revision counts, so an exact
+        # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
+        rank = exp.Window(this=exp.Anonymous(this="rank"),
+                          partition_by=[x.copy() for x in sel],
+                          order=exp.Order(expressions=[exp.Ordered(this=sql.column("revision"),
+                                                                   desc=True)]))
+        pts = (exp.select(*[x.copy() for x in sel], exp.alias_(rank, "tacit_rn"))
+               .from_(_batch()).where(present).subquery("pts"))
+        latest = exp.select(*[x.copy() for x in sel]).from_(pts).where(
+            exp.EQ(this=sql.column("tacit_rn"), expression=exp.Literal.number(1)))
     else:
-        latest = f"SELECT {sel} FROM {{batch}} WHERE {present}"
-    steps = (
-        f"SELECT {sel}, epoch_ms({col}) - epoch_ms(lag({col}) OVER ({part_s}ORDER BY {col})) "
-        f"AS tacit_step_ms FROM ({latest}) AS latest"
-    )
+        latest = exp.select(*[x.copy() for x in sel]).from_(_batch()).where(present)
+    lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
+    step = exp.Sub(this=sql.epoch_ms(col.copy(), dialect), expression=sql.epoch_ms(lag, dialect))
+    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms"))
+             .from_(latest.subquery("latest")).subquery("steps"))
+    step_c = sql.column("tacit_step_ms", "steps")
     gaps = not clause.param("gaps_allowed")
     if clause.param("from_catalog"):
-        rel = ident(clause.param("relation"))
-        key = ident(clause.param("catalog_key"))
-        icol = ident(clause.param("catalog_column"))
         if len(series) != 1:
             raise ValueError("a catalog cadence needs exactly one series column")
-        cond = f"steps.tacit_step_ms < cat.{icol} * {_sql_num(lo_f)}"
+        icol = sql.column(clause.param("catalog_column"), "cat")
+        cond: Any = exp.LT(this=step_c.copy(),
+                           expression=exp.Mul(this=icol.copy(), expression=sql.number(_sql_num(lo_f))))
         if gaps:
-            cond += f" OR steps.tacit_step_ms > cat.{icol} * {_sql_num(hi_f)}"
+            cond = exp.or_(cond, exp.GT(this=step_c.copy(), expression=exp.Mul(
+                this=icol.copy(), expression=sql.number(_sql_num(hi_f)))))
         # a series with no catalog entry (or no interval) is a violation, never a silent pass
-        return (
-            f"SELECT steps.* FROM ({steps}) AS steps LEFT JOIN {rel} AS cat "
-            f"ON steps.{series[0]} = cat.{key} WHERE cat.{icol} IS NULL OR ({cond})"
-        )
+        on = exp.EQ(this=sql.column(clause.param("series")[0], "steps"),
+                    expression=sql.column(clause.param("catalog_key"), "cat"))
+        q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
+             .from_(steps)
+             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
+                   join_type="LEFT")
+             .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond))))
+        return _text(q, dialect)
     interval = int(clause.param("interval_seconds"))
-    lo = _sql_num(lo_f * interval)
-    hi = _sql_num(hi_f * interval)
-    cond = f"steps.tacit_step_ms < {lo}"
+    cond = exp.LT(this=step_c.copy(), expression=sql.number(_sql_num(lo_f * interval)))
     if gaps:
-        cond += f" OR steps.tacit_step_ms > {hi}"
-    return f"SELECT steps.* FROM ({steps}) AS steps WHERE {cond}"
+        cond = exp.or_(cond, exp.GT(this=step_c.copy(),
+                                    expression=sql.number(_sql_num(hi_f * interval))))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
+         .from_(steps).where(cond))
+    return _text(q, dialect)
 
 
-def catalog_unit_query(clause: Clause) -> str:
-    col, key = ident(clause.param("column")), ident(clause.param("key"))
-    rel, ckey = ident(clause.param("relation")), ident(clause.param("catalog_key"))
-    ccol = ident(clause.param("catalog_column"))
-    return (
-        f"SELECT b.* FROM {{batch}} AS b LEFT JOIN {rel} AS cat ON b.{key} = cat.{ckey} "
-        f"WHERE b.{col} IS NOT NULL AND (cat.{ckey} IS NULL OR b.{col} IS DISTINCT FROM cat.{ccol})"
-    )
+def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
+    from sqlglot import exp
+
+    on = exp.EQ(this=sql.column(clause.param("key"), "b"),
+                expression=sql.column(clause.param("catalog_key"), "cat"))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")))
+         .from_(_batch())
+         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
+               join_type="LEFT")
+         .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "b")),
+                         exp.Paren(this=exp.or_(
+                             sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad)))))
+    return _text(q, dialect)
 
 
-def catalog_bounds_query(clause: Clause) -> str:
-    col, key = ident(clause.param("column")), ident(clause.param("key"))
-    rel, ckey = ident(clause.param("relation")), ident(clause.param("catalog_key"))
-    lo, hi = ident(clause.param("min_column")), ident(clause.param("max_column"))
-    return (
-        f"SELECT b.* FROM {{batch}} AS b LEFT JOIN {rel} AS cat ON b.{key} = cat.{ckey} "
-        f"WHERE b.{col} IS NOT NULL AND (cat.{ckey} IS NULL OR b.{col} < cat.{lo} OR b.{col} > cat.{hi})"
-    )
+def catalog_unit_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    bad = exp.NullSafeNEQ(this=sql.column(clause.param("column"), "b"),
+                          expression=sql.column(clause.param("catalog_column"), "cat"))
+    return _catalog_query(clause, bad, dialect)
 
 
-def revision_window_query(clause: Clause) -> str:
-    rev = ident(clause.param("column") or "revision")
-    t, ing = ident(clause.param("time_column")), ident(clause.param("ingest_column"))
-    base = f"SELECT * FROM {{batch}} WHERE {rev} > 0 AND {t} IS NOT NULL AND {ing} IS NOT NULL AND "
+def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    v = sql.column(clause.param("column"), "b")
+    bad = exp.or_(exp.LT(this=v, expression=sql.column(clause.param("min_column"), "cat")),
+                  exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")))
+    return _catalog_query(clause, bad, dialect)
+
+
+def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    rev = sql.column(clause.param("column") or "revision")
+    t, ing = sql.column(clause.param("time_column")), sql.column(clause.param("ingest_column"))
+    base = [exp.GT(this=rev, expression=exp.Literal.number(0)), sql.is_not_null(t.copy()),
+            sql.is_not_null(ing.copy())]
     bdays = clause.param("business_days")
     if bdays is not None:
-        d0 = f"CAST(timezone('UTC', {t}) AS DATE)"
-        d1 = f"CAST(timezone('UTC', {ing}) AS DATE)"
-        days = (
-            f"len(list_filter(generate_series(CAST({d0} + 1 AS TIMESTAMP), CAST({d1} AS TIMESTAMP), "
-            f"INTERVAL 1 DAY), d -> isodow(d) < 6))"
-        )
-        return base + f"{d1} > {d0} AND {days} > {int(bdays)}"
-    window_ms = int(clause.param("window_seconds")) * 1000
-    return base + f"epoch_ms({ing}) - epoch_ms({t}) > {window_ms}"
+        # Mon-Fri days after the event's UTC date up to the ingest's UTC date
+        late: Any = exp.GT(
+            this=exp.Sub(this=sql.weekdays_through(sql.utc_date(ing.copy(), dialect), dialect),
+                         expression=sql.weekdays_through(sql.utc_date(t.copy(), dialect), dialect)),
+            expression=exp.Literal.number(int(bdays)))
+    else:
+        window_ms = int(clause.param("window_seconds")) * 1000
+        late = exp.GT(this=exp.Sub(this=sql.epoch_ms(ing.copy(), dialect),
+                                   expression=sql.epoch_ms(t.copy(), dialect)),
+                      expression=exp.Literal.number(window_ms))
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(*base, late))
+    return _text(q, dialect)
 
 
-def expectations_for(clause: Clause, has_revision: bool) -> list[dict[str, Any]]:
+def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]]:
     """The expectations (type + kwargs, no meta) for one clause.
 
     Raises:
@@ -459,11 +562,11 @@ def expectations_for(clause: Clause, has_revision: bool) -> list[dict[str, Any]]
         out = [
             _exp("expect_column_to_exist", {"column": p("column")}),
             {**_exp("expect_column_values_to_be_in_type_list",
-                    {"column": p("column"), "type_list": type_list(p("type"))}),
+                    {"column": p("column"), "type_list": type_list(p("type"), dialect)}),
              "meta": {"tacit_type": p("type")}},
         ]
         m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(p("type")))
-        if m:
+        if m and dialect not in _SQL_TYPES:
             # No type list carries precision and scale (see type_list), so a SQL datasource checks
             # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
             out.append(_unexpected(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2))),
@@ -501,27 +604,27 @@ def expectations_for(clause: Clause, has_revision: bool) -> list[dict[str, Any]]
         except NoNative:
             pass
         try:
-            return [_unexpected(invariant_query(clause.expr), f"rows violating: {p('expr')}")]
+            return [_unexpected(invariant_query(clause.expr, dialect), f"rows violating: {p('expr')}")]
         except ValueError as e:
             raise ValueError(f"no SQL form: {e}") from e
     if k == "freshness":
-        return [_unexpected(freshness_query(p("column"), int(p("max_age_seconds"))),
+        return [_unexpected(freshness_query(p("column"), int(p("max_age_seconds")), dialect),
                             f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
     if k == "cadence":
-        return [_unexpected(cadence_query(clause, has_revision),
+        return [_unexpected(cadence_query(clause, has_revision, dialect),
                             f"consecutive {p('column')} points off cadence")]
     if k == "catalog_unit":
-        return [_unexpected(catalog_unit_query(clause),
+        return [_unexpected(catalog_unit_query(clause, dialect),
                             f"{p('column')} differs from the catalog unit")]
     if k == "catalog_bounds":
-        return [_unexpected(catalog_bounds_query(clause),
+        return [_unexpected(catalog_bounds_query(clause, dialect),
                             f"{p('column')} outside the catalog hard bounds")]
     if k == "revision_window":
         if not p("allowed"):
             return [_exp("expect_column_values_to_be_in_set",
                          {"column": p("column") or "revision", "value_set": [0]})]
         if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
-            return [_unexpected(revision_window_query(clause), "revisions outside the window")]
+            return [_unexpected(revision_window_query(clause, dialect), "revisions outside the window")]
         raise ValueError("revisions are allowed but no window and ingest column to check")
     raise ValueError(f"unknown clause kind '{k}'")
 
@@ -544,7 +647,7 @@ def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
     if exp["type"] == CUSTOM_SQL:
         meta["tacit_custom_sql"] = True
         meta["tacit_params"] = params_meta(clause)
-        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"] and clause.kind == "freshness":
+        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"].lower() and clause.kind == "freshness":
             meta["tacit_now"] = NOW_TOKEN
     return {
         "type": exp["type"],
@@ -554,14 +657,15 @@ def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
     }
 
 
-def suite_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Unsupported]]:
+def suite_document(contract: Contract, clauses: tuple[Clause, ...],
+                   dialect: str = "duckdb") -> tuple[dict[str, Any], list[Unsupported]]:
     has_revision = contract.field("revision") is not None
     expectations: list[dict[str, Any]] = []
     unsupported: list[Unsupported] = []
     custom: list[str] = []
     for clause in clauses:
         try:
-            exps = expectations_for(clause, has_revision)
+            exps = expectations_for(clause, has_revision, dialect)
         except (ValueError, NoNative) as e:
             unsupported.append(Unsupported(NAME, clause.id, str(e)))
             continue
@@ -574,6 +678,8 @@ def suite_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dic
         "tacit_custom_sql": custom,
         "tacit_unsupported": [{"clause": u.clause_id, "reason": u.reason} for u in unsupported],
     }
+    if dialect != "duckdb":
+        meta["tacit_dialect"] = dialect
     name = contract.target_option(NAME, "suite") or contract.name
     return {"name": str(name), "expectations": expectations, "meta": meta}, unsupported
 
@@ -592,7 +698,7 @@ class GxTarget:
         return (f"gx/{contract.name}.json",)
 
     def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
-        doc, unsupported = suite_document(contract, clauses)
+        doc, unsupported = suite_document(contract, clauses, options.dialect_for(NAME, contract))
         art = Artifact(self.artifact_paths(contract)[0], dump(doc))
         return RenderResult((art,), tuple(unsupported))
 
