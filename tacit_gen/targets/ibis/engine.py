@@ -5,6 +5,11 @@ failed clause (StructuralError / CoercionError / ConstraintError / CheckExecutio
 listed clause is ``fail`` (with its failing-row count) or ``error`` (could not be evaluated, e.g.
 a column it reads is missing); every clause of the module not listed passed. The module's own
 clause list is used (``Schema.clauses()``), so an edited artifact is run as edited.
+
+``column:`` and ``no_unknown_columns`` are judged structurally, by ``Schema.cast()`` (no
+conversion), as dbt's enforced contract, Soda's schema check, GX and pandera judge them: a DOUBLE
+column where the contract says ``decimal(18,2)`` fails ``column:`` here too, although ``parse()``
+converts it and goes on to evaluate the other clauses on the converted values.
 """
 
 from __future__ import annotations
@@ -75,6 +80,13 @@ def run(inp: VerifyInput) -> EngineRun:
         table = con.table(inp.table)
         catalog = _catalogs(con, schema)
         status: dict[str, Verdict] = {}
+        structural: dict[str, Verdict] = {}
+        try:
+            schema.cast(table)
+        except ValidationError as exc:
+            for f in exc.failures:
+                structural[f.clause_id] = Verdict(f.clause_id, "fail", f.count,
+                                                  f"{f.message} (structural, as cast() checks it)")
         try:
             schema.parse(table, catalog=catalog or None, now=inp.now)
         except ValidationError as exc:
@@ -85,6 +97,9 @@ def run(inp: VerifyInput) -> EngineRun:
                     f.count,
                     f.message if f.error is None else f"{f.message} ({f.error})",
                 )
+        for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
+            if cid.startswith("column:") or cid == "no_unknown_columns":
+                status[cid] = v
         verdicts = [status.get(c.id) or Verdict(c.id, "pass", 0) for c in schema.clauses()]
         known = {c.id for c in schema.clauses()}
         for c in inp.clauses:

@@ -151,3 +151,23 @@ def test_unloadable_artifact_errors_every_clause(tmp_path: Path) -> None:
     (inp.artifact_dir / "ibis" / "ohlcv_1m.py").write_text("raise RuntimeError('no')\n")
     r = run(inp)
     assert {v.status for v in r.verdicts} == {"error"}
+
+
+def test_type_drift_fails_column_structurally_as_in_pandera(tmp_path: Path) -> None:
+    """A DOUBLE where the contract says decimal: parse() converts, but column: is judged as cast()
+    judges it, so ibis and pandera (and dbt, Soda, GX) give the same verdict (no exit 3)."""
+    from tacit_gen.targets.pandera.engine import run as run_pandera
+    from tacit_gen.targets.pandera.render import TARGET as PANDERA
+
+    inp = setup(tmp_path, "ohlcv_1m", {**OHLCV, "volume": "DOUBLE"}, ohlcv_rows())
+    for art in PANDERA.render(inp.contract, inp.clauses, RenderOptions()).artifacts:
+        (tmp_path / "artifacts" / art.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "artifacts" / art.path).write_text(art.content, encoding="utf-8")
+    ours = run(inp)
+    assert set(failing(ours)) == {"column:volume"}, failing(ours)
+    volume = next(v for v in ours.verdicts if v.clause_id == "column:volume")
+    assert volume.status == "fail" and "structural" in volume.detail
+    # the other clauses on volume still ran on the converted values
+    assert statuses(ours)["range:volume"] == "pass"
+    theirs = run_pandera(inp)
+    assert statuses(theirs)["column:volume"] == "fail"
