@@ -49,9 +49,8 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         contract = _load(files[0])
         clauses = plan(contract)
         result = read_artifact(targets[0], Path(artifact))
-        dialect = options.dialect_for(targets[0], contract)
         report.findings.extend(compare(contract, clauses, result, Path(artifact).as_posix(),
-                                       targets[0], check_header=False, dialect=dialect))
+                                       targets[0], check_header=False, options=options))
         report.checked.append(Path(artifact).as_posix())
         return report
     contracts = [_load(f) for f in files]
@@ -81,8 +80,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
             if not p.exists():
                 continue
             result = read_artifact(t, p)
-            dialect = options.dialect_for(t, contract)
-            report.findings.extend(compare(contract, clauses, result, p.as_posix(), t, dialect=dialect))
+            report.findings.extend(compare(contract, clauses, result, p.as_posix(), t, options=options))
     # 3. orphans
     for o in r.orphans(out, run.artifacts, targets, run):
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))

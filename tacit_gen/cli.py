@@ -164,40 +164,102 @@ def _settings() -> Any:
         sys.exit(2)
 
 
+def _target_flags() -> list[tuple[str, Any, Any]]:
+    """Every CLI flag a registered target declares: (flag, its target, the options field)."""
+    import dataclasses
+
+    from tacit_gen.targets import registry
+
+    out = []
+    for name in registry.names():
+        target = registry.get(name)
+        for f in dataclasses.fields(target.options):
+            if "flag" in f.metadata:
+                out.append((f.metadata["flag"], target, f))
+    return out
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+class _WithTargetFlags(click.Command):
+    """A command that also takes the flags every registered target declares (`--dbt-adapter`...).
+
+    They are added when the command runs or shows its help, so start-up imports no target. A flag
+    not given is None: the settings file's `[<target>]` value applies, else the field's default.
+    """
+
+    _added = False
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not self._added:
+            self._added = True
+            for flag, target, f in _target_flags():
+                choices = f.metadata.get("choices") or ()
+                self.params.append(click.Option(
+                    [flag], default=None,
+                    type=click.Choice(list(choices)) if choices else str,
+                    help=f"[{target.name}] {f.metadata.get('help', '')}"))
+        return super().get_params(ctx)
+
+
 class _Project:
     """Settings merged with the flags (a flag wins): what render, check and verify run with."""
 
     def __init__(self, paths: tuple[str, ...] = (), out: str | None = None,
                  target_spec: str | None = None, templates: str | None = None,
-                 dbt_adapter: str | None = None, dbt_tests: str | None = None,
-                 dbt_not_null: str | None = None, dbt_version: str | None = None,
-                 dbt_macros: str | None = None, dialect: str | None = None) -> None:
-        import os
-
-        from tacit_gen.settings import installed_dbt_version
+                 dialect: str | None = None, flags: dict[str, Any] | None = None) -> None:
         from tacit_gen.targets.base import RenderOptions
 
         s = self.settings = _settings()
         self.paths: tuple[str, ...] = paths or tuple(s.path(c) for c in (s.contracts or ("contracts",)))
         self.out = out or (s.path(s.out) if s.out else "generated")
         self.targets = _targets(target_spec) if target_spec else (s.targets or _targets(None))
-        if dbt_macros is not None:
-            macros_abs = Path(dbt_macros).resolve()
+        self.options = RenderOptions(
+            templates_dir=templates or (s.path(s.templates) if s.templates else None),
+            dialect=dialect,
+            targets=self._target_options(flags or {}),
+        )
+        self.dbt_project = s.path(s.dbt.project) if s.dbt.project else None
+
+    def _target_options(self, flags: dict[str, Any]) -> tuple[Any, ...]:
+        """Each target's options object: its flag, else its settings-file value, else default."""
+        import dataclasses
+
+        values: dict[Any, dict[str, Any]] = {}
+        for flag, target, f in _target_flags():
+            section = getattr(self.settings, target.name, None)
+            values.setdefault(target.options, {})
+            given = flags.get(_dest(flag))
+            if given is None and section is not None and f.name != "macros":
+                given = getattr(section, f.name, None)
+            if given is not None:
+                values.setdefault(target.options, {})[f.name] = given
+        out = []
+        for cls, kw in values.items():
+            opts = cls(**kw)
+            if cls.__name__ == "DbtOptions":
+                opts = dataclasses.replace(opts, **self._dbt_paths(flags, opts))
+            out.append(opts)
+        return tuple(out)
+
+    def _dbt_paths(self, flags: dict[str, Any], opts: Any) -> dict[str, Any]:
+        """The dbt macros folder relative to the output root, and the dbt-core version the YAML
+        is for (installed, when neither flag nor settings say)."""
+        import os
+
+        from tacit_gen.settings import installed_dbt_version
+
+        s = self.settings
+        if flags.get("dbt_macros") is not None:
+            macros_abs = Path(flags["dbt_macros"]).resolve()
         elif s.dbt.macros is not None:
             macros_abs = (s.root / s.dbt.macros).resolve()
         else:
             macros_abs = Path(self.out).resolve() / "dbt_macros"
         macros = Path(os.path.relpath(macros_abs, Path(self.out).resolve())).as_posix()
-        self.options = RenderOptions(
-            templates_dir=templates or (s.path(s.templates) if s.templates else None),
-            dbt_adapter=dbt_adapter or s.dbt.adapter or "duckdb",
-            dbt_tests=dbt_tests or s.dbt.tests or "dbt_utils",
-            dbt_macros=macros,
-            dbt_not_null=dbt_not_null or s.dbt.not_null or "constraint",
-            dbt_version=dbt_version or s.dbt.version or installed_dbt_version(),
-            dialect=dialect,
-        )
-        self.dbt_project = s.path(s.dbt.project) if s.dbt.project else None
+        return {"macros": macros, "version": opts.version or installed_dbt_version()}
 
 
 from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # noqa: E402  (no sqlglot import)
@@ -209,22 +271,6 @@ _render_flags = [
                  help="Comma-separated targets. [settings: targets; default: all]"),
     click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True),
                  help="A folder of template overrides, one subfolder per target."),
-    click.option("--dbt-adapter", default=None,
-                 type=click.Choice(["duckdb", "postgres", "snowflake", "bigquery", "databricks"]),
-                 help="[settings: dbt.adapter; default: duckdb]"),
-    click.option("--dbt-tests", default=None, type=click.Choice(["dbt_utils", "native"]),
-                 help="dbt_utils generic tests, or self-contained ones in the generated macros "
-                      "file. [settings: dbt.tests; default: dbt_utils]"),
-    click.option("--dbt-not-null", default=None, type=click.Choice(["constraint", "test", "both"]),
-                 help="not_null as a model constraint (fails the build), a test (failure "
-                      "counts), or both. [settings: dbt.not_null; default: constraint]"),
-    click.option("--dbt-version", default=None,
-                 help="The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
-                      "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; "
-                      "default: the installed dbt-core's, else the newest]"),
-    click.option("--dbt-macros", default=None, type=click.Path(file_okay=False),
-                 help="Folder of the generic-test macros (for macro-paths). [settings: "
-                      "dbt.macros; default: OUT/dbt_macros]"),
     click.option("--dialect", default=None, type=click.Choice(SQL_DIALECTS),
                  help="SQL dialect of the Soda and GX artifacts (queries, type names); a contract's "
                       "targets.<t>.dialect wins. Default: the dbt adapter's dialect."),
@@ -237,21 +283,18 @@ def _with_render_flags(f: Any) -> Any:
     return f
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=EXIT_CODES, cls=_WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--check", is_flag=True, help="Write nothing; print a diff of what would change; exit 1 if stale.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, templates: str | None,
-           dbt_adapter: str | None, dbt_tests: str | None, dbt_not_null: str | None,
-           dbt_version: str | None, dbt_macros: str | None, dialect: str | None, check: bool,
-           fmt: str) -> None:
+           dialect: str | None, check: bool, fmt: str, **flags: Any) -> None:
     """Render contracts into artifacts: settings first (tacit-gen.toml), then flags; default
     contracts/ into generated/."""
     from tacit_gen import render as r
 
-    proj = _Project(paths, out, target_spec, templates, dbt_adapter, dbt_tests, dbt_not_null,
-                    dbt_version, dbt_macros, dialect)
+    proj = _Project(paths, out, target_spec, templates, dialect, flags)
     files = r.find_contracts(proj.paths)
     if not files:
         _fail_usage("no contract files to render")
@@ -303,7 +346,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
 
 
 # -------------------------------------------------------------------------------------- check
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=EXIT_CODES, cls=_WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--artifact", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -317,9 +360,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
                    "history too shallow to find it is exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
-          templates: str | None, dbt_adapter: str | None, dbt_tests: str | None,
-          dbt_not_null: str | None, dbt_version: str | None, dbt_macros: str | None,
-          dialect: str | None, artifact: str | None, no_bump_gate: bool, base: str | None, fmt: str) -> None:
+          templates: str | None, dialect: str | None, artifact: str | None, no_bump_gate: bool,
+          base: str | None, fmt: str, **flags: Any) -> None:
     """Prove the committed artifacts still say what the contracts say.
 
     Byte drift (a fresh render differs), semantic drift (each artifact read back into clauses
@@ -329,8 +371,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
     """
     from tacit_gen.checking import run_check
 
-    proj = _Project(paths, out, target_spec, templates, dbt_adapter, dbt_tests, dbt_not_null,
-                    dbt_version, dbt_macros, dialect)
+    proj = _Project(paths, out, target_spec, templates, dialect, flags)
     try:
         report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
@@ -370,11 +411,15 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
     agree, 3 when engines disagree on a clause.
     """
+    from tacit_gen.targets import registry
     from tacit_gen.verify import parse_now, run_verify
 
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
-    targets = proj.targets
+    without = [t for t in proj.targets if registry.get(t).engine is None]
+    if without and target_spec not in (None, "all"):
+        _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with")
+    targets = tuple(t for t in proj.targets if t not in without)
     try:
         pinned = parse_now(now)
     except ValueError as e:

@@ -163,7 +163,10 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """Run one engine; a crash becomes an `error` verdict on every clause (never a pass)."""
     try:
-        module = importlib.import_module(registry.ENGINES[target])
+        engine = registry.get(target).engine
+        if engine is None:
+            raise ValueError(f"target '{target}' has no engine")
+        module = importlib.import_module(engine)
         result: EngineRun = module.run(inp)
         return result
     except Exception as e:
@@ -180,8 +183,11 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
     from tacit_gen.engines.load import load_data
 
     clauses = plan(contract)
-    # the engines read the macros at their default place under the artifacts root
-    options = dataclasses.replace(options or RenderOptions(), dbt_macros="dbt_macros")
+    # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
+    # their default place under the artifacts root)
+    options = options or RenderOptions()
+    options = dataclasses.replace(options, targets=tuple(
+        o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
     owned = keep is None
     workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep
     workdir.mkdir(parents=True, exist_ok=True)

@@ -113,28 +113,19 @@ def _field() -> dict[str, Any]:
 
 
 def _targets() -> dict[str, Any]:
-    descriptions = {
-        "model": "dbt model name",
-        "dataset": "Soda dataset name",
-        "suite": "Great Expectations suite name",
-        "class_name": "name of the generated runtime class",
-    }
-    props = {}
-    for target, keys in loader.TARGET_KEYS.items():
-        tprops: dict[str, Any] = {}
-        for k in keys:
-            if k == "enabled":
-                tprops[k] = {"type": "boolean", "default": True, "description": "render this target"}
-            elif k == "dialect":
-                from tacit_gen.sql.dialects import DIALECTS
+    """`targets:`: each registered target's keys, with the descriptions the target declares."""
+    from tacit_gen.targets import registry
 
-                tprops[k] = {"enum": list(DIALECTS), "description":
-                             "SQL dialect of the target's queries and type names (default: the "
-                             "--dialect option, else the dbt adapter's, else duckdb)"}
-            else:
-                tprops[k] = _str(descriptions[k], pattern=IDENT_PATTERN)
-        props[target] = _obj(tprops, keys, f"options of the {target} target")
-    out = _obj(props, tuple(loader.TARGET_KEYS), "per-target options")
+    props = {}
+    for target in registry.names():
+        tprops: dict[str, Any] = {}
+        for spec in registry.get(target).contract_keys:
+            tprops[spec.key] = ({"enum": list(spec.choices), "description": spec.description}
+                                if spec.kind == "choice" else
+                                _str(spec.description, pattern=IDENT_PATTERN))
+        tprops["enabled"] = {"type": "boolean", "default": True, "description": "render this target"}
+        props[target] = _obj(tprops, tuple(tprops), f"options of the {target} target")
+    out = _obj(props, registry.names(), "per-target options")
     out.pop("patternProperties")
     return out
 

@@ -65,13 +65,6 @@ TIME_KEYS = ("column", "precision", "timezone", "cadence", "freshness", "ingest_
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
 CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence")
 EVOLUTION_KEYS = ("compatibility", "notice_period", "reserved")
-TARGET_KEYS = {
-    "dbt": ("model", "enabled"),
-    "soda": ("dataset", "dialect", "enabled"),
-    "gx": ("suite", "dialect", "enabled"),
-    "pandera": ("enabled",),
-    "ibis": ("class_name", "enabled"),
-}
 COMPAT_MODES = (
     "NONE",
     "BACKWARD",
@@ -582,28 +575,45 @@ def _load_evolution(ctx: _Ctx, node: YNode) -> Evolution:
     return Evolution(compatibility=mode.upper(), notice_period=notice, reserved=tuple(reserved))
 
 
+def _target_keys(name: str) -> dict[str, Any]:
+    """The keys target `name` takes under `targets.<name>`: key -> its `ContractKey` (None: `enabled`)."""
+    from tacit_gen.targets import registry
+
+    return {**{spec.key: spec for spec in registry.get(name).contract_keys}, "enabled": None}
+
+
 def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    from tacit_gen.targets import registry
+
     if not _expect(ctx, node, "map", "'targets'"):
         return ()
+    known = registry.names()
     out = []
     for k, v in node.value:
         name = str(k.value)
-        if name not in TARGET_KEYS:
-            close = difflib.get_close_matches(name, list(TARGET_KEYS), n=1)
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             ctx.error(k, "TG102", f"unknown target '{name}'{hint}", name)
             continue
         if not _expect(ctx, v, "map", f"'targets.{name}'"):
             continue
-        _check_keys(ctx, v, TARGET_KEYS[name], f"'targets.{name}'")
+        keys = _target_keys(name)
+        _check_keys(ctx, v, tuple(keys), f"'targets.{name}'")
         opts = []
         for ok, ov in v.value:
             val = yamlpos.plain(ov)
-            if str(ok.value) in ("model", "dataset", "suite", "class_name"):
+            spec = keys.get(str(ok.value))
+            kind = spec.kind if spec is not None else None
+            if spec is not None and spec.kind == "choice" and val not in spec.choices:
+                ctx.error(ov, "TG115", f"'targets.{name}.{ok.value}' must be one of "
+                          f"{', '.join(spec.choices)}, found {val!r}", str(val))
+                continue
+            if kind in ("name", "class"):
                 what = f"'targets.{name}.{ok.value}'"
                 problem = (f"{what} must be a name, found {_kind_name(ov) if ov.kind != 'scalar' else repr(ov.raw)}"
                            if not isinstance(val, str) else
-                           names.class_problem(val, what) if ok.value == "class_name" else
+                           names.class_problem(val, what) if kind == "class" else
                            names.name_problem(val, what))
                 if problem is not None:
                     ctx.error(ov, "TG115", problem, str(val))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from tacit_gen.contract.model import Contract
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause
+from tacit_gen.targets.base import RenderOptions
 
 
 def _norm(value: Any) -> Any:
@@ -33,17 +33,6 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def expected_params(clause: Clause, target: str, dialect: str = "duckdb") -> dict[str, Any]:
-    """The plan's params, plus derived ones readers may return (``sql`` of invariants)."""
-    params = dict(clause.params)
-    if clause.expr is not None and clause.kind in ("invariant", "range"):
-        from tacit_gen.expr.sql import to_sql
-
-        with contextlib.suppress(ValueError):
-            params["sql"] = to_sql(clause.expr, dialect)
-    return params
-
-
 def compare(
     contract: Contract,
     clauses: tuple[Clause, ...],
@@ -51,9 +40,13 @@ def compare(
     artifact: str,
     target: str,
     check_header: bool = True,
-    dialect: str = "duckdb",
+    options: RenderOptions | None = None,
 ) -> list[Finding]:
-    """Findings for one artifact read back, against the plan of its contract."""
+    """Findings for one artifact read back, against the plan of its contract.
+
+    Each plan clause is compared with `Target.project` of the artifact's target (the clause as a
+    faithful artifact carries it, rendered with `options`), key by key.
+    """
     cpath = contract.path
     lines = {c.id: c.line for c in clauses}
     # Reader findings know the artifact; the plan knows where the clause stands in the contract.
@@ -80,14 +73,15 @@ def compare(
     equivalent_to = _match_equivalent_invariants(contract, clauses, got)
     for plan_id, read_id in equivalent_to.items():
         got[plan_id] = got.pop(read_id)
-    project = _projector(target)
+    from tacit_gen.targets import registry
+
+    tgt = registry.get(target)
+    opts = options or RenderOptions()
     for cid, c in planned.items():
         r = got.get(cid)
-        projected: Clause | None = c
-        if project is not None:
-            projected = project(contract, c, dialect)
-            if projected is None:  # the target cannot express it: it says so at render time
-                continue
+        projected = tgt.project(contract, c, opts)
+        if projected is None:  # the target cannot express it: it says so at render time
+            continue
         if r is None:
             out.append(Finding(d.MISSING_CLAUSE, artifact, f"{cid} is not in the artifact, contract says: {c.text}",
                                clause_id=cid, expected=c.text, contract_path=cpath,
@@ -95,8 +89,7 @@ def compare(
             continue
         if cid in equivalent_to:
             continue  # worded differently, rejects exactly the same rows: not drift
-        want = (dict(projected.params) if project is not None and projected is not None
-                else expected_params(c, target, dialect))
+        want = dict(projected.params)
         for key, found in sorted(r.params, key=lambda kv: kv[0]):
             if key not in want:
                 continue
@@ -169,17 +162,6 @@ def _match_equivalent_invariants(contract: Contract, clauses: tuple[Clause, ...]
                 out[c.id] = r.id
                 break
     return out
-
-
-def _projector(target: str) -> Any:
-    """A target's `project(contract, clause) -> Clause | None`: the clause as its reader will
-    recover it (params the artifact can carry, SQL as rendered), or None if unsupported."""
-    from tacit_gen.targets import registry
-
-    try:
-        return getattr(registry.get(target), "project", None)
-    except (KeyError, ImportError):
-        return None
 
 
 def read_artifact(target: str, path: Path) -> ReadResult:

@@ -866,7 +866,14 @@ def _provenance(d: _Diff) -> None:
               d.a.provenance_pos.line or None, d.b.provenance_pos.line or None)
 
 
-_NAME_OPTIONS = ("model", "dataset", "suite", "class_name")
+def _name_option(target: str) -> str | None:
+    """The option naming the target's artifact (`model`, `dataset`...), from the target itself."""
+    from tacit_gen.targets import registry
+
+    try:
+        return registry.get(target).artifact_name_option
+    except KeyError:  # a target this installation does not have: its options are just options
+        return None
 
 
 def _targets(d: _Diff) -> None:
@@ -876,13 +883,13 @@ def _targets(d: _Diff) -> None:
         oa, ob = dict(ta.get(target, ())), dict(tb.get(target, ()))
         if oa == ob:
             continue
-        renamed = [k for k in _NAME_OPTIONS if oa.get(k) != ob.get(k)]
-        if renamed:
-            k = renamed[0]
+        name_key = _name_option(target)
+        if name_key is not None and oa.get(name_key) != ob.get(name_key):
+            k = name_key
             d.add("targets.renamed", f"targets.{target}.{k}",
                   f"{target} {k} renamed: {oa.get(k) or '(default)'} -> {ob.get(k) or '(default)'}",
                   ol, nl)
-        others = sorted(k for k in set(oa) | set(ob) if k not in _NAME_OPTIONS and oa.get(k) != ob.get(k))
+        others = sorted(k for k in set(oa) | set(ob) if k != name_key and oa.get(k) != ob.get(k))
         for k in others:
             d.add("targets.changed", f"targets.{target}.{k}",
                   f"{target} option '{k}': {oa.get(k)!r} -> {ob.get(k)!r}", ol, nl)

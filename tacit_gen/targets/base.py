@@ -1,9 +1,10 @@
-"""What every target shares: artifacts, options, unsupported-clause reports, the file header."""
+"""What every target shares: the `Target` protocol, artifacts, options, unsupported-clause reports."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+import contextlib
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,47 +40,126 @@ class RenderResult:
 
 
 @dataclass(frozen=True)
+class NoOptions:
+    """The options of a target that takes none beyond the contract's `targets.<name>` keys."""
+
+
+@dataclass(frozen=True)
+class ContractKey:
+    """A key a target takes under `targets.<name>` in a contract (besides `enabled`).
+
+    Attributes:
+        key: the key (`model`, `dataset`...).
+        description: one line, shown in the contract's JSON Schema.
+        kind: how the loader validates the value: ``name`` (an identifier, TG115), ``class``
+            (a Python class name that shadows nothing the generated module uses) or ``choice``
+            (one of `choices`).
+        choices: the allowed values of a ``choice`` key.
+    """
+
+    key: str
+    description: str
+    kind: Literal["name", "class", "choice"] = "name"
+    choices: tuple[str, ...] = ()
+
+
+def flag(name: str, help: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Field metadata declaring a CLI flag of a target's options class.
+
+    ``adapter: str = field(default="duckdb", metadata=flag("--dbt-adapter", "...", ADAPTERS))``
+    makes `render` and `check` take ``--dbt-adapter`` and put its value in that field.
+    """
+    return {"flag": name, "help": help, "choices": choices}
+
+
+OptionsT = TypeVar("OptionsT")
+
+
+@dataclass(frozen=True)
 class RenderOptions:
-    """Options shared by every target, plus per-target frozen option fields."""
+    """What every target shares (the template override folder, the SQL dialect of `--dialect`)
+    plus one frozen options object per target (`DbtOptions(adapter=...)`); a target without one
+    here gets its defaults."""
 
     templates_dir: str | None = None  # user override folder (one subfolder per target)
-    dbt_adapter: str = "duckdb"  # duckdb, postgres, snowflake, bigquery, databricks
-    dbt_tests: str = "dbt_utils"  # or "native": self-contained generic tests in a macros file
-    dialect: str | None = None  # SQL dialect of Soda and GX (None: the dbt adapter's)
-    dbt_macros: str = "dbt_macros"  # the macros folder, relative to the output root
-    dbt_not_null: str = "constraint"  # or "test" (a not_null test with failure counts), "both"
-    dbt_version: str | None = None  # the dbt-core the YAML is for; None: the newest form
-    extra: tuple[tuple[str, str], ...] = field(default=())
+    dialect: str | None = None  # --dialect: SQL of the targets that take one (None: see dialect_for)
+    targets: tuple[Any, ...] = field(default=())  # per-target options objects, one per class
+
+    def get(self, cls: type[OptionsT]) -> OptionsT:
+        """The options object of class `cls` given here, else `cls()` (its defaults)."""
+        for o in self.targets:
+            if type(o) is cls:
+                return o  # type: ignore[no-any-return]
+        return cls()
 
     def dialect_for(self, target: str, contract: Contract | None = None) -> str:
-        """The SQL dialect `target` writes for `contract`.
+        """The SQL dialect `target` writes for `contract`: ``targets.<target>.dialect`` in the
+        contract, else `dialect` (``--dialect``), else the dialect an options object here
+        implies (`sql_dialect`: the dbt adapter's), else ``duckdb``."""
+        from tacit_gen.sql.dialects import check_dialect
 
-        dbt: its adapter's dialect. Soda and GX: ``targets.<t>.dialect`` in the contract, else
-        this ``dialect`` (``--dialect``), else the dbt adapter's dialect (``duckdb`` by default).
-        """
-        from tacit_gen.sql.dialects import ADAPTER_DIALECT, check_dialect
-
-        adapter = ADAPTER_DIALECT.get(self.dbt_adapter, "duckdb")
-        if target == "dbt":
-            return adapter
         if contract is not None:
             own = contract.target_option(target, "dialect")
             if own:
                 return check_dialect(str(own))
-        return check_dialect(self.dialect) if self.dialect else adapter
+        if self.dialect:
+            return check_dialect(self.dialect)
+        implied = [d for o in self.targets if (d := getattr(o, "sql_dialect", None))]
+        return implied[0] if implied else "duckdb"
 
 
 class Target(Protocol):
-    """A renderer (clauses -> files) plus a reader (files -> clauses)."""
+    """Everything about one target: options, render, read back, projection, engine.
+
+    Attributes:
+        name: the target's name (`--target NAME`, `targets.NAME` in a contract, `generated/NAME/`).
+        options: a frozen dataclass of the options `render` reads, default-constructible; fields
+            carrying `flag(...)` metadata are CLI flags of `render` and `check`.
+        contract_keys: the keys the target takes under `targets.<name>` in a contract (every target
+            also takes `enabled`).
+        artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;
+            `diff` reports a change of it as a rename.
+        engine: the module `verify` imports to run the artifact (`run(VerifyInput) -> EngineRun`),
+            or None when the target has no engine.
+        templates: True when `--templates DIR/<name>/` can override this target's templates; a
+            target without templates refuses such a folder.
+    """
 
     name: str
+    options: type[Any]
+    contract_keys: tuple[ContractKey, ...]
+    artifact_name_option: str | None
+    engine: str | None
+    templates: bool
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        """Relative paths (under the output root) this target writes for a contract; the first is
+        the one `check` reads back."""
+        ...
 
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
-    ) -> RenderResult: ...
-
-    def read(self, path: Path, text: str) -> ReadResult: ...
-
-    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
-        """Relative paths (under the output root) this target writes for a contract."""
+    ) -> RenderResult:
+        """The artifacts of one contract, and the clauses the target cannot express."""
         ...
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        """Clauses read back from one artifact (its operative parts), plus reader findings."""
+        ...
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """The clause as this target's reader recovers it from a faithful artifact (the params the
+        artifact can carry, SQL as rendered), or None when the target declares it unsupported."""
+        ...
+
+
+def sql_projection(clause: Clause, dialect: str = "duckdb") -> Clause:
+    """The default projection: the plan's params plus, for invariants and ranges, their ``sql``
+    in `dialect` (what a reader of SQL-carrying artifacts returns)."""
+    params = dict(clause.params)
+    if clause.expr is not None and clause.kind in ("invariant", "range"):
+        from tacit_gen.expr.sql import to_sql
+
+        with contextlib.suppress(ValueError):
+            params["sql"] = to_sql(clause.expr, dialect)
+    return replace(clause, params=tuple(sorted(params.items())))

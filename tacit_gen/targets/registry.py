@@ -1,50 +1,88 @@
-"""The target registry: one line per target; modules are imported only when used."""
+"""The target registry: the built-in targets, plus any package's `tacit_gen.targets` entry points.
+
+A target is found by name and imported only when used. An outside package adds one with an entry
+point naming an object that follows `tacit_gen.targets.base.Target`::
+
+    [project.entry-points."tacit_gen.targets"]
+    markdown = "tacit_markdown:TARGET"
+
+This module imports nothing of the generator (targets are imported by name, on demand), so every
+layer may ask it which targets exist, the contract loader included.
+"""
 
 from __future__ import annotations
 
 import importlib
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tacit_gen.targets.base import Target
 
-TARGETS: dict[str, str] = {
-    "dbt": "tacit_gen.targets.dbt",
-    "soda": "tacit_gen.targets.soda",
-    "gx": "tacit_gen.targets.gx",
-    "pandera": "tacit_gen.targets.pandera",
-    "ibis": "tacit_gen.targets.ibis",
+GROUP = "tacit_gen.targets"
+
+# name -> "module:attribute" of the Target object, in the order `--target all` renders them.
+BUILTIN: dict[str, str] = {
+    "dbt": "tacit_gen.targets.dbt:TARGET",
+    "soda": "tacit_gen.targets.soda:TARGET",
+    "gx": "tacit_gen.targets.gx:TARGET",
+    "pandera": "tacit_gen.targets.pandera:TARGET",
+    "ibis": "tacit_gen.targets.ibis:TARGET",
 }
-ENGINES: dict[str, str] = {
-    "dbt": "tacit_gen.targets.dbt.engine",
-    "soda": "tacit_gen.targets.soda.engine",
-    "gx": "tacit_gen.targets.gx.engine",
-    "pandera": "tacit_gen.targets.pandera.engine",
-    "ibis": "tacit_gen.targets.ibis.engine",
-}
+
+
+@lru_cache(maxsize=1)
+def _entry_points() -> dict[str, str]:
+    """Targets other packages declare in the entry-point group (built-in names win)."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, str] = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        if ep.name not in BUILTIN:
+            found.setdefault(ep.name, ep.value)
+    return found
+
+
+def _table() -> dict[str, str]:
+    return {**BUILTIN, **_entry_points()}
 
 
 def names() -> tuple[str, ...]:
-    return tuple(TARGETS)
+    """Every registered target: the built-in ones, then entry points by name."""
+    return tuple(_table())
 
 
 def get(name: str) -> Target:
-    """The target object registered under `name`."""
-    if name not in TARGETS:
-        raise KeyError(f"unknown target '{name}' (known: {', '.join(TARGETS)})")
-    module = importlib.import_module(TARGETS[name])
-    return module.TARGET  # type: ignore[no-any-return]
+    """The target registered under `name`.
+
+    Raises:
+        KeyError: for an unknown name (the message lists the known ones).
+    """
+    table = _table() if name not in BUILTIN else BUILTIN
+    if name not in table:
+        raise KeyError(f"unknown target '{name}' (known: {', '.join(_table())})")
+    return _load(table[name])
+
+
+@cache
+def _load(spec: str) -> Target:
+    module, _, attr = spec.partition(":")
+    obj = importlib.import_module(module)
+    for part in (attr or "TARGET").split("."):
+        obj = getattr(obj, part)
+    return obj  # type: ignore[return-value]
 
 
 def parse_targets(spec: str | None) -> tuple[str, ...]:
     """`dbt,soda` -> ('dbt', 'soda'); None or 'all' -> every target."""
     if not spec or spec == "all":
         return names()
+    known = names()
     out = []
     for part in spec.split(","):
         part = part.strip()
-        if part not in TARGETS:
-            raise KeyError(f"unknown target '{part}' (known: {', '.join(TARGETS)})")
+        if part not in known:
+            raise KeyError(f"unknown target '{part}' (known: {', '.join(known)})")
         if part not in out:
             out.append(part)
     return tuple(out)

@@ -13,6 +13,7 @@ from tacit_gen.contract import loader
 from tacit_gen.contract.jsonschema import contract_schema, schema_text, type_pattern
 from tacit_gen.contract.types import TypeSyntaxError, parse_type
 from tacit_gen.fmt import format_text
+from tacit_gen.targets import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "docs" / "contract.schema.json"
@@ -39,7 +40,11 @@ def test_schema_follows_the_loader_tables() -> None:
     assert list(schema["properties"]["time"]["properties"]) == list(loader.TIME_KEYS)
     field = schema["properties"]["fields"]["additionalProperties"]["oneOf"][0]
     assert list(field["properties"]) == list(loader.FIELD_KEYS)
-    assert list(schema["properties"]["targets"]["properties"]) == list(loader.TARGET_KEYS)
+    targets = schema["properties"]["targets"]["properties"]
+    assert list(targets) == list(registry.names())
+    for name, spec in targets.items():  # each target's keys, as its Target declares them
+        keys = [k.key for k in registry.get(name).contract_keys]
+        assert list(spec["properties"]) == [*keys, "enabled"]
     comp = schema["properties"]["evolution"]["properties"]["compatibility"]["enum"]
     assert comp == list(loader.COMPAT_MODES)
 

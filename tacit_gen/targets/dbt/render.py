@@ -18,13 +18,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+    flag,
+    sql_projection,
+)
 from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
 
 if TYPE_CHECKING:
@@ -39,6 +48,42 @@ MACROS_PATH = "dbt_macros/" + MACROS_FILE  # the default, under the output root
 LEGACY_MACROS_PATH = "dbt/macros/" + MACROS_FILE  # earlier releases: inside dbt/ (a model folder)
 NEWEST_FORM = (1, 10)
 ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
+TEST_STYLES = ("dbt_utils", "native")
+NOT_NULL_MODES = ("constraint", "test", "both")
+
+
+@dataclass(frozen=True)
+class DbtOptions:
+    """How the dbt properties are written: the `--dbt-*` flags, or `[dbt]` in tacit-gen.toml."""
+
+    adapter: str = field(default="duckdb", metadata=flag(
+        "--dbt-adapter", "The warehouse the model runs on (column data types, SQL dialect). "
+        "[settings: dbt.adapter; default: duckdb]", ADAPTERS))
+    tests: str = field(default="dbt_utils", metadata=flag(
+        "--dbt-tests", "dbt_utils generic tests, or self-contained ones in the generated macros "
+        "file. [settings: dbt.tests; default: dbt_utils]", TEST_STYLES))
+    not_null: str = field(default="constraint", metadata=flag(
+        "--dbt-not-null", "not_null as a model constraint (fails the build), a test (failure "
+        "counts), or both. [settings: dbt.not_null; default: constraint]", NOT_NULL_MODES))
+    version: str | None = field(default=None, metadata=flag(
+        "--dbt-version", "The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
+        "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the installed "
+        "dbt-core's, else the newest]"))
+    macros: str = field(default="dbt_macros", metadata=flag(
+        "--dbt-macros", "Folder of the generic-test macros (for macro-paths), relative to the "
+        "output root. [settings: dbt.macros; default: OUT/dbt_macros]"))
+
+    @property
+    def sql_dialect(self) -> str:
+        """The SQL dialect of the adapter (also the default of targets that take `--dialect`)."""
+        from tacit_gen.sql.dialects import ADAPTER_DIALECT
+
+        return ADAPTER_DIALECT.get(self.adapter, "duckdb")
+
+    def for_engine(self) -> DbtOptions:
+        """These options with the macros at the default place, where `verify`'s engine reads them."""
+        return replace(self, macros="dbt_macros")
+
 _DIALECT = {a: a for a in ADAPTERS}
 
 # Canonical type -> adapter data_type (enum is the string type; timestamps are tz-aware).
@@ -144,7 +189,7 @@ def version_form(version: str | None) -> tuple[int, int]:
 
 def macros_path(options: RenderOptions) -> str:
     """Where the macros file goes, relative to the output root."""
-    return f"{options.dbt_macros.rstrip('/')}/{MACROS_FILE}"
+    return f"{options.get(DbtOptions).macros.rstrip('/')}/{MACROS_FILE}"
 
 
 def jinja_safe(text: str) -> str:
@@ -305,9 +350,18 @@ class DbtTarget:
     """Renderer and reader of dbt model properties."""
 
     name = NAME
+    options = DbtOptions
+    contract_keys = (ContractKey("model", "dbt model name"),)
+    artifact_name_option = "model"
+    engine = "tacit_gen.targets.dbt.engine"
+    templates = True
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """The plan's clause, invariant SQL in the adapter's dialect (what the reader returns)."""
+        return sql_projection(clause, options.get(DbtOptions).sql_dialect)
 
     def read(self, path: Path, text: str) -> ReadResult:
         from tacit_gen.targets.dbt.read import read
@@ -317,16 +371,17 @@ class DbtTarget:
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
     ) -> RenderResult:
-        adapter = options.dbt_adapter
+        opts = options.get(DbtOptions)
+        adapter = opts.adapter
         if adapter not in ADAPTERS:
             raise ValueError(
                 f"unknown dbt adapter {adapter!r}: expected one of {', '.join(ADAPTERS)}"
             )
-        native = options.dbt_tests == "native"
-        if options.dbt_not_null not in ("constraint", "test", "both"):
-            raise ValueError(f"unknown dbt not_null mode {options.dbt_not_null!r}: "
+        native = opts.tests == "native"
+        if opts.not_null not in NOT_NULL_MODES:
+            raise ValueError(f"unknown dbt not_null mode {opts.not_null!r}: "
                              "expected constraint, test or both")
-        form = version_form(options.dbt_version)
+        form = version_form(opts.version)
         inline = form < (1, 10)
         tests_key = "tests" if form < (1, 8) else "data_tests"
         model = model_name(contract)
@@ -389,9 +444,9 @@ class DbtTarget:
                 enforced = True
                 model_clauses[cl.id] = jinja_safe(cl.text)
             elif k == "not_null":
-                if options.dbt_not_null in ("constraint", "both"):
+                if opts.not_null in ("constraint", "both"):
                     not_null.add(p["column"])
-                if options.dbt_not_null in ("test", "both"):
+                if opts.not_null in ("test", "both"):
                     col_test(p["column"], _test("not_null", cl, unique_name(cl.id), {}))
                 col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
             elif k == "unique":

@@ -23,7 +23,16 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen import sql
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.sql import ident
-from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.sql.dialects import DIALECTS
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+    sql_projection,
+)
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
@@ -693,6 +702,18 @@ class GxTarget:
     """Renderer and reader for GX 1.x expectation suites."""
 
     name = NAME
+    options = NoOptions
+    contract_keys = (
+        ContractKey("suite", "Great Expectations suite name"),
+        ContractKey("dialect", "SQL dialect of the target's queries and type names (default: the --dialect option, else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
+    )
+    artifact_name_option = "suite"
+    engine = "tacit_gen.targets.gx.engine"
+    templates = False
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
+        return sql_projection(clause, options.dialect_for(NAME, contract))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"gx/{contract.name}.json",)

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import parse_type
-from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+    sql_projection,
+)
 from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
@@ -158,6 +166,15 @@ class IbisTarget:
     """Renders and reads `ibis/<contract>.py`."""
 
     name = NAME
+    options = NoOptions
+    contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
+    artifact_name_option = "class_name"
+    engine = "tacit_gen.targets.ibis.engine"
+    templates = True
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
+        return sql_projection(clause, options.dialect_for(NAME, contract))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"{NAME}/{contract.name}.py",)

@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
-from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+    sql_projection,
+)
 from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
@@ -169,6 +177,15 @@ class PanderaTarget:
     """Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
 
     name = NAME
+    options = NoOptions
+    contract_keys: tuple[ContractKey, ...] = ()
+    artifact_name_option = None
+    engine = "tacit_gen.targets.pandera.engine"
+    templates = True
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
+        return sql_projection(clause, options.dialect_for(NAME, contract))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"{NAME}/{contract.name}.py",)

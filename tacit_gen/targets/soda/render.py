@@ -27,7 +27,15 @@ import yaml
 
 from tacit_gen import sql
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
+from tacit_gen.sql.dialects import DIALECTS
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+)
 from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
@@ -516,6 +524,14 @@ class SodaTarget:
     """Renders SodaCL and reads it back."""
 
     name = NAME
+    options = NoOptions
+    contract_keys = (
+        ContractKey("dataset", "Soda dataset name"),
+        ContractKey("dialect", "SQL dialect of the target's queries and type names (default: the --dialect option, else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
+    )
+    artifact_name_option = "dataset"
+    engine = "tacit_gen.targets.soda.engine"
+    templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (artifact_path(contract),)
@@ -547,13 +563,13 @@ class SodaTarget:
 
         return read(path, text)
 
-    def project(self, contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """What a faithful Soda artifact says about `clause`: the reader returns exactly this.
 
         None when the clause is unsupported. Column types are the dialect's (`soda_type`);
         invariants and the fail-query clauses are compared as SQL (`sql`).
         """
-        return project(contract, clause, dialect)
+        return project(contract, clause, options.dialect_for(NAME, contract))
 
 
 def _wrapped(text: str) -> bool:

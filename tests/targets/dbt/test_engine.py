@@ -16,7 +16,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt.render import TARGET, data_type
+from tacit_gen.targets.dbt.render import TARGET, DbtOptions, data_type
 
 pytestmark = pytest.mark.engine
 ROOT = Path(__file__).resolve().parents[3]
@@ -190,7 +190,7 @@ class Env:
         case = self.root / f"case{self.n}"
         contract = load(f"contracts/{name}.yaml")
         clauses = plan(contract)
-        for art in TARGET.render(contract, clauses, RenderOptions(dbt_tests=tests)).artifacts:
+        for art in TARGET.render(contract, clauses, RenderOptions(targets=(DbtOptions(tests=tests),))).artifacts:
             p = case / "artifacts" / art.path
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(art.content, encoding="utf-8")

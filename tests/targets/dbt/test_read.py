@@ -15,7 +15,7 @@ from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.dbt.read import read
-from tacit_gen.targets.dbt.render import TARGET
+from tacit_gen.targets.dbt.render import TARGET, DbtOptions
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACTS = sorted((ROOT / "contracts").glob("*.yaml"))
@@ -38,7 +38,7 @@ def _expected(cl: Clause, adapter: str) -> Clause:
 
 def _rendered(name: str = "ohlcv_1m", **opts: str) -> tuple[Any, str]:
     c = load(f"contracts/{name}.yaml")
-    return c, TARGET.render(c, plan(c), RenderOptions(**opts)).artifacts[0].content
+    return c, TARGET.render(c, plan(c), RenderOptions(targets=(DbtOptions(**opts),))).artifacts[0].content
 
 
 def _edit(text: str, fn) -> str:  # type: ignore[no-untyped-def]
@@ -62,7 +62,7 @@ def _by_id(text: str) -> tuple[dict[str, Clause], Any]:
 def test_round_trip_equals_plan(path: Path, adapter: str, tests: str) -> None:
     c = load(str(path.relative_to(ROOT)))
     clauses = plan(c)
-    art = TARGET.render(c, clauses, RenderOptions(dbt_adapter=adapter, dbt_tests=tests)).artifacts[
+    art = TARGET.render(c, clauses, RenderOptions(targets=(DbtOptions(adapter, tests),))).artifacts[
         0
     ]
     res = TARGET.read(Path(art.path), art.content)

@@ -16,7 +16,14 @@ from tacit_gen.contract.types import parse_type
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt.render import MACROS_PATH, TARGET, data_type, dbt_name, jinja_safe
+from tacit_gen.targets.dbt.render import (
+    MACROS_PATH,
+    TARGET,
+    DbtOptions,
+    data_type,
+    dbt_name,
+    jinja_safe,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "generated" / "dbt"  # the committed render is the golden file
@@ -26,7 +33,7 @@ UPDATE = os.environ.get("TACIT_UPDATE_GOLDEN") == "1"
 
 def _render(path: Path, **opts: str):
     c = load(str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path))
-    return c, TARGET.render(c, plan(c), RenderOptions(**opts))
+    return c, TARGET.render(c, plan(c), RenderOptions(targets=(DbtOptions(**opts),)))
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +116,7 @@ def test_properties_structure() -> None:
     ],
 )
 def test_adapter_types(adapter: str, expected: list[str]) -> None:
-    _, result = _render(ROOT / "contracts" / "plant_sensor_reading.yaml", dbt_adapter=adapter)
+    _, result = _render(ROOT / "contracts" / "plant_sensor_reading.yaml", adapter=adapter)
     cols = {
         c["name"]: c for c in yaml.safe_load(result.artifacts[0].content)["models"][0]["columns"]
     }
@@ -123,7 +130,7 @@ def test_bigquery_wide_decimal_is_bignumeric() -> None:
 
 
 def test_native_mode_has_no_dbt_utils() -> None:
-    _, result = _render(ROOT / "contracts" / "ohlcv_1m.yaml", dbt_tests="native")
+    _, result = _render(ROOT / "contracts" / "ohlcv_1m.yaml", tests="native")
     text = result.artifacts[0].content
     assert "dbt_utils" not in text
     assert "tacit_expression_is_true" in text and "tacit_unique_combination_of_columns" in text
@@ -255,6 +262,6 @@ def test_generic_tests_resolve_to_the_standin_and_macros(parsed) -> None:
 
 
 def test_render_options_are_frozen() -> None:
-    opts = RenderOptions()
+    opts = DbtOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        opts.dbt_adapter = "postgres"  # type: ignore[misc]
+        opts.adapter = "postgres"  # type: ignore[misc]
