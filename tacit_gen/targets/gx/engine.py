@@ -319,3 +319,11 @@ def _verdict(cid: str, rs: list[tuple[bool, int | None, str | None, bool]]) -> V
     if errors:
         return Verdict(cid, "error", None, "; ".join(r[2] or "error" for r in errors))
     return Verdict(cid, "pass", 0, "")
+
+
+def register_duckdb_dialect() -> str:
+    """Register the ``duckdb+tacitgx`` SQLAlchemy dialect (idempotent); returns its URL scheme.
+
+    The public face of this engine's DuckDB workaround: `tacit_gen.gx.duckdb_datasource`."""
+    _register_dialect()
+    return DIALECT_URL

@@ -213,14 +213,24 @@ def _identity(cfg: dict[str, Any]) -> str | None:
     return str(ident) if isinstance(ident, str | Num) else None
 
 
+def _name_text(name: str, cid: str | None) -> str:
+    """The contract text of a check name ``<clause id>: <text>`` (older files: the text alone)."""
+    if cid:
+        base = cid.split(" (")[0]
+        for prefix in (f"{cid}: ", f"{base}: "):
+            if name.startswith(prefix):
+                return name[len(prefix):]
+    return name
+
+
 def read_check(line: str, cfg: Any) -> CheckRead:
     """What one SodaCL check (`line`, its nested configuration) states about the contract."""
     r = _Reader()
     line = str(line).strip()
     cfg = _unescape(cfg) if isinstance(cfg, dict) else {}
     name = cfg.get("name")
-    text = str(name) if isinstance(name, str) else line
     identity = _identity(cfg)
+    text = _name_text(str(name), identity) if isinstance(name, str) else line
     if line == "schema":
         _schema(r, cfg)
         return r.out
@@ -439,7 +449,10 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
         c = " ".join(cond.split())
         m = re.match(r"^NOT\s*(\(.*\))$", c, re.I | re.S)
         sql = strip_parens(m.group(1)) if m and _balanced_group(m.group(1)) else f"NOT ({c})"
-        cid = "invariant:" + (name if name is not None else c)
+        if name is not None and name.startswith("invariant:"):
+            cid = name  # the name is the clause id
+        else:  # older files: the name is the invariant's text
+            cid = "invariant:" + (name if name is not None else c)
         r.add(cid, "invariant", (), cid.removeprefix("invariant:"), sql=normalize_sql(sql))
         r.count_threshold(cid, None, None, cfg, default_zero=True)
         return
@@ -454,7 +467,8 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
             return
         cid = mark
         kind = cid.split(":")[0]
-        r.add(cid, kind, (), name if name is not None else "failed rows", sql=normalize_sql(query))
+        text = _name_text(name, cid) if name is not None else "failed rows"
+        r.add(cid, kind, (), text, sql=normalize_sql(query))
         r.count_threshold(cid, None, None, cfg, default_zero=True)
         return
     r.finding(UNKNOWN_CHECK, None, "failed rows check without fail condition or fail query")

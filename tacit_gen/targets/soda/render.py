@@ -105,6 +105,15 @@ def jinja_escape(text: str) -> str:
     return _JINJA_OPEN.sub(lambda m: "${'" + m.group(0) + "'}", text)
 
 
+def check_name(clause: Clause, part: str = "") -> str:
+    """A check's `name:`: ``<clause id>: <verbatim contract text>`` with whitespace normalised,
+    so two checks from one contract line (``key: [order_id]`` gives not-null and unique) read
+    apart. An invariant's id already is its text: the name is the id."""
+    if clause.kind == "invariant":
+        return jinja_escape(clause.id)
+    return jinja_escape(f"{clause.id}{part}: {' '.join(clause.text.split())}")
+
+
 def jinja_unescape(text: str) -> str:
     return re.sub(r"\$\{'(\$\{|\{%|\{#)'\}", lambda m: m.group(1), text)
 
@@ -341,7 +350,7 @@ def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any
     lo_inc, hi_inc = clause.param("min_inclusive", True), clause.param("max_inclusive", True)
     inclusive = (lo is None or lo_inc) and (hi is None or hi_inc)
     if inclusive:
-        cfg: dict[str, Any] = {"name": jinja_escape(clause.text), "identity": clause.id}
+        cfg: dict[str, Any] = {"name": check_name(clause), "identity": clause.id}
         if lo is not None:
             cfg["valid min"] = Num(lo)
         if hi is not None:
@@ -353,7 +362,7 @@ def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any
         out.append(
             {
                 f"min({ident(col, dialect)}) {op} {lo}": {
-                    "name": jinja_escape(clause.text),
+                    "name": check_name(clause, " (min)"),
                     "identity": clause.id + " (min)",
                 }
             }
@@ -363,7 +372,7 @@ def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any
         out.append(
             {
                 f"max({ident(col, dialect)}) {op} {hi}": {
-                    "name": jinja_escape(clause.text),
+                    "name": check_name(clause, " (max)"),
                     "identity": clause.id + " (max)",
                 }
             }
@@ -441,7 +450,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             checks.append(
                 {
                     f"{UNKNOWN_COLUMNS_METRIC} = 0": {
-                        "name": jinja_escape(c.text),
+                        "name": check_name(c),
                         "identity": c.id,
                         f"{UNKNOWN_COLUMNS_METRIC} query": Block(
                             jinja_escape(unknown_columns_sql(ds, tuple(c.param("columns")), dialect))
@@ -453,7 +462,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             checks.append(
                 {
                     f"missing_count({ident(c.param('column'), dialect)}) = 0": {
-                        "name": jinja_escape(c.text),
+                        "name": check_name(c),
                         "identity": c.id,
                     }
                 }
@@ -461,14 +470,14 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
         elif k == "unique":
             args = ", ".join(ident(x, dialect) for x in c.param("columns"))
             checks.append(
-                {f"duplicate_count({args}) = 0": {"name": jinja_escape(c.text), "identity": c.id}}
+                {f"duplicate_count({args}) = 0": {"name": check_name(c), "identity": c.id}}
             )
         elif k in ("accepted_values", "fixed_value"):
             values = c.param("values") if k == "accepted_values" else (c.param("value"),)
             checks.append(
                 {
                     f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
-                        "name": jinja_escape(c.text),
+                        "name": check_name(c),
                         "identity": c.id,
                         "valid values": [_valid_value(v, dialect) for v in values],
                     }
@@ -484,7 +493,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             checks.append(
                 {
                     "failed rows": {
-                        "name": jinja_escape(c.id.removeprefix("invariant:")),
+                        "name": check_name(c),
                         "fail condition": jinja_escape(f"NOT ({strip_parens(text)})"),
                     }
                 }
@@ -492,7 +501,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
         elif k == "freshness":
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
-            checks.append({line: {"name": jinja_escape(c.text), "identity": c.id}})
+            checks.append({line: {"name": check_name(c), "identity": c.id}})
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
@@ -506,7 +515,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             checks.append(
                 {
                     "failed rows": {
-                        "name": jinja_escape(c.text),
+                        "name": check_name(c),
                         "fail query": _fail_query(c.id, text),
                     }
                 }
@@ -542,10 +551,17 @@ class SodaTarget:
         dialect = options.dialect_for(NAME, contract)
         checks, unsupported = build(contract, clauses, dialect)
         head = comment_header(contract)
-        head += (
-            f"# Soda v3 (SodaCL). Pin freshness with a scan variable: soda scan -d <data source> "
-            f"-v {NOW_VARIABLE}=<ISO-8601 UTC instant> {artifact_path(contract)}\n"
-        )
+        if any(c.kind == "freshness" for c in clauses):
+            head += (
+                "# Soda v3 (SodaCL). Run: soda scan -d <data source> -c <configuration.yml> "
+                f"-v {NOW_VARIABLE}=<ISO-8601 UTC instant> {artifact_path(contract)} "
+                f"({NOW_VARIABLE} pins the clock of the freshness check)\n"
+            )
+        else:
+            head += (
+                "# Soda v3 (SodaCL). Run: soda scan -d <data source> -c <configuration.yml> "
+                f"{artifact_path(contract)}\n"
+            )
         if dialect != "duckdb":
             head += f"# SQL dialect: {dialect} (queries and column types are {dialect}'s)\n"
         if unsupported:
@@ -612,7 +628,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     p = clause.param
     params: dict[str, Any]
     cols: tuple[str, ...] = ()
-    text = clause.text
+    text = " ".join(clause.text.split())  # check names carry the text whitespace-normalised
     if k == "column":
         params = {"column": p("column"), "soda_type": soda_type(p("type"), dialect)}
         cols, text = (p("column"),), ""

@@ -42,7 +42,7 @@ def test_deleted_check(fct: tuple[str, dict]) -> None:
     text, _ = fct
     block = (
         "  - missing_count(source_id) = 0:\n"
-        "      name: 'source_id:  {type: string, nullable: false}'\n"
+        "      name: 'not_null:source_id: source_id: {type: string, nullable: false}'\n"
         "      identity: not_null:source_id\n"
     )
     got = read(P, _edit(text, block, ""))
@@ -64,7 +64,7 @@ def test_changed_bound_written_as_min_max_by_hand(fct: tuple[str, dict]) -> None
     text, _ = fct
     old = (
         "  - invalid_count(value_degc) = 0:\n"
-        "      name: -40 <= value_degc <= 150\n"
+        "      name: 'range:value_degc: -40 <= value_degc <= 150'\n"
         "      identity: range:value_degc\n"
         "      valid min: -40\n"
         "      valid max: 150\n"
@@ -89,8 +89,8 @@ def test_warn_instead_of_fail(fct: tuple[str, dict]) -> None:
         P,
         _edit(
             text,
-            "      name: value_degc is null",
-            "      warn: when > 0\n      name: value_degc is null",
+            "      name: invariant:value_degc is null",
+            "      warn: when > 0\n      name: invariant:value_degc is null",
         ),
     )
     weakened = [f for f in got.findings if f.code == SEVERITY_WEAKENED]
