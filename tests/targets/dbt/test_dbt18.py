@@ -25,7 +25,7 @@ from tacit_gen.engines.load import load_data
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.dbt.engine import SOURCE_ALIAS, write_project
-from tacit_gen.targets.dbt.render import TARGET, ident, model_name
+from tacit_gen.targets.dbt.render import TARGET, DbtOptions, ident, model_name
 from tests.conftest import BUNDLED, ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -63,7 +63,7 @@ def test_bundled_contracts_build_with_dbt_18(tmp_path: Path) -> None:
     project, db = tmp_path / "project", tmp_path / "data.duckdb"
     write_project(project, db)
     expected: dict[str, str] = {}  # test name -> clause id
-    options = RenderOptions(dbt_version="1.8")
+    options = RenderOptions(targets=(DbtOptions(version="1.8"),))
     for path in BUNDLED:
         c = load(path)
         clauses = plan(c)
