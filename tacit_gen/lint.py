@@ -11,8 +11,7 @@ from tacit_gen.expr import nodes as n
 from tacit_gen.expr.parser import ExprSyntaxError, parse
 
 if TYPE_CHECKING:
-    from tacit_gen.contract.loader import _Ctx
-    from tacit_gen.contract.yamlpos import YNode
+    from tacit_gen.diagnostics import Diagnostics
 
 RULES: dict[str, tuple[str, str]] = {
     # code: (severity, rationale)
@@ -67,8 +66,8 @@ def _pos(p: Pos) -> Pos:
     return p if p.line else Pos(1, 1)
 
 
-def check(contract: Contract, ctx: _Ctx) -> None:
-    """Add every lint finding of a loaded contract to the context."""
+def check(contract: Contract, ctx: Diagnostics) -> None:
+    """Add every lint finding of a loaded contract to the collector."""
 
     def add(code: str, pos: Pos, message: str, word: str) -> None:
         sev = RULES[code][0]
@@ -150,7 +149,7 @@ def check(contract: Contract, ctx: _Ctx) -> None:
                 break
 
 
-def _field_adder(ctx: _Ctx, f: Field) -> Any:
+def _field_adder(ctx: Diagnostics, f: Field) -> Any:
     """`add` for findings about one field: a rule the field waives (``lint: {allow: [...],
     reason: ...}``) becomes a note that carries the reason, so it stays visible."""
 
@@ -165,32 +164,13 @@ def _field_adder(ctx: _Ctx, f: Field) -> Any:
 
 def _check_settings(contract: Contract, add: Any) -> None:
     """Common Mistakes of seed 001 that a contract can show: disabled targets, NONE compatibility."""
-    from tacit_gen.contract import yamlpos
-
-    disabled = [t for t, opts in contract.targets if dict(opts).get("enabled") is False]
-    if not disabled and contract.evolution.compatibility != "NONE":
-        return  # nothing to point at: do not parse the file again
-    try:
-        root, _, _ = yamlpos.compose(contract.source)
-    except yamlpos.YamlSyntaxError:
-        return
-    if root is None or root.kind != "map":
-        return
-
-    def at(*keys: str) -> YNode | None:
-        node: YNode | None = root
-        for k in keys:
-            node = node.get(k) if node is not None and node.kind == "map" else None
-        return node
-
+    at = contract.positions.value
     for target, opts in contract.targets:
         if dict(opts).get("enabled") is False:
-            node = at("targets", target, "enabled")
-            pos = Pos(node.line, node.col) if node is not None else Pos(1, 1)
+            pos = at("targets", target, "enabled") or Pos(1, 1)
             add("TG216", pos, f"target '{target}' is disabled (enabled: false): its checks are not enforced", "enabled")
     if contract.evolution.compatibility == "NONE":
-        node = at("evolution", "compatibility")
-        pos = Pos(node.line, node.col) if node is not None else Pos(1, 1)
+        pos = at("evolution", "compatibility") or Pos(1, 1)
         add("TG217", pos, "compatibility NONE: breaking changes are never flagged", "NONE")
 
 

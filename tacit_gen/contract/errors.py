@@ -2,38 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tacit_gen.diagnostics import Diagnostic
 
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One finding about a contract file: ``path:line:col: severity: message [code]``."""
-
-    path: str
-    line: int
-    col: int
-    severity: str  # error, warning, note
-    code: str
-    message: str
-    word: str = ""
-
-    def render(self) -> str:
-        """One line for a terminal: path and message with unprintable characters escaped."""
-        from tacit_gen.textsafe import printable
-
-        return (f"{printable(self.path, None)}:{self.line}:{self.col}: {self.severity}: "
-                f"{printable(self.message)} [{self.code}]")
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "col": self.col,
-            "severity": self.severity,
-            "code": self.code,
-            "message": self.message,
-            "word": self.word,
-        }
+__all__ = ["CODES", "ContractError", "Diagnostic"]
 
 
 class ContractError(Exception):

@@ -27,11 +27,13 @@ from tacit_gen.contract.model import (
     Field,
     Invariant,
     Pos,
+    Positions,
     RevisionPolicy,
     TimeSpec,
 )
 from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
 from tacit_gen.contract.yamlpos import YNode
+from tacit_gen.diagnostics import Diagnostics
 
 TOP_KEYS = (
     "contract",
@@ -122,30 +124,33 @@ def parse_duration(text: str) -> tuple[Duration, str] | None:
 
 
 @dataclass
-class _Ctx:
-    path: str
+class _Ctx(Diagnostics):
+    """The loader's collector: the diagnostics, plus what loading one file needs."""
+
     file: str = ""  # the path as given, for the portable header path
-    diags: list[Diagnostic] = field(default_factory=list)
     protected: str = ""
     suggested: set[tuple[int, str]] = field(default_factory=set)  # (map start, key) did-you-mean
 
-    def add(self, node: YNode | Pos | None, severity: str, code: str, message: str, word: str = "",
-            col_offset: int = 0) -> None:
-        line, col = (node.line, node.col) if node is not None else (1, 1)
-        self.diags.append(Diagnostic(self.path, line, col + col_offset, severity, code, message, word))
-
-    def error(self, node: YNode | Pos | None, code: str, message: str, word: str = "",
-              col_offset: int = 0) -> None:
-        self.add(node, "error", code, message, word, col_offset)
-
-    def warn(self, node: YNode | Pos | None, code: str, message: str, word: str = "") -> None:
-        self.add(node, "warning", code, message, word)
-
-    def note(self, node: YNode | Pos | None, code: str, message: str, word: str = "") -> None:
-        self.add(node, "note", code, message, word)
-
     def text_of(self, node: YNode, start: YNode | None = None) -> str:
         return yamlpos.source_text(self.protected, node, start)
+
+
+def positions(root: YNode) -> Positions:
+    """The position of every key and list item of a composed file, by YAML path."""
+    out: list[tuple[tuple[str, ...], Pos, Pos]] = []
+    stack: list[tuple[tuple[str, ...], YNode]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if node.kind == "map":
+            items = [((*path, str(k.value)), k, v) for k, v in node.value]
+        elif node.kind == "seq":
+            items = [((*path, str(i)), v, v) for i, v in enumerate(node.value)]
+        else:
+            continue
+        for p, k, v in items:
+            out.append((p, _pos(k), _pos(v)))
+            stack.append((p, v))
+    return Positions(tuple(sorted(out, key=lambda e: (e[1].line, e[1].col, e[0]))))
 
 
 def _key_node(node: YNode | None, key: str) -> YNode | None:
@@ -682,7 +687,7 @@ def load_report(
         text: the file's text, if already read.
     """
     shown = display_path(path)
-    ctx = _Ctx(shown, os.fspath(path))
+    ctx = _Ctx(shown, file=os.fspath(path))
     try:
         if text is None:
             text = yamlpos.read_text(path)
@@ -706,19 +711,8 @@ def load_report(
     _check_keys(ctx, root, TOP_KEYS, "the contract")
     contract = _build(ctx, root, text)
     if any(d.severity == "error" for d in ctx.diags):
-        return None, _sorted(ctx.diags)
-    return contract, _sorted(ctx.diags)
-
-
-def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
-    order = {"error": 0, "warning": 1, "note": 2}
-    seen = set()
-    out = []
-    for d in sorted(diags, key=lambda d: (d.line, d.col, order.get(d.severity, 3), d.code, d.message)):
-        if d not in seen:
-            seen.add(d)
-            out.append(d)
-    return out
+        return None, ctx.sorted()
+    return contract, ctx.sorted()
 
 
 def load(path: str | os.PathLike[str], text: str | None = None) -> Contract:
@@ -932,6 +926,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         provenance_pos=_pos(prov_node) if prov_node is not None else Pos(0, 0),
         provenance_text=prov_text,
         version_pos=_pos(vnode) if vnode is not None else Pos(0, 0),
+        positions=positions(root),
     )
     # Semantic checks that need the whole model: units, invariants, lint rules.
     from tacit_gen import lint

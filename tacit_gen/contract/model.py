@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tacit_gen.contract.types import DataType
@@ -17,6 +18,38 @@ class Pos:
 
 
 NO_POS = Pos(0, 0)
+
+YamlPath = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Where each YAML path of a contract file is written: ``("fields", "price", "unit")`` -> the
+    position of its key (and of its value). List items are numbered (``("invariants", "0")``).
+
+    Built once by the loader, so lint, diff and errors never parse the source again.
+    """
+
+    entries: tuple[tuple[YamlPath, Pos, Pos], ...] = ()  # (path, key position, value position)
+
+    @cached_property
+    def _index(self) -> dict[YamlPath, tuple[Pos, Pos]]:
+        return {path: (k, v) for path, k, v in self.entries}
+
+    def key(self, *path: str) -> Pos | None:
+        """The position of the key ending `path` (of the item, for a list item)."""
+        found = self._index.get(path)
+        return found[0] if found else None
+
+    def value(self, *path: str) -> Pos | None:
+        """The position of the value at `path`."""
+        found = self._index.get(path)
+        return found[1] if found else None
+
+    def line(self, *path: str) -> int | None:
+        """The line of the key ending `path`, None when the file does not write it."""
+        found = self.key(*path)
+        return found.line if found else None
 
 
 @dataclass(frozen=True)
@@ -157,6 +190,7 @@ class Contract:
     provenance_pos: Pos = field(default=NO_POS, compare=False)
     provenance_text: str = field(default="", compare=False)
     version_pos: Pos = field(default=NO_POS, compare=False)
+    positions: Positions = field(default_factory=Positions, compare=False)
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable
 from decimal import Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tacit_gen.contract import units
 from tacit_gen.contract.model import Contract, Invariant
@@ -16,7 +16,7 @@ from tacit_gen.expr.check import DEFERRED, ColumnInfo, Problem, check
 from tacit_gen.expr.parser import ExprSyntaxError, parse
 
 if TYPE_CHECKING:
-    from tacit_gen.contract.loader import _Ctx
+    from tacit_gen.diagnostics import Diagnostics
 
 
 def column_infos(contract: Contract, broken: Iterable[str] = ()) -> dict[str, ColumnInfo]:
@@ -80,7 +80,7 @@ def resolve(
     return resolved, problems
 
 
-def check_expressions(contract: Contract, ctx: _Ctx, broken: Iterable[str] = ()) -> None:
+def check_expressions(contract: Contract, ctx: Diagnostics, broken: Iterable[str] = ()) -> None:
     """Report every problem of every invariant at its line and column."""
     broken = tuple(sorted(broken))
     for inv in contract.invariants:
@@ -171,8 +171,5 @@ def _children(x: n.Node) -> list[n.Node]:
     return out
 
 
-def _report(ctx: Any, inv: Invariant, p: Problem) -> None:
-    from tacit_gen.contract.errors import Diagnostic
-
-    col = inv.pos.col + max(0, p.offset - inv.prefix)
-    ctx.diags.append(Diagnostic(ctx.path, inv.pos.line, col, "error", p.code, p.message, p.word))
+def _report(ctx: Diagnostics, inv: Invariant, p: Problem) -> None:
+    ctx.error(inv.pos, p.code, p.message, p.word, col_offset=max(0, p.offset - inv.prefix))

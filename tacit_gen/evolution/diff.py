@@ -122,41 +122,16 @@ def unit_factor(old: str, new: str) -> str | None:
     return f"1 {old} = {float(mag):.10g} {new}"
 
 
-def source_line(contract: Contract, start: int, key: str) -> int:
-    """The line of `key:` inside the block (or flow mapping) that starts at line `start`."""
-    lines = contract.source.splitlines()
-    if not start or start > len(lines):
-        return start
-    pattern = re.compile(r"(?:^|[\s{,])" + re.escape(key) + r"\s*:")
-    first = lines[start - 1]
-    head = first.split(":", 1)[1] if ":" in first else ""
-    if pattern.search(head):
-        return start
-    indent = len(first) - len(first.lstrip())
-    for i in range(start, len(lines)):
-        text = lines[i]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        if len(text) - len(text.lstrip()) <= indent:
-            break
-        if pattern.search(text):
-            return i + 1
-    return start
-
-
 def top_line(contract: Contract, key: str) -> int | None:
     """The line of a top-level key, None when the file does not write it."""
-    pattern = re.compile(r"^" + re.escape(key) + r"\s*:")
-    for i, text in enumerate(contract.source.splitlines(), 1):
-        if pattern.match(text):
-            return i
-    return None
+    return contract.positions.line(key)
 
 
 def field_line(contract: Contract, f: Field, key: str | None = None) -> int:
+    """The line of a field (or of one of its keys, falling back to the field's line)."""
     if key is None or f.implied:
         return f.pos.line
-    return source_line(contract, f.pos.line, key)
+    return contract.positions.line("fields", f.name, key) or f.pos.line
 
 
 def _interval(lo: str | None, hi: str | None, lo_inc: bool, hi_inc: bool, col: str) -> str:
@@ -787,7 +762,7 @@ def _revision(d: _Diff) -> None:
     nla = d.b.revision_policy.pos.line if d.b.revision_policy else None
 
     def line(c: Contract, base: int | None, key: str) -> int | None:
-        return source_line(c, base, key) if base else None
+        return (c.positions.line("revision_policy", key) or base) if base else None
 
     def add(code: str, key: str, msg: str) -> None:
         d.add(code, f"revision_policy.{key}", msg, line(d.a, ola, key), line(d.b, nla, key))
@@ -830,8 +805,8 @@ def _evolution(d: _Diff) -> None:
     ta, tb = top_line(d.a, "evolution"), top_line(d.b, "evolution")
 
     def add(code: str, key: str, msg: str) -> None:
-        ol = source_line(d.a, ta, key) if ta else None
-        nl = source_line(d.b, tb, key) if tb else None
+        ol = (d.a.positions.line("evolution", key) or ta) if ta else None
+        nl = (d.b.positions.line("evolution", key) or tb) if tb else None
         d.add(code, f"evolution.{key}", msg, ol, nl)
 
     if ea.compatibility != eb.compatibility:
