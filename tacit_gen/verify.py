@@ -189,7 +189,9 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
     options = dataclasses.replace(options, targets=tuple(
         o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
     owned = keep is None
-    workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep
+    # Absolute: engines change their working directory (dbt runs in its project folder), so a
+    # relative --keep would otherwise nest the project inside itself.
+    workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     try:
         # What each target declares it cannot express (n/a is legitimate only there).
@@ -235,9 +237,10 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
             for t in targets:
                 got = {v.clause_id: v for v in runs[t].verdicts}
                 v = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
-                if reads_broken and v.status in ("n/a", "error"):
+                if reads_broken:  # documented: n/a everywhere; its column clause carries the verdict
                     cols = ", ".join(col for col in c.columns if col in broken)
-                    v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes")
+                    said = f" (the engine said {v.status})" if v.status not in ("n/a",) else ""
+                    v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes{said}")
                 verdicts[t] = v
             legit = unsupported if not reads_broken else {t: {c.id} for t in targets}
             rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))

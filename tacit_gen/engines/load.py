@@ -248,11 +248,22 @@ def _text_plan(v: str, t: DataType) -> _Plan:
     return p
 
 
+def _nested(duck_type: str) -> bool:
+    """A STRUCT, LIST, ARRAY, MAP or UNION type (DuckDB's spelling)."""
+    t = duck_type.upper()
+    return t.startswith(("STRUCT", "MAP", "UNION")) or t.endswith("]")
+
+
 def _typed_plan(v: str, src: str, t: DataType) -> _Plan:
-    """Converting a typed (Parquet) column: same family converts when exact, else it fails."""
+    """Converting a typed (Parquet) column: same family converts when exact, else it fails.
+
+    A column that fails is kept with its file type, so every engine sees the wrong type; a
+    nested one (struct, list, map) is kept as its text: engines and dbt's contract check flatten
+    or refuse nested types, and would report something else than the column's wrong type."""
     target = duckdb_type(t)
     fam, sfam = _family_of(t), _family_of_duck(src)
-    keep = (f"CAST({v} AS TIMESTAMP)", "TIMESTAMP") if sfam == "naive" else (v, src)
+    keep = ((f"CAST({v} AS TIMESTAMP)", "TIMESTAMP") if sfam == "naive"
+            else (f"CAST({v} AS VARCHAR)", "VARCHAR") if _nested(src) else (v, src))
     if sfam == "string":
         return _text_plan(v, t)
     if fam != sfam:
@@ -314,10 +325,11 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
         row = con.execute("SELECT " + ", ".join(f"count_if({plans[c].fail})" for c in counted)
                           + f" FROM {raw}").fetchone()
         counts.update({c: int(x or 0) for c, x in zip(counted, row or (), strict=True)})
-    for c, _stype in file_cols:
+    for c, stype in file_cols:
         v = ident(c)
         if c not in expected:
-            selects.append(f"{v} AS {v}")
+            # a nested extra column is kept as text: tools flatten structs (`col.a`) otherwise
+            selects.append(f"{f'CAST({v} AS VARCHAR)' if _nested(stype) else v} AS {v}")
             continue
         t = expected[c]
         plan = plans[c]
