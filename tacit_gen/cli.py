@@ -21,7 +21,8 @@ Exit codes:
   1  findings: lint errors, stale or drifted artifacts, violations (engines agree),
      a version bump too small, an incompatible change
   2  usage error, or a contract that does not load
-  3  verify: the engines disagree on a clause (please report it)"""
+  3  verify: the engines disagree on a clause (please report it)
+  4  verify: an engine could not run (named, with why; no verdict from it)"""
 
 
 def _echo_json(data: Any) -> None:
@@ -409,7 +410,8 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
-    agree, 3 when engines disagree on a clause.
+    agree, 3 when engines disagree on a clause, 4 when an engine could not run at all (an import
+    that fails, a crash): it is named with the reason and gives no verdict; the others' stand.
     """
     from tacit_gen.targets import registry
     from tacit_gen.verify import parse_now, run_verify

@@ -60,16 +60,20 @@ class VerifyReport:
     load: dict[str, Any] = field(default_factory=dict)
     now: datetime | None = None
 
+    failed: dict[str, str] = field(default_factory=dict)  # engines that could not run, and why
+
     @property
     def exit_code(self) -> int:
         if any(r.disagreement for r in self.rows):
             return 3
+        if self.failed:
+            return 4
         if any(r.failed for r in self.rows):
             return 1
         return 0
 
     def as_json(self) -> dict[str, Any]:
-        verdict = {0: "pass", 1: "violations", 3: "disagreement"}[self.exit_code]
+        verdict = {0: "pass", 1: "violations", 3: "disagreement", 4: "incomplete"}[self.exit_code]
         return {
             "contract": self.contract.name,
             "version": self.contract.version,
@@ -77,6 +81,7 @@ class VerifyReport:
             "verdict": verdict,
             "exit_code": self.exit_code,
             "targets": list(self.targets),
+            "engines_failed": dict(self.failed),
             "load": self.load,
             "notes": {"load": self.load_notes, **self.engine_notes},
             "clauses": [
@@ -109,7 +114,7 @@ class VerifyReport:
         for r in self.rows:
             cid = r.clause.id if len(r.clause.id) <= 46 else r.clause.id[:45] + "…"
             mark = " <- disagree" if r.disagreement else ""
-            rows.append([cid, *(cell(r.verdicts[t]) for t in self.targets), mark])
+            rows.append([cid, *(cell(r.verdicts[t]) if t in r.verdicts else "-" for t in self.targets), mark])
         widths = [max(len(h), *(len(x[i]) for x in rows)) if rows else len(h) for i, h in enumerate(headers)]
         lines = [
             f"verify {self.contract.name} {self.contract.version}"
@@ -131,13 +136,18 @@ class VerifyReport:
         for t, notes in self.engine_notes.items():
             for note in notes:
                 details.append(f"  {t}: {note}")
+        for t, why in self.failed.items():
+            details.append(f"ENGINE {t} could not run: {why}; it gives no verdict (shown as -)")
         if details:
             lines.append("")
             lines.extend(details)
         code = self.exit_code
         fails = sum(r.failed for r in self.rows)
+        ran = len(self.targets) - len(self.failed)
         summary = {
             0: f"all {len(self.targets)} engine(s) pass all {len(self.rows)} clauses",
+            4: f"{len(self.failed)} engine(s) could not run ({', '.join(self.failed)}): no verdict from "
+               f"them; the other {ran} " + (f"agree: {fails} clause(s) violated" if fails else "agree: all pass"),
             1: f"{fails} clause(s) violated; all engines agree",
             3: f"engines DISAGREE on {sum(bool(r.disagreement) for r in self.rows)} clause(s): "
                "this is a tacit-gen bug, please report it with this output",
@@ -160,19 +170,73 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
     return "; ".join(problems) or None
 
 
-def run_engine(target: str, inp: VerifyInput) -> EngineRun:
-    """Run one engine; a crash becomes an `error` verdict on every clause (never a pass)."""
+def _engine_module(target: str) -> Any:
+    engine = registry.get(target).engine
+    if engine is None:
+        raise ValueError(f"target '{target}' has no engine")
+    return importlib.import_module(engine)
+
+
+def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
+    """In the engine's own process: import it, run it, send back its run or why it failed."""
     try:
-        engine = registry.get(target).engine
-        if engine is None:
-            raise ValueError(f"target '{target}' has no engine")
-        module = importlib.import_module(engine)
-        result: EngineRun = module.run(inp)
-        return result
-    except Exception as e:
-        tb = traceback.format_exc(limit=3)
-        detail = f"{type(e).__name__}: {e}".splitlines()[0][:300]
-        return EngineRun(target, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (tb,))
+        result: Any = _engine_module(target).run(inp)
+    except BaseException as e:
+        result = _failure(e)
+    try:
+        conn.send(result)
+    except Exception as e:  # a result that does not pickle
+        conn.send(_failure(e))
+    conn.close()
+
+
+def _failure(e: BaseException) -> str:
+    return (f"{type(e).__name__}: {e}".splitlines() or [type(e).__name__])[0][:500]
+
+
+def run_engine(target: str, inp: VerifyInput) -> EngineRun:
+    """Run one engine in a process of its own (forked, so nothing is imported twice here).
+
+    An engine that cannot run (its import fails, it raises, it crashes the interpreter, as a
+    native library does under a memory limit) returns `EngineRun.failure` and no verdict; the
+    other engines and this process go on. Where fork is unavailable, the engine runs in-process.
+    """
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        try:
+            result: EngineRun = _engine_module(target).run(inp)
+            return result
+        except Exception as e:
+            return EngineRun(target, (), (traceback.format_exc(limit=3),), failure=_failure(e))
+    ctx = multiprocessing.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_engine_child, args=(target, inp, sender), name=f"tacit-{target}")
+    proc.start()
+    sender.close()
+    got: Any = None
+    try:
+        got = receiver.recv()
+    except (EOFError, OSError):
+        pass  # the process died before it could answer
+    finally:
+        receiver.close()
+    proc.join()
+    if isinstance(got, EngineRun):
+        return got
+    if isinstance(got, str):
+        return EngineRun(target, (), failure=got)
+    code = proc.exitcode
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            why = f"the engine's process died of {signal.Signals(-code).name}"
+        except ValueError:
+            why = f"the engine's process died of signal {-code}"
+    else:
+        why = f"the engine's process exited with code {code} without a result"
+    return EngineRun(target, (), failure=why)
 
 
 def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
@@ -235,6 +299,8 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
             reads_broken = c.kind not in ("column", "no_unknown_columns") and any(
                 col in broken for col in c.columns)
             for t in targets:
+                if runs[t].failure is not None:
+                    continue  # no verdict: never a pass, never a disagreement
                 got = {v.clause_id: v for v in runs[t].verdicts}
                 v = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
                 if reads_broken:  # documented: n/a everywhere; its column clause carries the verdict
@@ -246,7 +312,8 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
             rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))
         return VerifyReport(contract, targets, rows, load_notes,
                             {t: list(run.notes) for t, run in runs.items() if run.notes},
-                            load_json, now)
+                            load_json, now,
+                            {t: run.failure for t, run in runs.items() if run.failure is not None})
     finally:
         if owned:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -31,6 +31,7 @@ class EngineRun:
     target: str
     verdicts: tuple[Verdict, ...]
     notes: tuple[str, ...] = ()
+    failure: str | None = None  # the engine could not run at all (import error, crash): no verdict
 
 
 @dataclass(frozen=True)
