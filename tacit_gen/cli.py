@@ -205,6 +205,17 @@ class _WithTargetFlags(click.Command):
         return super().get_params(ctx)
 
 
+def _echo_unsupported(unsupported: list[Any]) -> None:
+    """One warning per target and reason (a wire schema declares most clauses unsupported)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for u in unsupported:
+        ids = groups.setdefault((u.target, u.reason), [])
+        if u.clause_id not in ids:
+            ids.append(u.clause_id)
+    for (target, reason), ids in groups.items():
+        click.echo(f"warning: {target} cannot express {', '.join(ids)}: {reason}", err=True)
+
+
 class _Project:
     """Settings merged with the flags (a flag wins): what render, check and verify run with."""
 
@@ -219,6 +230,7 @@ class _Project:
         self.targets = _targets(target_spec) if target_spec else (s.targets or _targets(None))
         self.options = RenderOptions(
             templates_dir=templates or (s.path(s.templates) if s.templates else None),
+            out_dir=self.out,
             dialect=dialect,
             targets=self._target_options(flags or {}),
         )
@@ -305,8 +317,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
         click.echo(d.render(), err=True)
     if run.errors:
         sys.exit(2)
-    for u in run.unsupported:
-        click.echo(f"warning: {u.target} cannot express {u.clause_id}: {u.reason}", err=True)
+    _echo_unsupported(run.unsupported)
     if "dbt" in targets:
         from tacit_gen.dbt_project import dbt_utils_warning
 

@@ -171,7 +171,9 @@ def _check_settings(contract: Contract, add: Any) -> None:
             add("TG216", pos, f"target '{target}' is disabled (enabled: false): its checks are not enforced", "enabled")
     if contract.evolution.compatibility == "NONE":
         pos = at("evolution", "compatibility") or Pos(1, 1)
-        add("TG217", pos, "compatibility NONE: breaking changes are never flagged", "NONE")
+        add("TG217", pos, "compatibility NONE: breaking changes are never flagged; seed 001's Common "
+            "Mistakes: 'a registry left in NONE compatibility because someone once needed to push a "
+            "breaking change'", "NONE")
 
 
 def rules_doc() -> str:

@@ -22,6 +22,7 @@ from tacit_gen.contract.types import SIMPLE, TIMESTAMP_UNITS
 
 SCHEMA_ID = "https://github.com/tacit-gen/tacit-gen/blob/main/docs/contract.schema.json"
 IDENT_PATTERN = f"^{loader.IDENT.pattern}$"
+DOTTED_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 SEMVER_PATTERN = loader.SEMVER.pattern
 X_KEY = "^x-"
 
@@ -122,7 +123,8 @@ def _targets() -> dict[str, Any]:
         for spec in registry.get(target).contract_keys:
             tprops[spec.key] = ({"enum": list(spec.choices), "description": spec.description}
                                 if spec.kind == "choice" else
-                                _str(spec.description, pattern=IDENT_PATTERN))
+                                _str(spec.description, pattern={"dotted": DOTTED_PATTERN,
+                                                                "text": r"^\S+$"}.get(spec.kind, IDENT_PATTERN)))
         tprops["enabled"] = {"type": "boolean", "default": True, "description": "render this target"}
         props[target] = _obj(tprops, tuple(tprops), f"options of the {target} target")
     out = _obj(props, registry.names(), "per-target options")

@@ -623,6 +623,15 @@ def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, A
                 if problem is not None:
                     ctx.error(ov, "TG115", problem, str(val))
                     continue
+            if kind in ("dotted", "text"):
+                what = f"'targets.{name}.{ok.value}'"
+                problem = (f"{what} must be text, found {_kind_name(ov)}" if not isinstance(val, str) else
+                           names.name_problem(val, what, names.RELATION) if kind == "dotted" else
+                           None if val and not any(ch.isspace() for ch in val) else
+                           f"{what} {val!r} is empty or has white space")
+                if problem is not None:
+                    ctx.error(ov, "TG115", problem, str(val))
+                    continue
             if str(ok.value) == "dialect":
                 from tacit_gen.sql.dialects import DIALECTS
 

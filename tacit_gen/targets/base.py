@@ -52,14 +52,15 @@ class ContractKey:
         key: the key (`model`, `dataset`...).
         description: one line, shown in the contract's JSON Schema.
         kind: how the loader validates the value: ``name`` (an identifier, TG115), ``class``
-            (a Python class name that shadows nothing the generated module uses) or ``choice``
-            (one of `choices`).
+            (a Python class name that shadows nothing the generated module uses), ``choice``
+            (one of `choices`), ``dotted`` (identifiers joined by dots: a namespace or package)
+            or ``text`` (any text without white space: a URI prefix).
         choices: the allowed values of a ``choice`` key.
     """
 
     key: str
     description: str
-    kind: Literal["name", "class", "choice"] = "name"
+    kind: Literal["name", "class", "choice", "dotted", "text"] = "name"
     choices: tuple[str, ...] = ()
 
 
@@ -82,6 +83,9 @@ class RenderOptions:
     here gets its defaults."""
 
     templates_dir: str | None = None  # user override folder (one subfolder per target)
+    # The output root being rendered into (`--out`): a target that keeps state there (protobuf's
+    # field-number lock) reads it from this folder; None renders as if the folder were empty.
+    out_dir: str | None = None
     dialect: str | None = None  # --dialect: SQL of the targets that take one (None: see dialect_for)
     targets: tuple[Any, ...] = field(default=())  # per-target options objects, one per class
 

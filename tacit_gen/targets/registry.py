@@ -28,6 +28,9 @@ BUILTIN: dict[str, str] = {
     "gx": "tacit_gen.targets.gx:TARGET",
     "pandera": "tacit_gen.targets.pandera:TARGET",
     "ibis": "tacit_gen.targets.ibis:TARGET",
+    "avro": "tacit_gen.targets.avro:TARGET",
+    "protobuf": "tacit_gen.targets.protobuf:TARGET",
+    "jsonschema": "tacit_gen.targets.jsonschema:TARGET",
 }
 
 

@@ -1,0 +1,167 @@
+"""Avro target: one record schema (`avro/<contract>.avsc`) per contract.
+
+Mapping (docs/targets/avro.md has the table and what Avro cannot say):
+
+- the record is named after the contract (namespace from ``targets.avro.namespace``); fields in
+  contract order; each field's ``doc`` is its verbatim contract text; ``unit`` and ``dimension``
+  are field properties;
+- ``decimal(p,s)`` is ``bytes`` with ``logicalType: decimal``, precision and scale (never double);
+  ``timestamp_ms_utc`` is ``timestamp-millis``, ``timestamp_us_utc`` ``timestamp-micros``;
+  ``timestamp_s_utc`` is ``timestamp-millis`` (Avro has no seconds type; whole seconds are exact
+  in it) and ``timestamp_ns_utc`` is Avro 1.12's ``timestamp-nanos``; ``date`` is ``int`` with
+  ``logicalType: date``;
+- an enum is an Avro ``enum`` named ``<field>_enum`` (a value that is not an Avro symbol makes the
+  field a ``string`` and its accepted values unsupported);
+- a nullable field is ``["null", T]`` with ``"default": null``; a non-null field has no null branch;
+- a field's ``aliases`` become Avro ``aliases`` (and its enum type's aliases), so a reader
+  resolves data written under the old name.
+
+The tacit-gen header is the schema's ``tacit_gen`` property (Avro keeps unknown properties).
+This module imports neither fastavro nor avro.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.targets import wire
+from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.header import header_meta
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.contract.model import Contract, Field
+    from tacit_gen.contract.types import DataType
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "avro"
+FORMAT = "Avro"
+SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PRIMITIVE = {"string": "string", "bool": "boolean", "int32": "int", "int64": "long",
+              "float32": "float", "float64": "double"}
+_TIMESTAMP = {"s": "timestamp-millis", "ms": "timestamp-millis", "us": "timestamp-micros",
+              "ns": "timestamp-nanos"}
+# What a reader recovers for each contract timestamp type (seconds travel as milliseconds).
+CARRIED_TS = {"s": "ms", "ms": "ms", "us": "us", "ns": "ns"}
+
+
+def enum_name(field: str) -> str:
+    return f"{field}_enum"
+
+
+def enum_expressible(t: DataType) -> bool:
+    return t.kind == "enum" and all(SYMBOL.fullmatch(v) for v in t.values)
+
+
+def avro_type(f: Field) -> Any:
+    """The non-null Avro type of a field."""
+    t = f.type
+    if t.kind in _PRIMITIVE:
+        return _PRIMITIVE[t.kind]
+    if t.kind == "decimal":
+        return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+    if t.kind == "timestamp":
+        return {"type": "long", "logicalType": _TIMESTAMP[str(t.ts_unit)]}
+    if t.kind == "date":
+        return {"type": "int", "logicalType": "date"}
+    if t.kind == "enum":
+        if not enum_expressible(t):
+            return "string"
+        out: dict[str, Any] = {"type": "enum", "name": enum_name(f.name), "symbols": list(t.values)}
+        if f.aliases:
+            out["aliases"] = [enum_name(a) for a in f.aliases]
+        return out
+    raise ValueError(f"no Avro type for {t}")
+
+
+def field_schema(f: Field) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": f.name}
+    t = avro_type(f)
+    if f.nullable:
+        out["type"] = ["null", t]
+        out["default"] = None
+    else:
+        out["type"] = t
+    out["doc"] = wire.field_text(f)
+    if f.aliases:
+        out["aliases"] = list(f.aliases)
+    unit = wire.unit_of(f)
+    if unit is not None:
+        out["unit"] = unit
+    if f.dimension is not None:
+        out["dimension"] = f.dimension
+    return out
+
+
+def _also_unsupported(contract: Contract) -> dict[str, str]:
+    out = {}
+    for f in contract.fields:
+        if f.type.kind == "enum" and not enum_expressible(f.type):
+            out[f"accepted_values:{f.name}"] = (
+                "a value is not an Avro enum symbol ([A-Za-z_][A-Za-z0-9_]*): the field is a string")
+        if f.has_value:
+            out[f"fixed_value:{f.name}"] = "Avro has no constant: any value of the type is valid"
+    return out
+
+
+def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
+    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
+    head = header_meta(contract)
+    head["unsupported"] = [u.clause_id for u in unsupported]
+    doc: dict[str, Any] = {"tacit_gen": head, "type": "record", "name": contract.name}
+    namespace = contract.target_option(NAME, "namespace")
+    if namespace:
+        doc["namespace"] = str(namespace)
+    if contract.description:
+        doc["doc"] = contract.description
+    doc["fields"] = [field_schema(f) for f in contract.fields]
+    return doc, unsupported
+
+
+def dump(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+class AvroTarget:
+    """Renderer and reader for Avro record schemas (.avsc)."""
+
+    name = NAME
+    options = NoOptions
+    contract_keys = (ContractKey("namespace", "Avro namespace of the record (dotted names)", kind="dotted"),)
+    artifact_name_option: str | None = None
+    engine = "tacit_gen.targets.avro.engine"
+    templates = False
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"avro/{contract.name}.avsc",)
+
+    def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
+        doc, unsupported = schema_document(contract, clauses)
+        return RenderResult((Artifact(self.artifact_paths(contract)[0], dump(doc)),), tuple(unsupported))
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.targets.avro.read import read
+
+        return read(path, text)
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
+        """The clause as the reader recovers it from the .avsc, or None when Avro cannot say it."""
+        if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
+            return None
+        if clause.kind == "column":
+            m = re.fullmatch(r"timestamp_(s|ms|us|ns)_utc", str(clause.param("type")))
+            if m:
+                params = dict(clause.params)
+                params["type"] = f"timestamp_{CARRIED_TS[m.group(1)]}_utc"
+                return replace(clause, params=tuple(sorted(params.items())))
+        return clause
+
+
+TARGET = AvroTarget()
+
+__all__ = ["TARGET", "AvroTarget", "avro_type", "schema_document"]

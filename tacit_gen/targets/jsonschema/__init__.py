@@ -1,0 +1,5 @@
+"""The jsonschema target: `render` (contract -> JSON Schema 2020-12), `read`, `engine` (verify)."""
+
+from tacit_gen.targets.jsonschema.render import TARGET
+
+__all__ = ["TARGET"]

@@ -1,0 +1,112 @@
+"""jsonschema engine: every row of the data, as the JSON object a producer would send, validated
+with `jsonschema` (Draft202012Validator, format checks on) against the generated schema.
+
+Row -> JSON: decimals as their exact text (``format(d, "f")``), instants as RFC 3339 text with the
+offset the value carries (a naive timestamp has none, and fails the pattern), dates ``YYYY-MM-DD``;
+every column of the table is a key (NULL is ``null``). Each validation error is a verdict on the
+clause its keyword expresses (a NULL is judged by ``not_null`` only): ``required`` / ``type`` / ``pattern`` / ``format`` / bounds ->
+``column:<c>`` (a ``null`` against a type without null -> ``not_null:<c>``), ``enum`` ->
+``accepted_values:<c>``, ``const`` -> ``fixed_value:<c>``, ``additionalProperties`` ->
+``no_unknown_columns``. A property whose column is missing from the data fails ``column:<c>``
+whether or not it is required: the contract's columns are strict (seed 001), the schema only says
+that a producer may leave a nullable key out.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from tacit_gen.engines.base import EngineRun, VerifyInput
+from tacit_gen.engines.wire import Tally, error_run, read_table, verdicts
+
+NAME = "jsonschema"
+
+
+def json_value(v: Any) -> Any:
+    """A Python value from DuckDB as the JSON value a producer sends."""
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, datetime):
+        text = v.isoformat()
+        if v.microsecond:
+            head, _, rest = text.partition(".")
+            frac = rest[:6].rstrip("0")
+            text = f"{head}.{frac}{rest[6:]}"
+        return text.replace("+00:00", "Z") if v.tzinfo is not None else text
+    if isinstance(v, date):
+        return v.isoformat()
+    return v
+
+
+def clause_of(error: Any, prop_schemas: dict[str, Any]) -> tuple[str, str] | None:
+    """(clause id, reason) for one validation error."""
+    kw = error.validator
+    if kw == "additionalProperties":
+        return "no_unknown_columns", error.message
+    if kw == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else "?"
+        return f"column:{missing}", error.message
+    if not error.absolute_path:
+        return None
+    col = str(error.absolute_path[0])
+    if error.instance is None and kw in ("enum", "const"):
+        return None  # a NULL is not_null's business (SQL CHECK semantics: NULL passes the rest)
+    if kw == "enum":
+        return f"accepted_values:{col}", error.message
+    if kw == "const":
+        return f"fixed_value:{col}", error.message
+    if kw == "type" and error.instance is None:
+        return f"not_null:{col}", error.message
+    return f"column:{col}", error.message
+
+
+def carried_clauses(schema: dict[str, Any]) -> set[str]:
+    props = schema.get("properties") or {}
+    out = {f"column:{p}" for p in props}
+    required = set(schema.get("required") or [])
+    for p, s in props.items():
+        t = s.get("type")
+        if p in required and not (isinstance(t, list) and "null" in t):
+            out.add(f"not_null:{p}")
+        if "enum" in s:
+            out.add(f"accepted_values:{p}")
+        if "const" in s:
+            out.add(f"fixed_value:{p}")
+    if schema.get("additionalProperties") is False:
+        out.add("no_unknown_columns")
+    return out
+
+
+def run(inp: VerifyInput) -> EngineRun:
+    """Validate every row against `jsonschema/<contract>.schema.json`."""
+    import jsonschema
+
+    path = inp.artifact_dir / NAME / f"{inp.contract.name}.schema.json"
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except (OSError, ValueError, jsonschema.SchemaError) as e:
+        return error_run(NAME, inp.clauses, f"cannot load {path.name}: {str(e).splitlines()[0]}")
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    table = read_table(inp.database, inp.table)
+    props: dict[str, Any] = schema.get("properties") or {}
+    tally = Tally()
+    for p in props:
+        if p not in table.types:
+            tally.fail(f"column:{p}", f"the data has no column '{p}'", len(table.rows) or 1)
+    for row in table.rows:
+        obj = {k: json_value(v) for k, v in row.items()}
+        seen: set[str] = set()
+        for err in validator.iter_errors(obj):
+            found = clause_of(err, props)
+            if found is None or found[0] in seen:
+                continue
+            cid, reason = found
+            if cid.startswith("column:") and cid[len("column:"):] not in table.types:
+                continue  # already counted once per row above
+            seen.add(cid)
+            tally.fail(cid, reason)
+    return verdicts(NAME, inp.clauses, carried_clauses(schema), tally)

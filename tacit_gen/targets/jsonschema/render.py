@@ -1,0 +1,169 @@
+"""JSON Schema target (draft 2020-12): one schema per contract, `jsonschema/<contract>.schema.json`,
+for one record (one row as a JSON object).
+
+- ``$schema``, ``$id`` (``targets.jsonschema.id_prefix`` + the file name; default prefix
+  ``urn:tacit-gen:``), ``additionalProperties: false`` (an unknown field fails), ``required`` for
+  every non-null field; a nullable field's type includes ``"null"``.
+- Instants are strings with ``format: date-time`` plus a pattern that requires a UTC offset and at
+  most the declared fraction digits (s: none, ms: 3, us: 6, ns: 9); dates ``format: date``.
+- JSON has one number type: a ``decimal(p,s)`` travels as a string whose pattern states precision
+  and scale (at most p-s integer digits and s fraction digits); the ``$comment`` says so.
+- Enums are ``enum``; a fixed value is ``const``; int32/int64 are integers with their bounds.
+
+This module imports nothing from jsonschema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.targets import wire
+from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.header import header_meta
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.contract.model import Contract, Field
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "jsonschema"
+FORMAT = "JSON Schema"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+DEFAULT_ID_PREFIX = "urn:tacit-gen:"
+FRACTION = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+DECIMAL_COMMENT = ("JSON has one number type: decimal fields travel as strings; each pattern states "
+                   "the precision and scale (at most p-s integer digits, at most s fraction digits).")
+
+
+def decimal_pattern(precision: int, scale: int) -> str:
+    whole = precision - scale
+    head = "-?(0|[1-9][0-9]{0,%s})" % (whole - 1) if whole > 0 else "-?0"
+    tail = r"(\.[0-9]{1,%s})?" % scale if scale > 0 else ""  # noqa: UP031
+    return f"^{head}{tail}$"
+
+
+def timestamp_pattern(unit: str) -> str:
+    digits = FRACTION[unit]
+    frac = r"(\.[0-9]{1,%s})?" % digits if digits else ""  # noqa: UP031 (braces are regex)
+    return r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}" + frac + r"(Z|[+-][0-9]{2}:[0-9]{2})$"
+
+
+_DECIMAL_RE = re.compile(r"\^-\?(?:\(0\|\[1-9\]\[0-9\]\{0,(?P<w>\d+)\}\)|0)(?:\(\\\.\[0-9\]\{1,(?P<s>\d+)\}\)\?)?\$")
+
+
+def decimal_from_pattern(pattern: str) -> str | None:
+    """`decimal(p,s)` from a pattern decimal_pattern wrote, else None."""
+    m = _DECIMAL_RE.fullmatch(pattern)
+    if not m:
+        return None
+    whole = int(m.group("w")) + 1 if m.group("w") is not None else 0
+    scale = int(m.group("s") or 0)
+    return f"decimal({whole + scale},{scale})"
+
+
+def timestamp_from_pattern(pattern: str) -> str | None:
+    for unit in FRACTION:
+        if timestamp_pattern(unit) == pattern:
+            return f"timestamp_{unit}_utc"
+    return None
+
+
+def value_schema(f: Field) -> dict[str, Any]:
+    """The property schema of a non-null value of the field."""
+    t = f.type
+    if t.kind in ("string", "enum"):
+        out: dict[str, Any] = {"type": "string"}
+        if t.kind == "enum":
+            out["enum"] = list(t.values)
+        return out
+    if t.kind == "bool":
+        return {"type": "boolean"}
+    if t.kind in INT_BOUNDS:
+        lo, hi = INT_BOUNDS[t.kind]
+        return {"type": "integer", "minimum": lo, "maximum": hi}
+    if t.kind in ("float32", "float64"):
+        return {"type": "number", "x-tacit-type": t.kind}
+    if t.kind == "decimal":
+        return {"type": "string", "pattern": decimal_pattern(int(t.precision or 0), int(t.scale or 0))}
+    if t.kind == "timestamp":
+        return {"type": "string", "format": "date-time", "pattern": timestamp_pattern(str(t.ts_unit))}
+    if t.kind == "date":
+        return {"type": "string", "format": "date"}
+    raise ValueError(f"no JSON Schema type for {t}")
+
+
+def property_schema(f: Field) -> dict[str, Any]:
+    out = value_schema(f)
+    if f.nullable:
+        out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+    if f.has_value:
+        v = f.value
+        out["const"] = format(v, "f") if not isinstance(v, bool | int | str) else v
+    out["description"] = wire.field_text(f)
+    unit = wire.unit_of(f)
+    if unit is not None:
+        out["x-unit"] = unit
+    if f.dimension is not None:
+        out["x-dimension"] = f.dimension
+    return out
+
+
+def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
+    unsupported = wire.unsupported(NAME, FORMAT, clauses)
+    head = header_meta(contract)
+    head["unsupported"] = [u.clause_id for u in unsupported]
+    prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
+    doc: dict[str, Any] = {
+        "$schema": DRAFT,
+        "$id": prefix + f"{contract.name}.schema.json",
+        "$comment": f"Generated by tacit-gen from {contract.path}. Do not edit. " + DECIMAL_COMMENT,
+        "x-tacit-gen": head,
+        "title": contract.name,
+    }
+    if contract.description:
+        doc["description"] = contract.description
+    doc["type"] = "object"
+    doc["properties"] = {f.name: property_schema(f) for f in contract.fields}
+    doc["required"] = [f.name for f in contract.fields if not f.nullable]
+    doc["additionalProperties"] = False
+    return doc, unsupported
+
+
+class JsonSchemaTarget:
+    """Renderer and reader for JSON Schema (draft 2020-12) record schemas."""
+
+    name = NAME
+    options = NoOptions
+    contract_keys = (ContractKey("id_prefix", "prefix of the schema's $id, the file name is appended (default: urn:tacit-gen:)", kind="text"),)
+    artifact_name_option: str | None = None
+    engine = "tacit_gen.targets.jsonschema.engine"
+    templates = False
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"jsonschema/{contract.name}.schema.json",)
+
+    def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
+        doc, unsupported = schema_document(contract, clauses)
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return RenderResult((Artifact(self.artifact_paths(contract)[0], text),), tuple(unsupported))
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.targets.jsonschema.read import read
+
+        return read(path, text)
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
+        """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
+        return clause if clause.kind in wire.STRUCTURAL else None
+
+
+TARGET = JsonSchemaTarget()
+
+__all__ = ["TARGET", "JsonSchemaTarget", "schema_document"]

@@ -1,0 +1,201 @@
+"""protobuf engine: the generated .proto compiled by protoc (grpcio-tools) to a descriptor set, its
+message class built by protobuf's `message_factory`, and every row set on a message, serialized,
+parsed back and compared field by field.
+
+A value the field's type refuses (protobuf raises on a wrong Python type or an out-of-range
+integer; this engine also requires an aware datetime for a Timestamp and a Decimal within the
+declared precision and scale for a decimal string), or that comes back different, fails
+``column:<c>``. A NULL goes on the wire as an unset field, which only a field with presence
+(``optional``) can tell from a zero: a NULL in a field without ``optional`` fails ``not_null:<c>``.
+An enum text with no enum value fails ``accepted_values:<c>``; a column the message has no field
+for fails ``no_unknown_columns``.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+from tacit_gen.engines.base import EngineRun, VerifyInput
+from tacit_gen.engines.wire import Tally, error_run, read_table, verdicts
+
+NAME = "protobuf"
+_EPOCH_DAY = date(1970, 1, 1)
+
+
+class _Refused(Exception):
+    """The value cannot travel as the field's type."""
+
+
+def _decimal_ok(value: Decimal, declared: str) -> bool:
+    m = re.fullmatch(r"decimal\((\d+),(\d+)\)", declared)
+    if not m:
+        return True
+    p, s = int(m.group(1)), int(m.group(2))
+    _sign, digits, exp = value.as_tuple()
+    if not isinstance(exp, int):
+        return False
+    scale = max(0, -exp)
+    whole = len(digits) + exp if len(digits) + exp > 0 else 0
+    return scale <= s and whole <= p - s
+
+
+def encode(msg: Any, fd: Any, value: Any, declared: str) -> Any:
+    """Set `value` on field `fd` of `msg`; return what the field should read back as.
+
+    Raises:
+        _Refused: the value cannot travel as the field's type.
+    """
+    from google.protobuf.descriptor import FieldDescriptor as F
+
+    name = fd.name
+    if fd.type == F.TYPE_MESSAGE and fd.message_type.full_name == "google.protobuf.Timestamp":
+        if not isinstance(value, datetime) or value.tzinfo is None:
+            raise _Refused("a Timestamp needs an aware instant (a naive timestamp is not UTC)")
+        getattr(msg, name).FromDatetime(value)
+        return value.astimezone(UTC)
+    if fd.type == F.TYPE_ENUM:
+        raise _Refused("enum fields are set by the caller")
+    if fd.type == F.TYPE_STRING and declared.startswith("decimal("):
+        if not isinstance(value, Decimal) or not _decimal_ok(value, declared):
+            raise _Refused(f"{value!r} is not a {declared}")
+        setattr(msg, name, format(value, "f"))
+        return value
+    if fd.type == F.TYPE_INT32 and declared == "date":
+        if not isinstance(value, date) or isinstance(value, datetime):
+            raise _Refused(f"{type(value).__name__} is not a date")
+        setattr(msg, name, (value - _EPOCH_DAY).days)
+        return value
+    if fd.type in (F.TYPE_INT32, F.TYPE_INT64) and (isinstance(value, bool) or not isinstance(value, int)):
+        raise _Refused(f"{type(value).__name__} is not an integer")
+    if fd.type == F.TYPE_BOOL and not isinstance(value, bool):
+        raise _Refused(f"{type(value).__name__} is not a boolean")
+    if fd.type == F.TYPE_STRING and not isinstance(value, str):
+        raise _Refused(f"{type(value).__name__} is not text")
+    if fd.type in (F.TYPE_FLOAT, F.TYPE_DOUBLE) and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise _Refused(f"{type(value).__name__} is not a number")
+    try:
+        setattr(msg, name, value)
+    except (TypeError, ValueError) as e:
+        raise _Refused(str(e)) from None
+    if fd.type == F.TYPE_FLOAT:
+        return struct.unpack("f", struct.pack("f", float(value)))[0]
+    return value
+
+
+def decode(msg: Any, fd: Any, declared: str) -> Any:
+    from google.protobuf.descriptor import FieldDescriptor as F
+
+    name = fd.name
+    if fd.type == F.TYPE_MESSAGE:
+        return getattr(msg, name).ToDatetime(tzinfo=UTC) if msg.HasField(name) else None
+    raw = getattr(msg, name)
+    if fd.type == F.TYPE_STRING and declared.startswith("decimal("):
+        return Decimal(raw)
+    if fd.type == F.TYPE_INT32 and declared == "date":
+        from datetime import timedelta
+
+        return _EPOCH_DAY + timedelta(days=raw)
+    return raw
+
+
+def schema_of(fds: Any) -> tuple[Any, list[tuple[Any, bool, str]]]:
+    """(message proto, [(field proto, has optional, declared contract type)]) of the file."""
+    from tacit_gen.targets.protobuf.read import _comments, _marker
+
+    fp = fds.file[-1]
+    msg = fp.message_type[0]
+    comments = _comments(fp)
+    out = []
+    for i, f in enumerate(msg.field):
+        mark = _marker(comments.get((4, 0, 2, i), ""))
+        out.append((f, bool(f.proto3_optional), str(mark.get("type", ""))))
+    return fp, out
+
+
+def run(inp: VerifyInput) -> EngineRun:
+    """Encode and decode every row with `protobuf/<contract>.proto`."""
+    from tacit_gen.targets.protobuf.compile import ProtocError, compile_proto, message_class
+
+    path = inp.artifact_dir / NAME / f"{inp.contract.name}.proto"
+    try:
+        fds = compile_proto(path.read_text(encoding="utf-8"), path.name)
+        fp, fields = schema_of(fds)
+        full = (fp.package + "." if fp.package else "") + fp.message_type[0].name
+        cls = message_class(fds, full)
+    except (OSError, ProtocError, IndexError, KeyError) as e:
+        return error_run(NAME, inp.clauses, f"cannot compile {path.name}: {str(e).splitlines()[0]}")
+    desc = cls.DESCRIPTOR
+    table = read_table(inp.database, inp.table)
+    tally = Tally()
+    carried = {"no_unknown_columns"}
+    names = [f.name for f, _, _ in fields]
+    for f, optional, _ in fields:
+        carried.add(f"column:{f.name}")
+        if not optional:
+            carried.add(f"not_null:{f.name}")
+        if desc.fields_by_name[f.name].enum_type is not None:
+            carried.add(f"accepted_values:{f.name}")
+    extra = [c for c in table.columns if c not in names]
+    if extra:
+        tally.fail("no_unknown_columns", f"columns the message has no field for: {', '.join(extra)}",
+                   len(table.rows) or 1)
+    for name in names:
+        if name not in table.types:
+            tally.fail(f"column:{name}", f"the data has no column '{name}'", len(table.rows) or 1)
+    for row in table.rows:
+        msg = cls()
+        expect: dict[str, Any] = {}
+        for f, optional, declared in fields:
+            if f.name not in row:
+                continue
+            fd = desc.fields_by_name[f.name]
+            value = row[f.name]
+            if value is None:
+                if not optional:
+                    tally.fail(f"not_null:{f.name}", "NULL in a field without presence (optional): "
+                               "it would read back as the zero value")
+                else:
+                    expect[f.name] = None
+                continue
+            if fd.enum_type is not None:
+                if not isinstance(value, str):
+                    tally.fail(f"column:{f.name}", f"{type(value).__name__} is not an enum value")
+                    continue
+                number = _enum_number(fd.enum_type, f.name, value)
+                if number is None:
+                    tally.fail(f"accepted_values:{f.name}", f"'{value}' is not a value of {fd.enum_type.name}")
+                    continue
+                setattr(msg, f.name, number)
+                expect[f.name] = ("enum", number)
+                continue
+            try:
+                expect[f.name] = encode(msg, fd, value, declared)
+            except _Refused as e:
+                tally.fail(f"column:{f.name}", str(e))
+        back = cls.FromString(msg.SerializeToString())
+        for f, _, declared in fields:
+            if f.name not in expect:
+                continue
+            fd = desc.fields_by_name[f.name]
+            want = expect[f.name]
+            if want is None:
+                got_present = back.HasField(f.name)
+                if got_present:
+                    tally.fail(f"column:{f.name}", "a NULL came back as a value")
+                continue
+            got = ("enum", getattr(back, f.name)) if fd.enum_type is not None else decode(back, fd, declared)
+            if got != want:
+                tally.fail(f"column:{f.name}", f"{want!r} came back as {got!r}")
+    return verdicts(NAME, inp.clauses, carried, tally)
+
+
+def _enum_number(enum: Any, field: str, value: str) -> int | None:
+    """The number of the enum value standing for `value` (by name, ``FIELD_VALUE``), never 0."""
+    v = enum.values_by_name.get(f"{field.upper()}_{value.upper()}")
+    if v is None or v.number == 0:
+        return None
+    return int(v.number)

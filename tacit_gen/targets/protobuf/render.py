@@ -1,0 +1,188 @@
+"""Protobuf target (proto3): `protobuf/<contract>.proto`, one message per contract, and its
+field-number lock `protobuf/<contract>.lock.json` (see `lock.py`).
+
+Mapping (docs/targets/protobuf.md has the table and what protobuf cannot say):
+
+- message ``CamelCase(contract)`` in package ``targets.protobuf.package`` (default: the contract
+  name); fields in contract order, numbered by the lock;
+- ``optional`` (presence) on every nullable field and every measurement (a field with a unit), so
+  an absent reading and a reading of zero differ on the wire (seed 001); a field without
+  ``optional`` is required by the schema's runtime (`verify` refuses a NULL there), which proto3
+  itself cannot say;
+- instants are ``google.protobuf.Timestamp``; ``date`` is ``int32`` days since 1970-01-01;
+- an enum is a nested ``enum`` whose zero value is ``<FIELD>_UNSPECIFIED``, values numbered by the
+  lock (removed values reserved);
+- ``decimal(p,s)`` is a ``string`` holding the exact decimal text (``"12.3400"``), like
+  ``google.type.Decimal``: exact at any precision (``decimal(24,4)`` does not fit an int64 of
+  units), readable in every runtime; precision and scale are stated in the field's comment and
+  checked by `verify`;
+- each field's leading comment is its verbatim contract text, then a ``tacit: {...}`` line with
+  the contract type, unit and dimension (protobuf has no place for them), which the reader uses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.targets import wire
+from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.header import header_lines, one_line
+from tacit_gen.targets.protobuf.lock import read_lock, update
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.contract.model import Contract, Field
+    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.plan_types import Clause
+
+NAME = "protobuf"
+FORMAT = "Protobuf"
+VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SCALAR = {"string": "string", "bool": "bool", "int32": "int32", "int64": "int64",
+          "float32": "float", "float64": "double", "decimal": "string", "date": "int32"}
+TIMESTAMP = "google.protobuf.Timestamp"
+
+
+def message_name(contract: Contract) -> str:
+    return wire.camel(contract.name)
+
+
+def package(contract: Contract) -> str:
+    return str(contract.target_option(NAME, "package") or contract.name)
+
+
+def enum_value_name(field: str, value: str) -> str:
+    return f"{field.upper()}_{value.upper()}"
+
+
+def enum_expressible(f: Field) -> bool:
+    if f.type.kind != "enum":
+        return False
+    upper = [v.upper() for v in f.type.values]
+    return (all(VALUE.fullmatch(v) for v in f.type.values) and len(set(upper)) == len(upper)
+            and "UNSPECIFIED" not in upper)
+
+
+def has_presence(f: Field) -> bool:
+    """`optional`: nullable, or a measurement (absent must differ from zero)."""
+    return f.nullable or wire.is_measurement(f)
+
+
+def proto_type(f: Field) -> str:
+    if f.type.kind == "timestamp":
+        return TIMESTAMP
+    if f.type.kind == "enum":
+        return wire.camel(f.name) if enum_expressible(f) else "string"
+    return SCALAR[f.type.kind]
+
+
+def marker(f: Field) -> str:
+    data: dict[str, Any] = {"type": str(f.type)}
+    unit = wire.unit_of(f)
+    if unit is not None:
+        data["unit"] = unit
+    if f.dimension is not None:
+        data["dimension"] = f.dimension
+    if not f.nullable:
+        data["nullable"] = False
+    return "tacit: " + json.dumps(data, ensure_ascii=False)
+
+
+def _also_unsupported(contract: Contract) -> dict[str, str]:
+    out = {}
+    for f in contract.fields:
+        if f.type.kind == "enum" and not enum_expressible(f):
+            out[f"accepted_values:{f.name}"] = ("a value is not a protobuf enum value name (or two "
+                                                "differ only by case): the field is a string")
+        if f.has_value:
+            out[f"fixed_value:{f.name}"] = "protobuf has no constant: any value of the type is valid"
+        if not f.nullable and wire.is_measurement(f):
+            out[f"not_null:{f.name}"] = ("a measurement has presence (optional) so that absent differs "
+                                         "from zero; proto3 cannot also require it")
+    return out
+
+
+def _reserved_lines(reserved: list[tuple[int, str]], indent: str) -> list[str]:
+    if not reserved:
+        return []
+    nums = ", ".join(str(n) for n, _ in sorted(reserved))
+    names = ", ".join(json.dumps(name) for _, name in sorted(reserved))
+    return [f"{indent}reserved {nums};", f"{indent}reserved {names};"]
+
+
+def render_files(contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> tuple[str, str, list[Any]]:
+    """(.proto text, lock text, unsupported) for one contract."""
+    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
+    enum_fields = {f.name: f.type.values for f in contract.fields if enum_expressible(f)}
+    old = read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json")
+    lock = update(old, contract, enum_fields)
+    msg = message_name(contract)
+    lines = [f"// {line}" for line in header_lines(contract)]
+    lines.append(one_line(f"// Field numbers live in {contract.name}.lock.json beside this file: a number "
+                          "never moves, and a removed field's number and name stay reserved."))
+    lines.append("// Decimals travel as strings holding the exact decimal text; each field's "
+                 "'tacit:' comment states precision and scale.")
+    if unsupported:
+        lines.append(one_line("// Not expressible in protobuf (checked by the other targets): "
+                              + ", ".join(u.clause_id for u in unsupported)))
+    lines += ["", 'syntax = "proto3";', "", f"package {package(contract)};", ""]
+    if any(f.type.kind == "timestamp" for f in contract.fields):
+        lines += ['import "google/protobuf/timestamp.proto";', ""]
+    if contract.description:
+        lines.append(one_line(f"// {contract.description}"))
+    lines.append(f"message {msg} {{")
+    for f in contract.fields:
+        if f.name not in enum_fields:
+            continue
+        lines.append(f"  enum {wire.camel(f.name)} {{")
+        lines.append(f"    {f.name.upper()}_UNSPECIFIED = 0;")
+        for value, number in sorted(lock.enums[f.name].items(), key=lambda kv: kv[1]):
+            lines.append(f"    {enum_value_name(f.name, value)} = {number};  // {value}")
+        lines += _reserved_lines(lock.enum_reserved.get(f.name, []), "    ")
+        lines += ["  }", ""]
+    for f in contract.fields:
+        lines.append("  " + one_line(f"// {wire.field_text(f)}"))
+        lines.append(f"  // {marker(f)}")
+        opt = "optional " if has_presence(f) else ""
+        lines.append(f"  {opt}{proto_type(f)} {f.name} = {lock.fields[f.name]};")
+    lines += _reserved_lines(lock.reserved, "  ")
+    lines.append("}")
+    return "\n".join(lines) + "\n", lock.to_json(contract, msg), unsupported
+
+
+class ProtobufTarget:
+    """Renderer and reader for proto3 messages, with a committed field-number lock."""
+
+    name = NAME
+    options = NoOptions
+    contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
+    artifact_name_option: str | None = None
+    engine = "tacit_gen.targets.protobuf.engine"
+    templates = False
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (f"{NAME}/{contract.name}.proto", f"{NAME}/{contract.name}.lock.json")
+
+    def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
+        proto, lock, unsupported = render_files(contract, clauses, options)
+        a, b = self.artifact_paths(contract)
+        return RenderResult((Artifact(a, proto), Artifact(b, lock)), tuple(unsupported))
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        from tacit_gen.targets.protobuf.read import read
+
+        return read(path, text)
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
+        """The clause as the reader recovers it from the .proto, or None when protobuf cannot say it."""
+        if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
+            return None
+        return clause
+
+
+TARGET = ProtobufTarget()
+
+__all__ = ["TARGET", "ProtobufTarget", "render_files"]

@@ -1,0 +1,63 @@
+"""What the three wire-schema targets (avro, protobuf, jsonschema) share.
+
+A wire schema describes the structure of one record: which fields, of which type, which may be
+absent. It checks the structural clauses (`column:`, `no_unknown_columns`, `not_null:`,
+`accepted_values:`, and `fixed_value:` where the format has a constant); every other clause is
+declared unsupported at render time, so `explain --targets` and `render` show it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tacit_gen.targets.base import Unsupported
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract, Field
+    from tacit_gen.plan_types import Clause
+
+STRUCTURAL = ("column", "no_unknown_columns", "not_null", "accepted_values", "fixed_value")
+
+
+def unsupported_reason(fmt: str, clause: Clause) -> str:
+    """Why a clause has no form in a wire schema (one line)."""
+    return (f"{fmt} describes the structure of one record; clauses on values, rows or other data "
+            "are checked by the SQL and dataframe targets")
+
+
+def unsupported(target: str, fmt: str, clauses: tuple[Clause, ...],
+                also: dict[str, str] | None = None) -> list[Unsupported]:
+    """The non-structural clauses (plus `also`: clause id -> reason) as Unsupported, plan order."""
+    extra = also or {}
+    out = []
+    for c in clauses:
+        if c.id in extra:
+            out.append(Unsupported(target, c.id, extra[c.id]))
+        elif c.kind not in STRUCTURAL:
+            out.append(Unsupported(target, c.id, unsupported_reason(fmt, c)))
+    return out
+
+
+def field_text(f: Field) -> str:
+    """The field's verbatim contract text (an implied provenance column says so)."""
+    if f.text:
+        return f.text
+    return f"{f.name}: {f.type} (implied by provenance_required)"
+
+
+def unit_of(f: Field) -> str | None:
+    return "per series from catalog" if f.unit_from_catalog else f.unit
+
+
+def is_measurement(f: Field) -> bool:
+    """A field with a unit: seed 001's measurements, whose absence must differ from zero."""
+    return unit_of(f) is not None
+
+
+def camel(name: str) -> str:
+    """`fct_sensor_readings` -> `FctSensorReadings` (a message or type name)."""
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p) or "Record"
+
+
+def fields_by_name(contract: Contract) -> dict[str, Field]:
+    return {f.name: f for f in contract.fields}
