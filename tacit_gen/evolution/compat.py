@@ -26,10 +26,10 @@ from typing import Any
 
 from tacit_gen.contract.model import Contract, Field
 from tacit_gen.evolution.diff import (
-    _duration_seconds,
-    _rp,
-    _Side,
-    _tz,
+    duration_seconds,
+    revision_policy_or_default,
+    Side,
+    timezone_of,
     canonical_expr,
     field_line,
     range_cmp,
@@ -157,7 +157,7 @@ def _ln(line: int | None) -> str:
 # ------------------------------------------------------------------------------ the check
 class _Check:
     def __init__(self, reader: Contract, writer: Contract, direction: str) -> None:
-        self.r, self.w = _Side.of(reader), _Side.of(writer)
+        self.r, self.w = Side.of(reader), Side.of(writer)
         self.direction = direction
         self.out: list[Incompatibility] = []
         self.r2w: dict[str, str] = {}
@@ -257,9 +257,9 @@ class _Check:
                      dict(tw.lines).get("column") if tw else None)
             return
         wl = dict(tw.lines)
-        if _tz(self.rc) != _tz(self.wc):
-            self.add("compat.timezone", "time.timezone", f"timezone convention '{_tz(self.wc)}' is read as "
-                     f"'{_tz(self.rc)}'", rl.get("timezone"), wl.get("timezone"))
+        if timezone_of(self.rc) != timezone_of(self.wc):
+            self.add("compat.timezone", "time.timezone", f"timezone convention '{timezone_of(self.wc)}' is read as "
+                     f"'{timezone_of(self.rc)}'", rl.get("timezone"), wl.get("timezone"))
         cr, cw = tr.cadence, tw.cadence
         if cr is None:
             return
@@ -290,7 +290,7 @@ class _Check:
                          f"'{cl.text}', which the writer does not guarantee", cl.line, None)
 
     def revision(self) -> None:
-        rr, rw = _rp(self.rc), _rp(self.wc)
+        rr, rw = revision_policy_or_default(self.rc), revision_policy_or_default(self.wc)
         rl = self.rc.revision_policy.pos.line if self.rc.revision_policy else None
         wl = self.wc.revision_policy.pos.line if self.wc.revision_policy else None
         if not rw.allowed or self.wc.field("revision") is None:
@@ -300,7 +300,7 @@ class _Check:
                      "allows no revisions", rl, wl)
             return
         if rr.window is not None and (rw.window is None or
-                                      _duration_seconds(rw.window) > _duration_seconds(rr.window)):
+                                      duration_seconds(rw.window) > duration_seconds(rr.window)):
             self.add("compat.revision", "revision_policy.window", f"the writer restates within "
                      f"{rw.window.text if rw.window else 'any time'}; the reader's window is "
                      f"{rr.window.text}", rl, wl)

@@ -254,7 +254,7 @@ def type_change(old: DataType, new: DataType) -> list[tuple[str, str]]:
     return [("field.type_changed", f"{a} -> {b}")]
 
 
-def _duration_seconds(d: Duration) -> Decimal:
+def duration_seconds(d: Duration) -> Decimal:
     """Seconds for comparison; a business day counts as 7/5 of a calendar day."""
     if d.business_days is not None:
         return Decimal(d.business_days) * 86400 * 7 / 5
@@ -273,7 +273,7 @@ def _never_null_reason(c: Contract, f: Field) -> str:
     return "nullable: false"
 
 
-def _tz(c: Contract) -> str | None:
+def timezone_of(c: Contract) -> str | None:
     if c.time is None:
         return None
     main = "UTC instant" if c.time.timezone.strip().lower() in ("utc", "utc instant") else c.time.timezone
@@ -297,7 +297,7 @@ def _mode_covers(new: str, old: str) -> bool:
 
 # -------------------------------------------------------------------------------- the facts
 @dataclass
-class _Side:
+class Side:
     contract: Contract
     clauses: tuple[Clause, ...]
     ranges: dict[str, Clause] = field(default_factory=dict)
@@ -305,7 +305,7 @@ class _Side:
     catalog: dict[str, Clause] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, contract: Contract) -> _Side:
+    def of(cls, contract: Contract) -> Side:
         side = cls(contract, plan(contract))
         for cl in side.clauses:
             if cl.kind == "range":
@@ -333,8 +333,8 @@ class _Side:
 
 @dataclass
 class _Diff:
-    old: _Side
-    new: _Side
+    old: Side
+    new: Side
     notice: str
     changes: list[Change] = field(default_factory=list)
     o2n: dict[str, str] = field(default_factory=dict)  # old column -> new column (renames)
@@ -362,7 +362,7 @@ def diff(old: Contract, new: Contract) -> DiffReport:
     np = new.evolution.notice_period or old.evolution.notice_period
     notice = (f"a notice period of {np.text}" if np is not None
               else "a notice period (declare evolution.notice_period)")
-    d = _Diff(_Side.of(old), _Side.of(new), notice)
+    d = _Diff(Side.of(old), Side.of(new), notice)
     _identity(d)
     _fields(d)
     _key(d)
@@ -598,9 +598,9 @@ def _time(d: _Diff) -> None:
         _cadence(d, ta.cadence if ta else None, tb.cadence if tb else None)
         _freshness(d, ta.freshness if ta else None, tb.freshness if tb else None)
         return
-    if _tz(d.a) != _tz(d.b):
+    if timezone_of(d.a) != timezone_of(d.b):
         d.add("time.timezone_changed", "time.timezone",
-              f"timezone convention changed: '{_tz(d.a)}' -> '{_tz(d.b)}'",
+              f"timezone convention changed: '{timezone_of(d.a)}' -> '{timezone_of(d.b)}'",
               _tline(d.a, "timezone"), _tline(d.b, "timezone"))
     if ta.precision != tb.precision:
         fa, fb = d.a.field(ta.column), d.b.field(tb.column)
@@ -752,12 +752,12 @@ def _catalog(d: _Diff) -> None:
               top_line(d.a, "catalog"), top_line(d.b, "catalog"))
 
 
-def _rp(c: Contract) -> RevisionPolicy:
+def revision_policy_or_default(c: Contract) -> RevisionPolicy:
     return c.revision_policy if c.revision_policy is not None else RevisionPolicy(allowed=True)
 
 
 def _revision(d: _Diff) -> None:
-    ra, rb = _rp(d.a), _rp(d.b)
+    ra, rb = revision_policy_or_default(d.a), revision_policy_or_default(d.b)
     ola = d.a.revision_policy.pos.line if d.a.revision_policy else None
     nla = d.b.revision_policy.pos.line if d.b.revision_policy else None
 
@@ -779,7 +779,7 @@ def _revision(d: _Diff) -> None:
             add("revision.relaxed", "window", f"revision window removed (was {wa.text}): restatements "
                 "may come at any time")
         elif wa is not None and wb is not None and wa.text != wb.text:
-            sa, sb = _duration_seconds(wa), _duration_seconds(wb)
+            sa, sb = duration_seconds(wa), duration_seconds(wb)
             if sb < sa:
                 add("revision.tightened", "window", f"revision window shortened: {wa.text} -> {wb.text}")
             elif sb > sa:
@@ -818,7 +818,7 @@ def _evolution(d: _Diff) -> None:
             add("evolution.compatibility_changed", "compatibility", msg + " (a weaker promise)")
     pa, pb = ea.notice_period, eb.notice_period
     if (pa.text if pa else None) != (pb.text if pb else None):
-        if pb is None or (pa is not None and _duration_seconds(pb) < _duration_seconds(pa)):
+        if pb is None or (pa is not None and duration_seconds(pb) < duration_seconds(pa)):
             add("evolution.notice_period_shortened", "notice_period",
                 f"notice period shortened: {pa.text if pa else 'none'} -> {pb.text if pb else 'none'}")
         else:

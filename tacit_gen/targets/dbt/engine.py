@@ -201,9 +201,9 @@ def _clause_of(node: dict[str, Any]) -> str | None:
     tm = node.get("test_metadata") or {}
     kwargs = dict(tm.get("kwargs") or {})
     column = node.get("column_name")
-    from tacit_gen.targets.dbt.read import _Reader
+    from tacit_gen.targets.dbt.read import Reader
 
-    kind, _, default_id = _Reader(Path("manifest")).params_for(
+    kind, _, default_id = Reader(Path("manifest")).params_for(
         str(tm.get("name", "")), str(tm.get("name", "")), kwargs, column, None
     )
     return default_id if kind else None

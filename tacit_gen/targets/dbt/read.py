@@ -183,7 +183,7 @@ def _col(value: Any) -> str | None:
     return None if value is None else unident(str(jinja_unsafe(value)))
 
 
-class _Reader:
+class Reader:
     def __init__(self, path: Path) -> None:
         self.path = str(path)
         self.findings: list[Finding] = []
@@ -459,7 +459,7 @@ def read(path: Path, text: str) -> ReadResult:
         return ReadResult(
             clauses=(), findings=(), header_contract=hc, header_version=hv, header_hash=hh
         )
-    r = _Reader(Path(path))
+    r = Reader(Path(path))
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as e:

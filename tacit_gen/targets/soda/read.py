@@ -475,9 +475,9 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
 
 
 def _balanced_group(text: str) -> bool:
-    from tacit_gen.targets.soda.render import _wrapped
+    from tacit_gen.targets.soda.render import wrapped
 
-    return _wrapped(text)
+    return wrapped(text)
 
 
 def clause_mark(query: str) -> str | None:

@@ -588,7 +588,7 @@ class SodaTarget:
         return project(contract, clause, options.dialect_for(NAME, contract))
 
 
-def _wrapped(text: str) -> bool:
+def wrapped(text: str) -> bool:
     """True when the whole text is one parenthesised group (quotes respected)."""
     if not (text.startswith("(") and text.endswith(")")):
         return False
@@ -612,7 +612,7 @@ def _wrapped(text: str) -> bool:
 def strip_parens(text: str) -> str:
     """`((a AND b))` -> `a AND b`."""
     text = text.strip()
-    while _wrapped(text):
+    while wrapped(text):
         text = text[1:-1].strip()
     return text
 
