@@ -26,15 +26,15 @@ from typing import Any
 
 from tacit_gen.contract.model import Contract, Field
 from tacit_gen.evolution.diff import (
-    duration_seconds,
-    revision_policy_or_default,
     Side,
-    timezone_of,
     canonical_expr,
+    duration_seconds,
     field_line,
     range_cmp,
     range_interval,
+    revision_policy_or_default,
     same_unit,
+    timezone_of,
     type_change,
     unit_text,
 )
