@@ -30,9 +30,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
-    """ruff over the package and tests."""
-    session.install("ruff>=0.6")
+    """ruff over the package and tests; import-linter over the layering (pyproject.toml)."""
+    session.install("ruff>=0.6", "import-linter>=2.1")
+    session.install("--no-deps", "-e", ".")  # lint-imports reads the package, imports none of it
     session.run("ruff", "check", "tacit_gen", "tests", "noxfile.py")
+    session.run("lint-imports", env=OFFLINE)
 
 
 @nox.session(python="3.11")

@@ -6,14 +6,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from tacit_gen import registry
 from tacit_gen import render as r
+from tacit_gen.compare import CheckReport, compare, read_artifact
 from tacit_gen.contract.errors import ContractError
 from tacit_gen.contract.loader import load
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding
-from tacit_gen.drift.compare import CheckReport, compare, read_artifact
 from tacit_gen.plan import plan
-from tacit_gen.targets import registry
 from tacit_gen.targets.base import RenderOptions
 
 

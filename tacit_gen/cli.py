@@ -52,7 +52,7 @@ def _load_or_exit(path: str) -> Any:
 
 
 def _targets(spec: str | None) -> tuple[str, ...]:
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     try:
         return registry.parse_targets(spec)
@@ -169,7 +169,7 @@ def _target_flags() -> list[tuple[str, Any, Any]]:
     """Every CLI flag a registered target declares: (flag, its target, the options field)."""
     import dataclasses
 
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     out = []
     for name in registry.names():
@@ -424,7 +424,7 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     agree, 3 when engines disagree on a clause, 4 when an engine could not run at all (an import
     that fails, a crash): it is named with the reason and gives no verdict; the others' stand.
     """
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
     from tacit_gen.verify import parse_now, run_verify
 
     c = _load_or_exit(contract)

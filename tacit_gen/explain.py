@@ -53,7 +53,7 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
 
 def support_matrix(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, Any]:
     """Render to every target in memory and record, per clause, whether each target expresses it."""
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
     from tacit_gen.targets.base import RenderOptions
 
     status: dict[str, dict[str, str]] = {c.id: {} for c in clauses}

@@ -12,11 +12,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tacit_gen import registry
 from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.loader import load, project_root
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan import plan
-from tacit_gen.targets import registry
 from tacit_gen.targets.base import Artifact, RenderOptions, Unsupported
 from tacit_gen.targets.header import GENERATED_MARK
 

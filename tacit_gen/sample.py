@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import DataType, parse_type
 from tacit_gen.expr import nodes as n
+from tacit_gen.semantics.catalog import CatalogData, CatalogSpec, catalog_spec
+from tacit_gen.semantics.evaluate import and3, compare3, evaluate
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -75,78 +77,8 @@ class SampleError(ValueError):
 
 
 # --------------------------------------------------------------------------------------------
-# data model
+# data model (the catalog model lives with the reference evaluator in tacit_gen.semantics)
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CatalogSpec:
-    """The catalog relation and its column names, taken from the clause params."""
-
-    relation: str
-    key: str
-    unit: str | None = None  # catalog_unit's catalog_column
-    hard_min: str | None = None  # catalog_bounds' min_column
-    hard_max: str | None = None  # catalog_bounds' max_column
-    cadence: str | None = None  # cadence's catalog_column (cadence from catalog)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        cols = [self.key]
-        for c in (self.unit, self.hard_min, self.hard_max, self.cadence):
-            if c is not None and c not in cols:
-                cols.append(c)
-        return tuple(cols)
-
-    def role(self, column: str) -> str:
-        """key, unit, bound or cadence."""
-        if column == self.key:
-            return "key"
-        if column == self.unit:
-            return "unit"
-        if column in (self.hard_min, self.hard_max):
-            return "bound"
-        return "cadence"
-
-
-def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
-    """The catalog the plan joins to, or None when no clause reads a catalog."""
-    rel = key = unit = lo = hi = cad = None
-    for c in clauses:
-        if c.kind == "catalog_unit":
-            unit = unit or c.param("catalog_column")
-        elif c.kind == "catalog_bounds":
-            lo, hi = lo or c.param("min_column"), hi or c.param("max_column")
-        elif c.kind == "cadence" and c.param("from_catalog"):
-            cad = cad or c.param("catalog_column")
-        else:
-            continue
-        rel = rel or c.param("relation")
-        key = key or c.param("catalog_key")
-    if rel is None or key is None:
-        return None
-    return CatalogSpec(str(rel), str(key), unit, lo, hi, cad)
-
-
-@dataclass(frozen=True)
-class CatalogData:
-    """Catalog rows (one per series), values in ``spec.columns`` order."""
-
-    spec: CatalogSpec
-    rows: tuple[tuple[Any, ...], ...]
-
-    def lookup(self) -> dict[Any, dict[str, Any]]:
-        """key value -> catalog row (the first one when a key repeats)."""
-        out: dict[Any, dict[str, Any]] = {}
-        for r in self.rows:
-            out.setdefault(r[0], dict(zip(self.spec.columns, r, strict=True)))
-        return out
-
-    def types(self) -> dict[str, str]:
-        """Column -> type text used by ``write`` (string key/unit, decimal bounds, int64 cadence)."""
-        role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
-                     "cadence": "int64"}
-        return {c: role_type[self.spec.role(c)] for c in self.spec.columns}
 
 
 @dataclass(frozen=True)
@@ -190,157 +122,6 @@ class SampleData:
 
 def _from_rows(names: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     return {c: [r.get(c) for r in rows] for c in names}
-
-
-# --------------------------------------------------------------------------------------------
-# the reference evaluator
-# --------------------------------------------------------------------------------------------
-
-
-class _Missing(Exception):
-    """A column the expression reads is not in the data."""
-
-
-def _num(a: Any, b: Any) -> tuple[Any, Any]:
-    if isinstance(a, float) or isinstance(b, float):
-        return float(a), float(b)
-    return a, b
-
-
-def _cmp(a: Any, op: str, b: Any) -> bool | None:
-    if a is None or b is None:
-        return None
-    try:
-        if op == "=":
-            return bool(a == b)
-        if op == "!=":
-            return bool(a != b)
-        if op == "<":
-            return bool(a < b)
-        if op == "<=":
-            return bool(a <= b)
-        if op == ">":
-            return bool(a > b)
-        return bool(a >= b)
-    except TypeError:
-        return None
-
-
-def _and(a: bool | None, b: bool | None) -> bool | None:
-    if a is False or b is False:
-        return False
-    if a is None or b is None:
-        return None
-    return True
-
-
-def _or(a: bool | None, b: bool | None) -> bool | None:
-    if a is True or b is True:
-        return True
-    if a is None or b is None:
-        return None
-    return False
-
-
-def _not(a: bool | None) -> bool | None:
-    return None if a is None else not a
-
-
-def evaluate(
-    node: n.Node,
-    row: Mapping[str, Any],
-    catalog: CatalogData | None = None,
-    lookup: Mapping[Any, Mapping[str, Any]] | None = None,
-) -> Any:
-    """Evaluate a resolved expression on one row with SQL three-valued logic.
-
-    Returns True, False or None (UNKNOWN) for a condition, the value for a value expression.
-    Catalog forms: a null subject is UNKNOWN (passes); a key with no catalog entry is FALSE.
-
-    Raises:
-        KeyError: a column the expression reads is not in ``row``.
-    """
-    if catalog is not None and lookup is None:
-        lookup = catalog.lookup()
-
-    def go(x: n.Node) -> Any:
-        if isinstance(x, n.Column | n.Name):
-            if x.name not in row:
-                raise _Missing(x.name)
-            return row[x.name]
-        if isinstance(x, n.EnumLiteral):
-            return x.value
-        if isinstance(x, n.String):
-            return x.value
-        if isinstance(x, n.Number):
-            return Decimal(x.text)
-        if isinstance(x, n.Bool):
-            return x.value
-        if isinstance(x, n.Neg):
-            v = go(x.operand)
-            return None if v is None else -v
-        if isinstance(x, n.BinOp):
-            a, b = go(x.left), go(x.right)
-            if a is None or b is None:
-                return None
-            a, b = _num(a, b)
-            try:
-                if x.op == "+":
-                    return a + b
-                if x.op == "-":
-                    return a - b
-                if x.op == "*":
-                    return a * b
-                return None if b == 0 else a / b
-            except TypeError:
-                return None
-        if isinstance(x, n.Compare):
-            vals = [go(o) for o in x.operands]
-            out: bool | None = True
-            for a, op, b in zip(vals, x.ops, vals[1:], strict=False):
-                out = _and(out, _cmp(a, op, b))
-            return out
-        if isinstance(x, n.IsNull):
-            v = go(x.operand)
-            return (v is not None) if x.negated else (v is None)
-        if isinstance(x, n.InList):
-            v = go(x.operand)
-            res: bool | None = False
-            for item in x.items:
-                res = _or(res, _cmp(v, "=", go(item)))
-            return _not(res) if x.negated else res
-        if isinstance(x, n.Between):
-            v = go(x.operand)
-            res = _and(_cmp(go(x.low), "<=", v), _cmp(v, "<=", go(x.high)))
-            return _not(res) if x.negated else res
-        if isinstance(x, n.And):
-            return _and(go(x.left), go(x.right))
-        if isinstance(x, n.Or):
-            return _or(go(x.left), go(x.right))
-        if isinstance(x, n.Not):
-            return _not(go(x.operand))
-        if isinstance(x, n.OnlyWhen):
-            return _or(_not(go(x.left)), go(x.right))
-        if isinstance(x, n.CatalogUnit | n.CatalogBounds):
-            if catalog is None or lookup is None:
-                raise _Missing("<catalog>")
-            v, k = go(x.subject), go(x.key)
-            if v is None:
-                return None
-            entry = lookup.get(k) if k is not None else None
-            if entry is None:
-                return False
-            if isinstance(x, n.CatalogUnit):
-                return _cmp(v, "=", entry.get(catalog.spec.unit or ""))
-            lo = entry.get(catalog.spec.hard_min or "")
-            hi = entry.get(catalog.spec.hard_max or "")
-            return _and(_cmp(lo, "<=", v), _cmp(v, "<=", hi))
-        raise TypeError(f"cannot evaluate {type(x).__name__}")
-
-    try:
-        return go(node)
-    except _Missing as e:
-        raise KeyError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -558,9 +339,9 @@ def _range_ok(c: Clause, v: Any) -> bool | None:
     ok: bool | None = True
     lo, hi = c.param("min"), c.param("max")
     if lo is not None:
-        ok = _and(ok, _cmp(v, ">=" if c.param("min_inclusive", True) else ">", Decimal(lo)))
+        ok = and3(ok, compare3(v, ">=" if c.param("min_inclusive", True) else ">", Decimal(lo)))
     if hi is not None:
-        ok = _and(ok, _cmp(v, "<=" if c.param("max_inclusive", True) else "<", Decimal(hi)))
+        ok = and3(ok, compare3(v, "<=" if c.param("max_inclusive", True) else "<", Decimal(hi)))
     return ok
 
 

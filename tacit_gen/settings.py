@@ -199,7 +199,7 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
     unknown(doc, TOP_KEYS, ())
     targets = strings(doc, "targets")
     if targets is not None:
-        from tacit_gen.targets import registry
+        from tacit_gen import registry
 
         try:
             targets = registry.parse_targets(",".join(targets))

@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tacit_gen import registry
 from tacit_gen.contract.model import Contract
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
-from tacit_gen.targets import registry
 from tacit_gen.targets.base import RenderOptions
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen import lint
+from tacit_gen.contract import lint
 from tacit_gen.contract.errors import CODES
 from tacit_gen.contract.loader import load_report
 
@@ -84,7 +84,7 @@ def test_suffix_without_unit() -> None:
 
 def test_rules_doc_in_sync() -> None:
     committed = (ROOT / "docs" / "lint-rules.md").read_text(encoding="utf-8")
-    assert committed == lint.rules_doc(), "regenerate: python -m tacit_gen.lint > docs/lint-rules.md"
+    assert committed == lint.rules_doc(), "regenerate: python -m tacit_gen.contract.lint > docs/lint-rules.md"
     for code in [*CODES, *lint.RULES]:
         assert f"| {code} |" in committed
     assert set(lint.LOADER_RATIONALE) == set(CODES)

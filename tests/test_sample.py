@@ -24,7 +24,6 @@ from tacit_gen.contract.model import Contract
 from tacit_gen.contract.types import parse_type
 from tacit_gen.engines.load import LoadReport, duckdb_type, load_data
 from tacit_gen.expr import nodes as n
-from tacit_gen.expr.sql import ident, literal, to_sql
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
 from tacit_gen.sample import (
@@ -39,6 +38,7 @@ from tacit_gen.sample import (
     violated_clauses,
     write,
 )
+from tacit_gen.sql import ident, literal, to_sql
 
 from .conftest import BUNDLED, ROOT
 

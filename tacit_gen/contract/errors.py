@@ -15,7 +15,7 @@ class ContractError(Exception):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-# Loader and checker codes (lint rules live in tacit_gen/lint.py with codes TG2xx).
+# Loader and checker codes (lint rules live in tacit_gen/contract/lint.py with codes TG2xx).
 CODES = {
     "TG100": "YAML syntax error",
     "TG101": "duplicate key in a mapping",

@@ -115,7 +115,7 @@ def _field() -> dict[str, Any]:
 
 def _targets() -> dict[str, Any]:
     """`targets:`: each registered target's keys, with the descriptions the target declares."""
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     props = {}
     for target in registry.names():

@@ -177,7 +177,7 @@ def _lint_waiver(ctx: _Ctx, node: YNode | None, name: str) -> tuple[tuple[str, .
     if node is None or not _expect(ctx, node, "map", f"'lint' of '{name}'"):
         return (), None
     _check_keys(ctx, node, LINT_WAIVER_KEYS, f"'lint' of '{name}'")
-    from tacit_gen.lint import RULES
+    from tacit_gen.contract.lint import RULES
 
     codes: list[str] = []
     allow = node.get("allow")
@@ -582,13 +582,13 @@ def _load_evolution(ctx: _Ctx, node: YNode) -> Evolution:
 
 def _target_keys(name: str) -> dict[str, Any]:
     """The keys target `name` takes under `targets.<name>`: key -> its `ContractKey` (None: `enabled`)."""
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     return {**{spec.key: spec for spec in registry.get(name).contract_keys}, "enabled": None}
 
 
 def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     if not _expect(ctx, node, "map", "'targets'"):
         return ()
@@ -938,7 +938,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         positions=positions(root),
     )
     # Semantic checks that need the whole model: units, invariants, lint rules.
-    from tacit_gen import lint
+    from tacit_gen.contract import lint
     from tacit_gen.contract.semantics import check_expressions
 
     check_expressions(contract, ctx, broken)

@@ -57,7 +57,7 @@ def _domain(contract: Contract, column: str, nums: list[Decimal], texts: list[st
 
 def equivalent(contract: Contract, a: n.Node, b: n.Node) -> bool:
     """True when the two resolved invariants reject exactly the same rows."""
-    from tacit_gen.sample import evaluate
+    from tacit_gen.semantics.evaluate import evaluate
 
     cols = sorted(set(n.columns(a)) | set(n.columns(b)))
     nums, texts = _literals(a, b)

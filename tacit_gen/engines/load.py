@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import DataType, parse_type
-from tacit_gen.expr.sql import ident, literal
+from tacit_gen.sql import ident, literal
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -361,7 +361,7 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
 
 def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None:
     from tacit_gen.plan import plan
-    from tacit_gen.sample import CatalogSpec, catalog_spec
+    from tacit_gen.semantics.catalog import CatalogSpec, catalog_spec
 
     spec = catalog_spec(plan(contract))
     if spec is None and contract.catalog is not None:

@@ -34,7 +34,7 @@ def read_table(database: Path, table: str) -> Table:
     """Every row of `table` as Python values (DECIMAL -> Decimal, TIMESTAMPTZ -> aware datetime in UTC)."""
     import duckdb
 
-    from tacit_gen.expr.sql import ident
+    from tacit_gen.sql import ident
 
     con = duckdb.connect(str(database), read_only=True)
     try:

@@ -843,7 +843,7 @@ def _provenance(d: _Diff) -> None:
 
 def _name_option(target: str) -> str | None:
     """The option naming the target's artifact (`model`, `dataset`...), from the target itself."""
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     try:
         return registry.get(target).artifact_name_option

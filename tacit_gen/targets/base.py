@@ -162,7 +162,7 @@ def sql_projection(clause: Clause, dialect: str = "duckdb") -> Clause:
     in `dialect` (what a reader of SQL-carrying artifacts returns)."""
     params = dict(clause.params)
     if clause.expr is not None and clause.kind in ("invariant", "range"):
-        from tacit_gen.expr.sql import to_sql
+        from tacit_gen.sql import to_sql
 
         with contextlib.suppress(ValueError):
             params["sql"] = to_sql(clause.expr, dialect)

@@ -46,8 +46,8 @@ def baseline(paths: list[Path]) -> float:
 
 
 def run_render(paths: list[Path]) -> tuple[float, int]:
+    from tacit_gen import registry
     from tacit_gen import render as r
-    from tacit_gen.targets import registry
     from tacit_gen.targets.base import RenderOptions
 
     t0 = time.perf_counter()

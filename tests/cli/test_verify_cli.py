@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tacit_gen import registry
 from tacit_gen.cli import main
-from tacit_gen.targets import registry
 from tests.conftest import CONTRACTS
 
 pytestmark = pytest.mark.engine

@@ -9,11 +9,11 @@ import jsonschema
 import pytest
 import yaml
 
+from tacit_gen import registry
 from tacit_gen.contract import loader
 from tacit_gen.contract.jsonschema import contract_schema, schema_text, type_pattern
 from tacit_gen.contract.types import TypeSyntaxError, parse_type
 from tacit_gen.fmt import format_text
-from tacit_gen.targets import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "docs" / "contract.schema.json"

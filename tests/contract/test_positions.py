@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tacit_gen.contract.lint import check
 from tacit_gen.contract.loader import load
 from tacit_gen.contract.model import Pos
 from tacit_gen.diagnostics import Diagnostics
-from tacit_gen.lint import check
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def test_lint_points_at_the_indexed_position(tmp_path: Path) -> None:
 
 
 def test_lint_and_diff_never_parse_the_source_again() -> None:
-    for rel in ("tacit_gen/lint.py", "tacit_gen/evolution/diff.py"):
+    for rel in ("tacit_gen/contract/lint.py", "tacit_gen/evolution/diff.py"):
         tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
         names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}

@@ -15,10 +15,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tacit_gen import registry
+from tacit_gen.compare import compare
 from tacit_gen.contract.loader import load
-from tacit_gen.drift.compare import compare
 from tacit_gen.plan import plan
-from tacit_gen.targets import registry
 from tacit_gen.targets.base import RenderOptions
 
 NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]

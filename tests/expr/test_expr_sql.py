@@ -17,7 +17,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.contract.semantics import resolve
 from tacit_gen.expr import nodes as n
-from tacit_gen.expr.sql import ident, literal, to_sql
+from tacit_gen.sql import ident, literal, to_sql
 
 CONTRACT = load(
     "sql.yaml",

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tacit_gen import registry
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
-from tacit_gen.targets import registry
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyReport, run_verify
 from tests.conftest import CONTRACTS

@@ -24,7 +24,7 @@ DIALECTS = {"duckdb": "duckdb", "postgres": "postgres", "snowflake": "snowflake"
 def _schema_for(name: str):  # type: ignore[no-untyped-def]
     """The generated module's Schema for a bundled contract (rendered and executed in memory)."""
     from tacit_gen.targets.base import RenderOptions
-    from tacit_gen.targets.ibis.render import TARGET
+    from tacit_gen.targets.ibis import TARGET
 
     contract = load(str(CONTRACTS / f"{name}.yaml"))
     text = TARGET.render(contract, plan(contract), RenderOptions()).artifacts[0].content

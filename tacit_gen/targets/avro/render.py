@@ -32,11 +32,9 @@ from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptio
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from tacit_gen.contract.model import Contract, Field
     from tacit_gen.contract.types import DataType
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "avro"
@@ -144,11 +142,6 @@ class AvroTarget:
         doc, unsupported = schema_document(contract, clauses)
         return RenderResult((Artifact(self.artifact_paths(contract)[0], dump(doc)),), tuple(unsupported))
 
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.avro.read import read
-
-        return read(path, text)
-
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .avsc, or None when Avro cannot say it."""
         if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
@@ -162,6 +155,5 @@ class AvroTarget:
         return clause
 
 
-TARGET = AvroTarget()
 
-__all__ = ["TARGET", "AvroTarget", "avro_type", "schema_document"]
+__all__ = ["AvroTarget", "avro_type", "schema_document"]

@@ -1,5 +1,6 @@
-"""The dbt target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify)."""
+"""The dbt target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
+bound together in `target`."""
 
-from tacit_gen.targets.dbt.render import TARGET
+from tacit_gen.targets.dbt.target import TARGET
 
 __all__ = ["TARGET"]

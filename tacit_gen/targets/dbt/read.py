@@ -7,7 +7,7 @@ the string type holds enums). A hand-written file without tacit meta is read too
 clause ids by test type and column.
 
 Invariants are read back as the param ``sql`` (the `expression` argument), to be compared with
-``tacit_gen.expr.sql.to_sql`` of the plan's clause for the file's adapter.
+``tacit_gen.sql.to_sql`` of the plan's clause for the file's adapter.
 """
 
 from __future__ import annotations

@@ -39,7 +39,6 @@ from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.contract.types import DataType
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "dbt"
@@ -243,7 +242,7 @@ def dbt_name(clause_id: str) -> str:
 
 def ident(name: str, adapter: str = "duckdb") -> str:
     """A column or relation name as SQL, quoted only when it must be."""
-    from tacit_gen.expr.sql import ident as sql_ident
+    from tacit_gen.sql import ident as sql_ident
 
     return sql_ident(name, _DIALECT.get(adapter, "duckdb"))
 
@@ -347,7 +346,7 @@ def _values(values: list[Any], col_type: DataType | None) -> tuple[list[Any], bo
 
 
 class DbtTarget:
-    """Renderer and reader of dbt model properties."""
+    """(The reader is bound in `target.py`.) Renderer and reader of dbt model properties."""
 
     name = NAME
     options = DbtOptions
@@ -362,11 +361,6 @@ class DbtTarget:
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, invariant SQL in the adapter's dialect (what the reader returns)."""
         return sql_projection(clause, options.get(DbtOptions).sql_dialect)
-
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.dbt.read import read
-
-        return read(path, text)
 
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
@@ -469,7 +463,7 @@ class DbtTarget:
             elif k == "range":
                 self._range(cl, p, native, unique_name, col_test, inline)
             elif k == "invariant":
-                from tacit_gen.expr.sql import to_sql
+                from tacit_gen.sql import to_sql
 
                 if cl.expr is None:
                     unsupported.append(
@@ -639,6 +633,3 @@ class DbtTarget:
                 {"max_value": yaml_number(str(hi)), "inclusive": hi_inc},
             ),
         )
-
-
-TARGET = DbtTarget()

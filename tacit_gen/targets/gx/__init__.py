@@ -1,5 +1,6 @@
-"""The gx target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify)."""
+"""The gx target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
+bound together in `target`."""
 
-from tacit_gen.targets.gx.render import TARGET
+from tacit_gen.targets.gx.target import TARGET
 
 __all__ = ["TARGET"]

@@ -31,7 +31,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
-from tacit_gen.expr.sql import ident
+from tacit_gen.sql import ident
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
 from tacit_gen.expr import nodes as n
-from tacit_gen.expr.sql import ident
+from tacit_gen.sql import ident
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
     Artifact,
@@ -36,10 +36,8 @@ from tacit_gen.targets.base import (
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "gx"
@@ -699,7 +697,7 @@ def dump(doc: dict[str, Any]) -> str:
 
 
 class GxTarget:
-    """Renderer and reader for GX 1.x expectation suites."""
+    """(The reader is bound in `target.py`.) Renderer and reader for GX 1.x expectation suites."""
 
     name = NAME
     options = NoOptions
@@ -723,12 +721,6 @@ class GxTarget:
         art = Artifact(self.artifact_paths(contract)[0], dump(doc))
         return RenderResult((art,), tuple(unsupported))
 
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.gx.read import read
-
-        return read(path, text)
 
 
-TARGET = GxTarget()
-
-__all__ = ["TARGET", "GxTarget", "expectations_for", "type_list"]
+__all__ = ["GxTarget", "expectations_for", "type_list"]

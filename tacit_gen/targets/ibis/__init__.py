@@ -1,5 +1,6 @@
-"""The ibis target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify)."""
+"""The ibis target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
+bound together in `target`."""
 
-from tacit_gen.targets.ibis.render import TARGET
+from tacit_gen.targets.ibis.target import TARGET
 
 __all__ = ["TARGET"]

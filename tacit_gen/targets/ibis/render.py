@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import parse_type
@@ -36,7 +35,6 @@ from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "ibis"
@@ -163,7 +161,7 @@ def _clause_source(c: Clause) -> str:
 
 
 class IbisTarget:
-    """Renders and reads `ibis/<contract>.py`."""
+    """(The reader is bound in `target.py`.) Renders and reads `ibis/<contract>.py`."""
 
     name = NAME
     options = NoOptions
@@ -215,17 +213,9 @@ class IbisTarget:
             artifacts=(Artifact(f"{NAME}/{contract.name}.py", text),), unsupported=unsupported
         )
 
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.ibis.read import read_module
-
-        return read_module(path, text)
-
 
 def _template(options: RenderOptions) -> Any:
     """The module template (see `tacit_gen.targets.templates` for the lookup order)."""
     from tacit_gen.targets.templates import jinja_template
 
     return jinja_template(NAME, TEMPLATE, options)
-
-
-TARGET = IbisTarget()

@@ -1,5 +1,5 @@
 """The jsonschema target: `render` (contract -> JSON Schema 2020-12), `read`, `engine` (verify)."""
 
-from tacit_gen.targets.jsonschema.render import TARGET
+from tacit_gen.targets.jsonschema.target import TARGET
 
 __all__ = ["TARGET"]

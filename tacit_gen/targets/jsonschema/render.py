@@ -24,10 +24,8 @@ from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptio
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from tacit_gen.contract.model import Contract, Field
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "jsonschema"
@@ -154,16 +152,10 @@ class JsonSchemaTarget:
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         return RenderResult((Artifact(self.artifact_paths(contract)[0], text),), tuple(unsupported))
 
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.jsonschema.read import read
-
-        return read(path, text)
-
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
         return clause if clause.kind in wire.STRUCTURAL else None
 
 
-TARGET = JsonSchemaTarget()
 
-__all__ = ["TARGET", "JsonSchemaTarget", "schema_document"]
+__all__ = ["JsonSchemaTarget", "schema_document"]

@@ -1,5 +1,6 @@
-"""The pandera target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify)."""
+"""The pandera target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
+bound together in `target`."""
 
-from tacit_gen.targets.pandera.render import TARGET
+from tacit_gen.targets.pandera.target import TARGET
 
 __all__ = ["TARGET"]

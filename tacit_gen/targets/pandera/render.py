@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
@@ -40,7 +39,6 @@ from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "pandera"
@@ -174,7 +172,7 @@ class _Parts:
 
 
 class PanderaTarget:
-    """Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
+    """(The reader is bound in `target.py`.) Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
 
     name = NAME
     options = NoOptions
@@ -213,11 +211,6 @@ class PanderaTarget:
         )
         path = self.artifact_paths(contract)[0]
         return RenderResult((Artifact(path, source),), tuple(parts.unsupported))
-
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.pandera.read import read
-
-        return read(path, text)
 
     # -- building blocks -------------------------------------------------------------------
     def _parts(self, contract: Contract, clauses: tuple[Clause, ...]) -> _Parts:
@@ -381,6 +374,3 @@ def _template(options: RenderOptions) -> Any:
     from tacit_gen.targets.templates import jinja_template
 
     return jinja_template(NAME, TEMPLATE, options)
-
-
-TARGET = PanderaTarget()

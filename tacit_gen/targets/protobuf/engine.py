@@ -104,14 +104,14 @@ def decode(msg: Any, fd: Any, declared: str) -> Any:
 
 def schema_of(fds: Any) -> tuple[Any, list[tuple[Any, bool, str]]]:
     """(message proto, [(field proto, has optional, declared contract type)]) of the file."""
-    from tacit_gen.targets.protobuf.read import _comments, _marker
+    from tacit_gen.targets.protobuf.read import source_comments, tacit_marker
 
     fp = fds.file[-1]
     msg = fp.message_type[0]
-    comments = _comments(fp)
+    comments = source_comments(fp)
     out = []
     for i, f in enumerate(msg.field):
-        mark = _marker(comments.get((4, 0, 2, i), ""))
+        mark = tacit_marker(comments.get((4, 0, 2, i), ""))
         out.append((f, bool(f.proto3_optional), str(mark.get("type", ""))))
     return fp, out
 

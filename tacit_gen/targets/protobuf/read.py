@@ -23,12 +23,12 @@ _SCALAR_TO_CONTRACT = {"double": "float64", "float": "float32", "int64": "int64"
                        "bool": "bool", "string": "string"}
 
 
-def _comments(fp: Any) -> dict[tuple[int, ...], str]:
+def source_comments(fp: Any) -> dict[tuple[int, ...], str]:
     return {tuple(loc.path): loc.leading_comments + loc.trailing_comments
             for loc in fp.source_code_info.location if loc.leading_comments or loc.trailing_comments}
 
 
-def _marker(comment: str) -> dict[str, Any]:
+def tacit_marker(comment: str) -> dict[str, Any]:
     for line in comment.splitlines():
         line = line.strip()
         if line.startswith("tacit: "):
@@ -55,7 +55,7 @@ def read(path: Path, text: str) -> ReadResult:
     if len(fp.message_type) != 1:
         return ReadResult((), (Finding(d.UNREADABLE, where, f"expected one message, found {len(fp.message_type)}"),))
     msg = fp.message_type[0]
-    comments = _comments(fp)
+    comments = source_comments(fp)
     enums = {e.name: e for e in msg.enum_type}
     enum_comments = {}
     for i, en in enumerate(msg.enum_type):
@@ -69,7 +69,7 @@ def read(path: Path, text: str) -> ReadResult:
     for i, f in enumerate(msg.field):
         numbers[f.name] = f.number
         comment = comments.get((4, 0, 2, i), "")
-        mark = _marker(comment)
+        mark = tacit_marker(comment)
         verbatim = comment.strip().splitlines()[0] if comment.strip() else ""
         ptype = _TYPES.get(f.type, str(f.type))
         declared = str(mark.get("type", ""))

@@ -32,10 +32,8 @@ from tacit_gen.targets.header import header_lines, one_line
 from tacit_gen.targets.protobuf.lock import read_lock, update
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from tacit_gen.contract.model import Contract, Field
-    from tacit_gen.drift.base import ReadResult
     from tacit_gen.plan_types import Clause
 
 NAME = "protobuf"
@@ -171,11 +169,6 @@ class ProtobufTarget:
         a, b = self.artifact_paths(contract)
         return RenderResult((Artifact(a, proto), Artifact(b, lock)), tuple(unsupported))
 
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.protobuf.read import read
-
-        return read(path, text)
-
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .proto, or None when protobuf cannot say it."""
         if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
@@ -183,6 +176,5 @@ class ProtobufTarget:
         return clause
 
 
-TARGET = ProtobufTarget()
 
-__all__ = ["TARGET", "ProtobufTarget", "render_files"]
+__all__ = ["ProtobufTarget", "render_files"]

@@ -1,5 +1,6 @@
-"""The soda target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify)."""
+"""The soda target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
+bound together in `target`."""
 
-from tacit_gen.targets.soda.render import TARGET
+from tacit_gen.targets.soda.target import TARGET
 
 __all__ = ["TARGET"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -40,7 +39,6 @@ from tacit_gen.targets.header import comment_header
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
 
 NAME = "soda"
 SCHEMA_IDENTITY = "column:*"
@@ -530,7 +528,7 @@ def _comment(text: str) -> str:
 
 
 class SodaTarget:
-    """Renders SodaCL and reads it back."""
+    """(The reader is bound in `target.py`.) Renders SodaCL and reads it back."""
 
     name = NAME
     options = NoOptions
@@ -573,11 +571,6 @@ class SodaTarget:
             artifacts=(Artifact(artifact_path(contract), head + body),),
             unsupported=tuple(unsupported),
         )
-
-    def read(self, path: Path, text: str) -> ReadResult:
-        from tacit_gen.targets.soda.read import read
-
-        return read(path, text)
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """What a faithful Soda artifact says about `clause`: the reader returns exactly this.
@@ -663,6 +656,3 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     else:
         return None
     return Clause(clause.id, k, cols, make_params(**params), text)
-
-
-TARGET = SodaTarget()

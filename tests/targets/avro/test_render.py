@@ -10,7 +10,7 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
-from tacit_gen.targets.avro.render import TARGET
+from tacit_gen.targets.avro import TARGET
 from tacit_gen.targets.base import RenderOptions
 
 ROOT = Path(__file__).resolve().parents[3]

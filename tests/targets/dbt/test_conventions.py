@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tacit_gen.compare import compare
 from tacit_gen.contract.loader import load
-from tacit_gen.drift.compare import compare
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.read import read
-from tacit_gen.targets.dbt.render import TARGET, DbtOptions, description_safe, version_form
+from tacit_gen.targets.dbt.render import DbtOptions, description_safe, version_form
 
 CONTRACT = """\
 contract: orders

@@ -24,8 +24,9 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.load import load_data
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.engine import SOURCE_ALIAS, write_project
-from tacit_gen.targets.dbt.render import TARGET, DbtOptions, ident, model_name
+from tacit_gen.targets.dbt.render import DbtOptions, ident, model_name
 from tests.conftest import BUNDLED, ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]

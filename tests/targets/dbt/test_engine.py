@@ -16,7 +16,8 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt.render import TARGET, DbtOptions, data_type
+from tacit_gen.targets.dbt import TARGET
+from tacit_gen.targets.dbt.render import DbtOptions, data_type
 
 pytestmark = pytest.mark.engine
 ROOT = Path(__file__).resolve().parents[3]

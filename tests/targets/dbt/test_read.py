@@ -10,12 +10,13 @@ import yaml
 
 from tacit_gen.contract.loader import load
 from tacit_gen.drift.base import SEVERITY_WEAKENED, UNKNOWN_CHECK, UNREADABLE
-from tacit_gen.expr.sql import to_sql
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.sql import to_sql
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.read import read
-from tacit_gen.targets.dbt.render import TARGET, DbtOptions
+from tacit_gen.targets.dbt.render import DbtOptions
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTRACTS = sorted((ROOT / "contracts").glob("*.yaml"))

@@ -16,14 +16,8 @@ from tacit_gen.contract.types import parse_type
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.dbt.render import (
-    MACROS_PATH,
-    TARGET,
-    DbtOptions,
-    data_type,
-    dbt_name,
-    jinja_safe,
-)
+from tacit_gen.targets.dbt import TARGET
+from tacit_gen.targets.dbt.render import MACROS_PATH, DbtOptions, data_type, dbt_name, jinja_safe
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "generated" / "dbt"  # the committed render is the golden file

@@ -18,7 +18,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.gx.render import TARGET
+from tacit_gen.targets.gx import TARGET
 
 pytestmark = pytest.mark.engine
 

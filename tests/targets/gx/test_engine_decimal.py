@@ -9,13 +9,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tacit_gen.compare import compare
 from tacit_gen.contract.loader import load
-from tacit_gen.drift.compare import compare
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.gx import TARGET
 from tacit_gen.targets.gx.engine import run
-from tacit_gen.targets.gx.render import TARGET
 from tests.conftest import CONTRACTS
 
 pytestmark = pytest.mark.engine

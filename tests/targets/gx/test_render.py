@@ -13,7 +13,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.gx.render import TARGET
+from tacit_gen.targets.gx import TARGET
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
@@ -60,7 +60,7 @@ def test_second_render_is_byte_identical(path: Path) -> None:
 def test_render_is_stable_across_hash_seeds() -> None:
     code = (
         "from tacit_gen.contract.loader import load; from tacit_gen.plan import plan;"
-        "from tacit_gen.targets.base import RenderOptions; from tacit_gen.targets.gx.render import TARGET;"
+        "from tacit_gen.targets.base import RenderOptions; from tacit_gen.targets.gx import TARGET;"
         f"c = load({str(BUNDLED[0])!r}); print(TARGET.render(c, plan(c), RenderOptions()).artifacts[0].content, end='')"
     )
     outs = {

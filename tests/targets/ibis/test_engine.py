@@ -15,8 +15,8 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.ibis import TARGET
 from tacit_gen.targets.ibis.engine import run
-from tacit_gen.targets.ibis.render import TARGET
 
 pytestmark = pytest.mark.engine
 
@@ -156,8 +156,8 @@ def test_unloadable_artifact_errors_every_clause(tmp_path: Path) -> None:
 def test_type_drift_fails_column_structurally_as_in_pandera(tmp_path: Path) -> None:
     """A DOUBLE where the contract says decimal: parse() converts, but column: is judged as cast()
     judges it, so ibis and pandera (and dbt, Soda, GX) give the same verdict (no exit 3)."""
+    from tacit_gen.targets.pandera import TARGET as PANDERA
     from tacit_gen.targets.pandera.engine import run as run_pandera
-    from tacit_gen.targets.pandera.render import TARGET as PANDERA
 
     inp = setup(tmp_path, "ohlcv_1m", {**OHLCV, "volume": "DOUBLE"}, ohlcv_rows())
     for art in PANDERA.render(inp.contract, inp.clauses, RenderOptions()).artifacts:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from tacit_gen.compare import compare
 from tacit_gen.contract.loader import load
 from tacit_gen.drift import base as d
-from tacit_gen.drift.compare import compare
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.ibis import TARGET
 from tacit_gen.targets.ibis.read import read_module
-from tacit_gen.targets.ibis.render import TARGET
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

@@ -14,7 +14,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.ibis.render import TARGET, attribute_name, class_name
+from tacit_gen.targets.ibis import TARGET
+from tacit_gen.targets.ibis.render import attribute_name, class_name
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

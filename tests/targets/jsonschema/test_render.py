@@ -12,7 +12,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.jsonschema.render import TARGET
+from tacit_gen.targets.jsonschema import TARGET
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

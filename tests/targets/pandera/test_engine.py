@@ -14,7 +14,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.pandera.render import TARGET
+from tacit_gen.targets.pandera import TARGET
 
 pytestmark = pytest.mark.engine
 

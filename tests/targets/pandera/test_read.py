@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from tacit_gen.compare import compare
 from tacit_gen.contract.loader import load
 from tacit_gen.drift import base as d
-from tacit_gen.drift.compare import compare
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.pandera import TARGET
 from tacit_gen.targets.pandera.read import read
-from tacit_gen.targets.pandera.render import TARGET
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

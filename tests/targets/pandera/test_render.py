@@ -17,7 +17,8 @@ from tacit_gen.contract.loader import load
 from tacit_gen.expr import nodes as n
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.pandera.render import TARGET, compile_expr
+from tacit_gen.targets.pandera import TARGET
+from tacit_gen.targets.pandera.render import compile_expr
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))
@@ -135,7 +136,7 @@ def _eval_rows(expr_text: str, columns: dict[str, str], rows: list[tuple[Any, ..
     import pandas as pd
 
     from tacit_gen.expr.parser import parse
-    from tacit_gen.expr.sql import to_sql
+    from tacit_gen.sql import to_sql
 
     ast_node = _resolve(parse(expr_text), columns)
     body = compile_expr(ast_node)

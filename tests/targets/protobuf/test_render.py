@@ -11,8 +11,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.protobuf import TARGET
 from tacit_gen.targets.protobuf.compile import ProtocError, compile_proto
-from tacit_gen.targets.protobuf.render import TARGET
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

@@ -17,7 +17,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.soda.render import TARGET
+from tacit_gen.targets.soda import TARGET
 
 pytestmark = pytest.mark.engine
 

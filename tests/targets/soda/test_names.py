@@ -8,8 +8,8 @@ import yaml
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.soda import TARGET
 from tacit_gen.targets.soda.read import read
-from tacit_gen.targets.soda.render import TARGET
 from tests.conftest import BUNDLED, ROOT
 
 

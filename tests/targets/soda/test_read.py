@@ -10,8 +10,9 @@ from tacit_gen.contract.loader import load
 from tacit_gen.drift.base import SEVERITY_WEAKENED, UNKNOWN_CHECK, UNREADABLE
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.soda import TARGET
 from tacit_gen.targets.soda.read import read
-from tacit_gen.targets.soda.render import TARGET, project
+from tacit_gen.targets.soda.render import project
 
 ROOT = Path(__file__).resolve().parents[3]
 P = Path("soda/fct_sensor_readings.yml")

@@ -11,7 +11,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.targets.soda.render import TARGET, project
+from tacit_gen.targets.soda import TARGET
+from tacit_gen.targets.soda.render import project
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = sorted((ROOT / "contracts").glob("*.yaml"))

@@ -1,4 +1,5 @@
-"""Semantic drift: read artifacts back into clauses and compare them with the plan."""
+"""Semantic drift: read artifacts back into clauses and compare them with the plan (each target's
+`project`)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def compare(
     equivalent_to = _match_equivalent_invariants(contract, clauses, got)
     for plan_id, read_id in equivalent_to.items():
         got[plan_id] = got.pop(read_id)
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     tgt = registry.get(target)
     opts = options or RenderOptions()
@@ -166,7 +167,7 @@ def _match_equivalent_invariants(contract: Contract, clauses: tuple[Clause, ...]
 
 def read_artifact(target: str, path: Path) -> ReadResult:
     """Read one artifact with its target's reader; unreadable files are a finding, not a crash."""
-    from tacit_gen.targets import registry
+    from tacit_gen import registry
 
     shown = path.as_posix()
     try:

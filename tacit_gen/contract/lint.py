@@ -183,8 +183,8 @@ def rules_doc() -> str:
     lines = [
         "# Lint rules and error codes",
         "",
-        "Generated from `tacit_gen.contract.errors.CODES`, `tacit_gen.lint.LOADER_RATIONALE` and",
-        "`tacit_gen.lint.RULES` by `python -m tacit_gen.lint > docs/lint-rules.md`; a test keeps it in sync.",
+        "Generated from `tacit_gen.contract.errors.CODES`, `tacit_gen.contract.lint.LOADER_RATIONALE` and",
+        "`tacit_gen.contract.lint.RULES` by `python -m tacit_gen.contract.lint > docs/lint-rules.md`; a test keeps it in sync.",
         "",
         "Every finding is printed as `path:line:col: severity: message [code]`, pointing at the",
         "offending word. `tacit-gen lint` exits 1 on errors; warnings count only with `--strict`;",
