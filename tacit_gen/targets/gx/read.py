@@ -21,6 +21,7 @@ from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql import dialects as sql_dialects
+from tacit_gen.targets.gx.render import gx_unquery
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -274,7 +275,7 @@ def read(path: Path, text: str) -> ReadResult:
                 t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
                 if t is not None and t.startswith("decimal") and dialect == "duckdb":
                     # precision and scale come from the operative SQL check, not from meta
-                    q = str(by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or "")
+                    q = gx_unquery(str(by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or ""))
                     t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
                 params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
             elif "expect_column_values_to_be_of_type" in by_type:
@@ -327,7 +328,7 @@ def read(path: Path, text: str) -> ReadResult:
         elif kind == "invariant":
             params.update(_read_invariant(cid, es, columns, has_revision, dialect))
         elif kind == "freshness" and CUSTOM_SQL in by_type:
-            q = str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or "")
+            q = gx_unquery(str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or ""))
             m = _FRESHNESS.search(q)
             params["column"] = m.group("col").strip('"') if m else None
             params["max_age_seconds"] = int(m.group("secs")) if m else None
@@ -382,7 +383,7 @@ def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
     out: dict[str, Any] = {}
     for e in es:
         if e["type"] == CUSTOM_SQL:
-            m = _INVARIANT_SQL.match(str(e["kwargs"].get("unexpected_rows_query") or ""))
+            m = _INVARIANT_SQL.match(gx_unquery(str(e["kwargs"].get("unexpected_rows_query") or "")))
             if m:
                 out["sql"] = m.group("sql")
     text = cid.split(":", 1)[1]

@@ -400,7 +400,37 @@ def _text(tree: Any, dialect: str) -> str:
         for t in tree.find_all(exp.Table):
             if t.name == BATCH:
                 t.set("alias", None)
-    return sql.generate(tree, dialect).replace(BATCH, "{batch}")
+    return gx_query(sql.generate(tree, dialect))
+
+
+# What SQLAlchemy's text() reads as a bind parameter (sqlalchemy.sql.compiler.BIND_PARAMS).
+_SA_BIND = re.compile(r"(?<![:\w\x5c]):(\w+)(?!:)")
+
+
+def gx_query(text: str) -> str:
+    """SQL text as GX's `unexpected_rows_query`, with `BATCH` as `{batch}`.
+
+    GX runs the query through `str.format` (every brace is a field: `'{batch}'` in a literal
+    would be replaced by the batch, `'a{b'` fails the expectation) and then SQLAlchemy's
+    `text()` (`:name` is a bind parameter): braces are doubled and such colons escaped (`\\:`),
+    which each step turns back into the text the SQL means.
+    """
+    escaped = _SA_BIND.sub(lambda m: "\\:" + m.group(1), text.replace("{", "{{").replace("}", "}}"))
+    # SQLAlchemy compiles text() through pyformat markers (`%(name)s`) even for numeric
+    # paramstyles (duckdb_engine), without escaping: `%(` in a literal is split in two literals.
+    escaped = _SQL_STRING.sub(lambda m: m.group(0).replace("%(", _PCT_SPLIT), escaped)
+    return escaped.replace(BATCH, "{batch}")
+
+
+_SQL_STRING = re.compile(r"'(?:[^']|'')*'")
+_PCT_SPLIT = "%' || '("
+
+
+def gx_unquery(query: str) -> str:
+    """The SQL a `gx_query` text means (what GX and SQLAlchemy make of it)."""
+    text = query.replace(_PCT_SPLIT, "%(").replace("{{", "\x00").replace("}}", "\x01")
+    text = re.sub(r"\x5c:(\w)", r":\1", text)
+    return text.replace("\x00", "{").replace("\x01", "}")
 
 
 def decimal_type_query(column: str, precision: int, scale: int) -> str:
