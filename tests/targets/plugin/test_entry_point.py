@@ -1,0 +1,96 @@
+"""A target added from outside through the `tacit_gen.targets` entry-point group alone: a tiny
+distribution (a module and a dist-info with entry_points.txt) in a temporary folder on the path
+of a fresh interpreter. It renders, reads back and `check`s, and no file of the project changes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+CONTRACT = "contracts/ohlcv_1m.yaml"
+
+
+@pytest.fixture()
+def site(tmp_path: Path) -> Path:
+    """A folder holding the plugin module and its dist-info (what `pip install` would leave)."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    shutil.copy(Path(__file__).with_name("markdown_target.py"), folder / "tacit_markdown.py")
+    info = folder / "tacit_markdown-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tacit-markdown\nVersion: 0.1\n",
+                                   encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        "[tacit_gen.targets]\nmarkdown = tacit_markdown:TARGET\n", encoding="utf-8")
+    return folder
+
+
+def _run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, "-c", "from tacit_gen.cli import main; main()", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _project_state() -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_an_entry_point_target_renders_reads_back_and_checks(site: Path, tmp_path: Path) -> None:
+    before = _project_state()
+    out = tmp_path / "out"
+    listed = subprocess.run(
+        [sys.executable, "-c", "from tacit_gen import registry; print(','.join(registry.names()))"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True,
+        check=True)
+    assert listed.stdout.strip().split(",")[-1] == "markdown"
+
+    rendered = _run(site, "render", CONTRACT, "--target", "markdown", "--out", str(out))
+    assert rendered.returncode == 0, rendered.stderr
+    page = (out / "markdown" / "ohlcv_1m.md").read_text(encoding="utf-8")
+    assert "| `column:close` | column | type=decimal(18,8) |" in page
+
+    clean = _run(site, "check", CONTRACT, "--target", "markdown", "--out", str(out), "--no-bump-gate")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "1 artifact(s) checked: clean" in clean.stdout
+
+    # a hand edit: a column's type changed and a clause removed is drift the reader sees
+    edited = page.replace("type=decimal(18,8)", "type=float64", 1)
+    edited = "\n".join(x for x in edited.splitlines() if "`not_null:volume`" not in x) + "\n"
+    (out / "markdown" / "ohlcv_1m.md").write_text(edited, encoding="utf-8")
+    drift = _run(site, "check", CONTRACT, "--target", "markdown", "--out", str(out), "--no-bump-gate")
+    assert drift.returncode == 1
+    assert "D202 column:" in drift.stdout and "type is float64" in drift.stdout
+    assert "D200 not_null:volume is not in the artifact" in drift.stdout
+
+    assert _project_state() == before
+
+
+def test_the_loader_takes_the_plugin_keys(site: Path, tmp_path: Path) -> None:
+    contract = tmp_path / "ohlcv_1m.yaml"
+    text = (ROOT / CONTRACT).read_text(encoding="utf-8")
+    contract.write_text(text + "targets:\n  markdown: {title: One-minute-bars}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    rendered = _run(site, "render", str(contract), "--target", "markdown", "--out", str(out))
+    assert rendered.returncode == 0, rendered.stderr
+    assert "# One-minute-bars" in (out / "markdown" / "ohlcv_1m.md").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text + "targets:\n  markdown: {titel: x}\n", encoding="utf-8")
+    typo = _run(site, "lint", str(bad))
+    assert typo.returncode == 1 and "unknown key 'titel' in 'targets.markdown'; did you mean 'title'?" in typo.stdout
+    alone = subprocess.run([sys.executable, "-c", "from tacit_gen.cli import main; main()", "lint",
+                            str(contract)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 1 and "unknown target 'markdown'" in alone.stdout
+
+
+def test_without_the_entry_point_the_target_is_unknown() -> None:
+    bare = subprocess.run([sys.executable, "-c", "from tacit_gen.cli import main; main()", "render",
+                           CONTRACT, "--target", "markdown", "--check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert bare.returncode == 2 and "unknown target 'markdown'" in bare.stderr
