@@ -312,7 +312,10 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     if not files:
         _fail_usage("no contract files to render")
     targets = proj.targets
-    run = r.render_all(files, targets, proj.options)
+    try:
+        run = r.render_all(files, targets, proj.options)
+    except ValueError as e:  # a --templates folder that would be ignored
+        _fail_usage(str(e))
     for d in run.errors:
         click.echo(d.render(), err=True)
     if run.errors:

@@ -72,6 +72,9 @@ def render_contract(contract: Contract, targets: tuple[str, ...], options: Rende
 
 
 def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptions) -> RenderRun:
+    from tacit_gen.targets.templates import check_overrides
+
+    check_overrides(options, targets)  # raises TemplateFolderError (a ValueError)
     run = RenderRun()
     for p in paths:
         try:

@@ -50,3 +50,33 @@ def _environment(folders: tuple[str, ...]) -> Any:
 def jinja_template(target: str, name: str, options: RenderOptions) -> Any:
     """A compiled jinja2 template (StrictUndefined); environments are cached per folder list."""
     return _environment(tuple(str(r) for r in roots(target, options))).get_template(name)
+
+
+class TemplateFolderError(ValueError):
+    """A `--templates DIR` subfolder that would be silently ignored."""
+
+
+def check_overrides(options: RenderOptions, targets: tuple[str, ...]) -> None:
+    """`--templates DIR` is honest: a subfolder for a target without templates (its YAML or JSON is
+    built as data and written by one deterministic writer), or one that names no target, is an
+    error naming the folder, never silently ignored.
+
+    Raises:
+        TemplateFolderError: naming the first such folder.
+    """
+    from tacit_gen import registry
+
+    if not options.templates_dir:
+        return
+    root = Path(options.templates_dir)
+    known = registry.names()
+    for sub in sorted(p for p in root.iterdir() if p.is_dir()):
+        shown = sub.as_posix()
+        if sub.name not in known:
+            raise TemplateFolderError(f"template folder {shown} names no target (known: {', '.join(known)})")
+        if sub.name in targets and not registry.get(sub.name).templates:
+            with_templates = [t for t in known if registry.get(t).templates]
+            raise TemplateFolderError(
+                f"template folder {shown}: the {sub.name} target has no templates (its artifact is "
+                f"built as data and written by one writer); targets with templates: "
+                f"{', '.join(with_templates)}")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from tacit_gen import registry
 from tacit_gen.cli import main
 from tests.conftest import ROOT
 
@@ -44,3 +46,40 @@ def test_partial_override_falls_back_to_shipped(tmp_path: Path) -> None:
         assert a, sub
         for rel in a:
             assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+
+def _marked(shipped: Path) -> str:
+    text = shipped.read_text(encoding="utf-8")
+    return text + ("-- house style\n" if shipped.suffix == ".sql" else "# house style\n")
+
+
+@pytest.mark.parametrize("target", registry.names())
+def test_every_target_is_customisable_or_refuses_the_folder(target: str, tmp_path: Path) -> None:
+    overrides = tmp_path / "overrides" / target
+    overrides.mkdir(parents=True)
+    out = tmp_path / "out"
+    args = ["render", str(ROOT / "contracts" / "fct_sensor_readings.yaml"), "--out", str(out),
+            "--target", target, "--templates", str(tmp_path / "overrides")]
+    if not registry.get(target).templates:
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 2, res.output
+        assert f"template folder {overrides.as_posix()}: the {target} target has no templates" in res.output
+        assert not out.exists()
+        return
+    shipped = [p for p in (ROOT / "templates" / target).iterdir() if p.is_file()]
+    assert shipped, target
+    for p in shipped:
+        (overrides / p.name).write_text(_marked(p), encoding="utf-8")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    written = [p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()]
+    assert any(t.endswith("house style\n") for t in written), target
+
+
+def test_a_folder_naming_no_target_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "overrides" / "sodaa").mkdir(parents=True)
+    res = CliRunner().invoke(main, ["render", str(ROOT / "contracts" / "fct_sensor_readings.yaml"),
+                                    "--out", str(tmp_path / "out"), "--templates",
+                                    str(tmp_path / "overrides")])
+    assert res.exit_code == 2
+    assert f"template folder {(tmp_path / 'overrides' / 'sodaa').as_posix()} names no target" in res.output
