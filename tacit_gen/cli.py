@@ -126,7 +126,7 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
     if show_targets:
         from tacit_gen.explain import support_matrix
 
-        matrix = support_matrix(c, clauses)
+        matrix = support_matrix(c, clauses, _Project().options)  # as the settings render
         if fmt == "json":
             _echo_json(matrix)
         else:
@@ -617,10 +617,11 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
 
 # ---------------------------------------------------------------------------------------- fmt
 @main.command(epilog=EXIT_CODES)
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form.")
 def fmt(paths: tuple[str, ...], check: bool) -> None:
-    """Rewrite contracts into canonical form: plain YAML, quoted types, ordered keys, comments kept."""
+    """Rewrite contracts (default: the settings' contracts, else contracts/) into canonical
+    form: plain YAML, quoted types, ordered keys, comments kept."""
     from tacit_gen.contract.errors import ContractError
     from tacit_gen.contract.loader import display_path
     from tacit_gen.contract.yamlpos import YamlSyntaxError, read_text
@@ -628,7 +629,7 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
     from tacit_gen.render import WriteError, find_contracts, write_atomic
 
     changed = 0
-    for f in find_contracts(paths):
+    for f in find_contracts(paths or _Project().paths):
         try:
             text = read_text(f)
         except YamlSyntaxError as e:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan_types import Clause
+
+if TYPE_CHECKING:
+    from tacit_gen.targets.base import RenderOptions
 
 
 def _table(headers: list[str], rows: list[list[str]], max_last: int | None = None) -> str:
@@ -51,15 +54,18 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
     return out
 
 
-def support_matrix(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, Any]:
-    """Render to every target in memory and record, per clause, whether each target expresses it."""
+def support_matrix(contract: Contract, clauses: tuple[Clause, ...],
+                   options: RenderOptions | None = None) -> dict[str, Any]:
+    """Render to every target in memory and record, per clause, whether each target expresses it
+    (with `options`: the project's settings; default: every target's defaults)."""
     from tacit_gen import registry
     from tacit_gen.targets.base import RenderOptions
 
+    options = options or RenderOptions()
     status: dict[str, dict[str, str]] = {c.id: {} for c in clauses}
     for name in registry.names():
         try:
-            result = registry.get(name).render(contract, clauses, RenderOptions())
+            result = registry.get(name).render(contract, clauses, options)
         except Exception as e:  # a target that crashes is reported, not hidden
             for c in clauses:
                 status[c.id][name] = f"error: {e}"

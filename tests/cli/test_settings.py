@@ -207,3 +207,16 @@ def test_check_notes_generated_dbt_outside_model_paths(repo: Path) -> None:
     assert run(repo, "render").exit_code == 0
     res = run(repo, "check", "--no-bump-gate")
     assert res.exit_code == 0 and "model-paths does not include generated/dbt" in res.output
+
+
+def test_fmt_lint_and_explain_read_the_settings(repo: Path) -> None:
+    (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\n[dbt]\ntests = "native"\n',
+                                         encoding="utf-8")
+    assert run(repo, "lint").exit_code == 0
+    res = run(repo, "fmt", "--check")  # the bundled contract is not in canonical form
+    assert res.exit_code == 1 and "data/contracts/fct_sensor_readings.yaml" in res.output, res.output
+    res = run(repo, "explain", "data/contracts/fct_sensor_readings.yaml", "--targets")
+    assert res.exit_code == 0 and "unique:series_id,event_ts,revision" in res.output
+    (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\nbogus = 1\n', encoding="utf-8")
+    for cmd in (["fmt", "--check"], ["explain", "data/contracts/fct_sensor_readings.yaml", "--targets"]):
+        assert run(repo, *cmd).exit_code == 2
