@@ -572,10 +572,20 @@ def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
               help="Also validate stored data of an older version through this contract's runtime.")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False))
 @click.option("--now", default=None, help="Pin 'now' for freshness during --replay.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="The generated folder holding the protobuf field-number lock (default: generated/).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def compat(contract: str, mode: str | None, history: str | None, replay: str | None,
-           catalog: str | None, now: str | None, fmt: str) -> None:
-    """Check compatibility with earlier versions (BACKWARD, FORWARD, FULL, *_TRANSITIVE)."""
+           catalog: str | None, now: str | None, out: str | None, fmt: str) -> None:
+    """Check compatibility with earlier versions (BACKWARD, FORWARD, FULL, *_TRANSITIVE).
+
+    Also as the registries see it: each pair's Avro schemas through Avro's resolution rules (the
+    avro package's compatibility checker), its Protobuf messages for field-number reuse, type
+    changes outside a wire type and reserved names, its JSON Schemas by validating each version's
+    sample rows against the other. --replay DATA also encodes the stored rows with each earlier
+    version's Avro and Protobuf schemas and decodes them with today's, then parses them with
+    today's runtime.
+    """
     from tacit_gen import evolution
 
     current = _load_or_exit(contract)
@@ -594,6 +604,21 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     report = evolution.compat([*earlier, current], chosen)
     payload = report.as_json()
     code = 0 if report.ok else 1
+    from tacit_gen.evolution import wire
+
+    lock_dir = _Project(out=out).out
+    try:
+        wire_findings, wire_notes = wire.registry_compat([*earlier, current], chosen, lock_dir)
+    except ImportError as e:
+        wire_findings, wire_notes = [], [f"registry checks need tacit-gen[wire]: {e}"]
+    payload["registries"] = {"findings": [f.as_json() for f in wire_findings], "notes": wire_notes}
+    errors = [f for f in wire_findings if f.severity == "error"]
+    code = code or (1 if errors else 0)
+    wire_text = "\n".join(
+        ([f"registries (avro, protobuf, jsonschema): {len(errors)} incompatibilit"
+          f"{'y' if len(errors) == 1 else 'ies'}"] if errors
+         else ["registries (avro, protobuf, jsonschema): ok"] if report.checked else [])
+        + [f.render() for f in wire_findings] + [f"  note: {n}" for n in wire_notes])
     replay_text = ""
     if replay:
         from tacit_gen.engines.load import LoadError
@@ -603,15 +628,39 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
             rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
         except (LoadError, ValueError) as e:
             _fail_usage(str(e))
-        payload["replay"] = rep.as_json()
-        replay_text = rep.render_text()
-        code = code or (0 if rep.ok else 1)
+        try:
+            wired = wire.replay_wire([*earlier, current], replay, lock_dir, catalog, parse_now(now))
+        except (LoadError, ValueError) as e:
+            _fail_usage(str(e))
+        except ImportError as e:
+            wired = []
+            click.echo(f"note: the wire replay needs tacit-gen[wire]: {e}", err=True)
+        payload["replay_wire"] = [w.as_json() for w in wired]
+        if all(w.skipped for w in wired):
+            # the data fits no earlier version: read it as it is, through today's runtime
+            payload["replay"] = rep.as_json()
+            replay_text = rep.render_text()
+            code = code or (0 if rep.ok else 1)
+        for w in wired:
+            if w.skipped:
+                replay_text += f"\nwire replay from {w.version}: skipped, the data was {w.skipped}"
+                continue
+            bad = bool([f for f in w.findings if f.severity == "error"] or w.runtime_failures)
+            code = code or (1 if bad else 0)
+            replay_text += (f"\nwire replay: {w.rows} rows written under {w.version}, read with "
+                            f"{current.version}'s Avro and Protobuf readers: "
+                            + ("FAIL" if bad else "ok"))
+            replay_text += "".join("\n" + f.render() for f in w.findings)
+            replay_text += "".join(f"\n  runtime {c}: {st}" + (f" ({n} rows)" if n is not None else "")
+                                   for c, st, n in w.runtime_failures)
     if fmt == "json":
         _echo_json(payload)
     else:
         click.echo(report.render_text())
+        if wire_text:
+            click.echo(wire_text)
         if replay_text:
-            click.echo(replay_text)
+            click.echo(replay_text.lstrip("\n"))
     sys.exit(code)
 
 

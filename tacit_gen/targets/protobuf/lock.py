@@ -150,3 +150,41 @@ def update(old: Lock, contract: Contract, enum_fields: dict[str, tuple[str, ...]
         enums[fname] = vals
         enum_reserved[fname] = res
     return Lock(fields, sorted(set(reserved)), enums, enum_reserved)
+
+
+def for_earlier(today: Lock, earlier: Contract, enum_fields: dict[str, tuple[str, ...]],
+                aliases: dict[str, str] | None = None) -> tuple[Lock, list[str]]:
+    """The numbers an earlier version of the contract had, recovered from today's lock: a field
+    by its name among today's fields or reserved names, or through a today field's `aliases`;
+    enum values likewise. Numbers never move, so today's lock remembers every number ever given.
+
+    Returns:
+        (the lock, notes on fields today's lock does not know: they get fresh numbers).
+
+    Args:
+        aliases: old name -> today's name, from today's fields' `aliases`.
+    """
+    renamed = aliases or {}
+    reserved = {name: n for n, name in today.reserved}
+    fields: dict[str, int] = {}
+    notes: list[str] = []
+    used = today.used()
+    for f in earlier.fields:
+        n = today.fields.get(f.name, reserved.get(f.name))
+        if n is None and f.name in renamed:
+            n = today.fields.get(renamed[f.name])
+        if n is None:
+            n = _next(used | set(fields.values()))
+            notes.append(f"'{f.name}' of {earlier.version} is not in today's lock: numbered {n} here")
+        fields[f.name] = n
+    enums: dict[str, dict[str, int]] = {}
+    for fname, values in enum_fields.items():
+        known = dict(today.enums.get(fname, {}))
+        known.update({name: n for n, name in today.enum_reserved.get(fname, [])})
+        vals: dict[str, int] = {}
+        for v in values:
+            vals[v] = known.get(v, _next(set(known.values()) | set(vals.values()) | {0}))
+        enums[fname] = vals
+    live = set(fields.values())
+    return Lock(fields, [(n, name) for n, name in today.reserved if n not in live and name not in fields],
+                enums, {}), notes

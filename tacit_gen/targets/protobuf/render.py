@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.targets import wire
 from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
 from tacit_gen.targets.header import header_lines, one_line
-from tacit_gen.targets.protobuf.lock import read_lock, update
+from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
 
 if TYPE_CHECKING:
 
@@ -111,12 +111,23 @@ def _reserved_lines(reserved: list[tuple[int, str]], indent: str) -> list[str]:
     return [f"{indent}reserved {nums};", f"{indent}reserved {names};"]
 
 
-def render_files(contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> tuple[str, str, list[Any]]:
-    """(.proto text, lock text, unsupported) for one contract."""
+def enum_fields(contract: Contract) -> dict[str, tuple[str, ...]]:
+    """The fields rendered as protobuf enums, with their values."""
+    return {f.name: f.type.values for f in contract.fields if enum_expressible(f)}
+
+
+def render_files(contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions,
+                 lock: Lock | None = None) -> tuple[str, str, list[Any]]:
+    """(.proto text, lock text, unsupported) for one contract.
+
+    Args:
+        lock: the numbers to use as they are (an earlier version rendered with today's lock, for
+            `compat`); None: the committed lock under ``options.out_dir``, updated for the contract.
+    """
     unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
-    enum_fields = {f.name: f.type.values for f in contract.fields if enum_expressible(f)}
-    old = read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json")
-    lock = update(old, contract, enum_fields)
+    enum_fields_ = enum_fields(contract)
+    if lock is None:
+        lock = update(read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json"), contract, enum_fields_)
     msg = message_name(contract)
     lines = [f"// {line}" for line in header_lines(contract)]
     lines.append(one_line(f"// Field numbers live in {contract.name}.lock.json beside this file: a number "
@@ -133,7 +144,7 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
         lines.append(one_line(f"// {contract.description}"))
     lines.append(f"message {msg} {{")
     for f in contract.fields:
-        if f.name not in enum_fields:
+        if f.name not in enum_fields_:
             continue
         lines.append(f"  enum {wire.camel(f.name)} {{")
         lines.append(f"    {f.name.upper()}_UNSPECIFIED = 0;")
