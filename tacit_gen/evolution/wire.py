@@ -78,9 +78,9 @@ def _aliases(contract: Contract) -> dict[str, str]:
 def schemas_of(versions: list[Contract], out_dir: str | None) -> dict[str, Schemas]:
     """Wire schemas per version; protobuf numbers from today's (the newest version's) lock."""
     from tacit_gen.plan import plan
-    from tacit_gen.targets.avro.render import TARGET as AVRO
+    from tacit_gen.targets.avro import TARGET as AVRO
     from tacit_gen.targets.base import RenderOptions
-    from tacit_gen.targets.jsonschema.render import TARGET as JSON
+    from tacit_gen.targets.jsonschema import TARGET as JSON
     from tacit_gen.targets.protobuf import lock as locks
     from tacit_gen.targets.protobuf.render import enum_fields, render_files
 
@@ -310,7 +310,7 @@ def _rows_as(contract: Contract, data: str, tmp: Path) -> tuple[list[dict[str, A
 def _avro_replay(writer: Schemas, today: Schemas, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[WireFinding]]:
     import fastavro
 
-    from tacit_gen.targets.avro.engine import _split, _to_wire
+    from tacit_gen.targets.avro.engine import split_null, to_wire
 
     w = fastavro.parse_schema(json.loads(writer.avsc))
     r = fastavro.parse_schema(json.loads(today.avsc))
@@ -318,7 +318,7 @@ def _avro_replay(writer: Schemas, today: Schemas, rows: list[dict[str, Any]]) ->
     out: list[dict[str, Any]] = []
     wv, rv = writer.contract.version, today.contract.version
     for row in rows:
-        rec = {f["name"]: _to_wire(row.get(f["name"]), _split(f["type"])[0]) for f in wfields}
+        rec = {f["name"]: to_wire(row.get(f["name"]), split_null(f["type"])[0]) for f in wfields}
         buf = io.BytesIO()
         fastavro.schemaless_writer(buf, w, rec)
         buf.seek(0)
@@ -358,7 +358,7 @@ def _dropped(writer: Schemas, today: Schemas, rows: list[dict[str, Any]],
 
 def _proto_replay(writer: Schemas, today: Schemas, rows: list[dict[str, Any]]) -> list[WireFinding]:
     from tacit_gen.targets.protobuf.compile import compile_proto, message_class
-    from tacit_gen.targets.protobuf.engine import _enum_number, _Refused, encode, schema_of
+    from tacit_gen.targets.protobuf.engine import Refused, encode, enum_number, schema_of
 
     def cls_of(s: Schemas, name: str) -> tuple[Any, list[Any]]:
         fds = compile_proto(s.proto, name)
@@ -385,12 +385,12 @@ def _proto_replay(writer: Schemas, today: Schemas, rows: list[dict[str, Any]]) -
             fd = wcls.DESCRIPTOR.fields_by_name[f.name]
             try:
                 if fd.enum_type is not None:
-                    number = _enum_number(fd.enum_type, f.name, str(value))
+                    number = enum_number(fd.enum_type, f.name, str(value))
                     if number is not None:
                         setattr(msg, f.name, number)
                 else:
                     encode(msg, fd, value, declared)
-            except _Refused:
+            except Refused:
                 continue
         try:
             tcls.FromString(msg.SerializeToString())

@@ -28,7 +28,7 @@ NAME = "avro"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _split(t: Any) -> tuple[Any, bool]:
+def split_null(t: Any) -> tuple[Any, bool]:
     if isinstance(t, list):
         rest = [x for x in t if x != "null"]
         return (rest[0] if len(rest) == 1 else rest), len(rest) != len(t)
@@ -39,7 +39,7 @@ def _logical(t: Any) -> str | None:
     return t.get("logicalType") if isinstance(t, dict) else None
 
 
-def _to_wire(value: Any, t: Any) -> Any:
+def to_wire(value: Any, t: Any) -> Any:
     """The value as fastavro takes it for type `t` (nanosecond instants converted here)."""
     if _logical(t) == "timestamp-nanos" and isinstance(value, datetime):
         delta = value - _EPOCH
@@ -49,7 +49,7 @@ def _to_wire(value: Any, t: Any) -> Any:
 
 def _same(a: Any, b: Any, t: Any) -> bool:
     if _logical(t) == "timestamp-nanos" and isinstance(a, datetime):
-        return _to_wire(a, t) == b
+        return to_wire(a, t) == b
     if isinstance(t, str) and t == "float" and isinstance(a, float):
         import struct
 
@@ -107,7 +107,7 @@ def run(inp: VerifyInput) -> EngineRun:
     one: dict[str, Any] = {}
     for f in fields:
         name = str(f["name"])
-        t, nullable = _split(f["type"])
+        t, nullable = split_null(f["type"])
         carried.add(f"column:{name}")
         if not nullable:
             carried.add(f"not_null:{name}")
@@ -133,7 +133,7 @@ def run(inp: VerifyInput) -> EngineRun:
                 ok = False
                 continue
             value = row[name]
-            t, nullable = _split(f["type"])
+            t, nullable = split_null(f["type"])
             if value is None:
                 if not nullable:
                     tally.fail(f"not_null:{name}", "NULL where the Avro type has no null branch")
@@ -151,7 +151,7 @@ def run(inp: VerifyInput) -> EngineRun:
             if problem is None:
                 try:
                     buf = io.BytesIO()
-                    fastavro.schemaless_writer(buf, one[name], {"v": _to_wire(value, t)})
+                    fastavro.schemaless_writer(buf, one[name], {"v": to_wire(value, t)})
                     buf.seek(0)
                     back = fastavro.schemaless_reader(buf, one[name], one[name])
                     if not isinstance(back, dict) or not _same(value, back["v"], t):
@@ -162,7 +162,7 @@ def run(inp: VerifyInput) -> EngineRun:
                 tally.fail(f"column:{name}", problem)
                 ok = False
         if ok:
-            clean.append({n: _to_wire(row[n], _split(f["type"])[0]) for n, f in zip(names, fields, strict=True)})
+            clean.append({n: to_wire(row[n], split_null(f["type"])[0]) for n, f in zip(names, fields, strict=True)})
     notes: list[str] = []
     if clean:
         # the whole record, as a producer writes it: strict validation, then a container file

@@ -26,7 +26,7 @@ NAME = "protobuf"
 _EPOCH_DAY = date(1970, 1, 1)
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """The value cannot travel as the field's type."""
 
 
@@ -47,40 +47,40 @@ def encode(msg: Any, fd: Any, value: Any, declared: str) -> Any:
     """Set `value` on field `fd` of `msg`; return what the field should read back as.
 
     Raises:
-        _Refused: the value cannot travel as the field's type.
+        Refused: the value cannot travel as the field's type.
     """
     from google.protobuf.descriptor import FieldDescriptor as F
 
     name = fd.name
     if fd.type == F.TYPE_MESSAGE and fd.message_type.full_name == "google.protobuf.Timestamp":
         if not isinstance(value, datetime) or value.tzinfo is None:
-            raise _Refused("a Timestamp needs an aware instant (a naive timestamp is not UTC)")
+            raise Refused("a Timestamp needs an aware instant (a naive timestamp is not UTC)")
         getattr(msg, name).FromDatetime(value)
         return value.astimezone(UTC)
     if fd.type == F.TYPE_ENUM:
-        raise _Refused("enum fields are set by the caller")
+        raise Refused("enum fields are set by the caller")
     if fd.type == F.TYPE_STRING and declared.startswith("decimal("):
         if not isinstance(value, Decimal) or not _decimal_ok(value, declared):
-            raise _Refused(f"{value!r} is not a {declared}")
+            raise Refused(f"{value!r} is not a {declared}")
         setattr(msg, name, format(value, "f"))
         return value
     if fd.type == F.TYPE_INT32 and declared == "date":
         if not isinstance(value, date) or isinstance(value, datetime):
-            raise _Refused(f"{type(value).__name__} is not a date")
+            raise Refused(f"{type(value).__name__} is not a date")
         setattr(msg, name, (value - _EPOCH_DAY).days)
         return value
     if fd.type in (F.TYPE_INT32, F.TYPE_INT64) and (isinstance(value, bool) or not isinstance(value, int)):
-        raise _Refused(f"{type(value).__name__} is not an integer")
+        raise Refused(f"{type(value).__name__} is not an integer")
     if fd.type == F.TYPE_BOOL and not isinstance(value, bool):
-        raise _Refused(f"{type(value).__name__} is not a boolean")
+        raise Refused(f"{type(value).__name__} is not a boolean")
     if fd.type == F.TYPE_STRING and not isinstance(value, str):
-        raise _Refused(f"{type(value).__name__} is not text")
+        raise Refused(f"{type(value).__name__} is not text")
     if fd.type in (F.TYPE_FLOAT, F.TYPE_DOUBLE) and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise _Refused(f"{type(value).__name__} is not a number")
+        raise Refused(f"{type(value).__name__} is not a number")
     try:
         setattr(msg, name, value)
     except (TypeError, ValueError) as e:
-        raise _Refused(str(e)) from None
+        raise Refused(str(e)) from None
     if fd.type == F.TYPE_FLOAT:
         return struct.unpack("f", struct.pack("f", float(value)))[0]
     return value
@@ -165,7 +165,7 @@ def run(inp: VerifyInput) -> EngineRun:
                 if not isinstance(value, str):
                     tally.fail(f"column:{f.name}", f"{type(value).__name__} is not an enum value")
                     continue
-                number = _enum_number(fd.enum_type, f.name, value)
+                number = enum_number(fd.enum_type, f.name, value)
                 if number is None:
                     tally.fail(f"accepted_values:{f.name}", f"'{value}' is not a value of {fd.enum_type.name}")
                     continue
@@ -174,7 +174,7 @@ def run(inp: VerifyInput) -> EngineRun:
                 continue
             try:
                 expect[f.name] = encode(msg, fd, value, declared)
-            except _Refused as e:
+            except Refused as e:
                 tally.fail(f"column:{f.name}", str(e))
         back = cls.FromString(msg.SerializeToString())
         for f, _, declared in fields:
@@ -193,7 +193,7 @@ def run(inp: VerifyInput) -> EngineRun:
     return verdicts(NAME, inp.clauses, carried, tally)
 
 
-def _enum_number(enum: Any, field: str, value: str) -> int | None:
+def enum_number(enum: Any, field: str, value: str) -> int | None:
     """The number of the enum value standing for `value` (by name, ``FIELD_VALUE``), never 0."""
     v = enum.values_by_name.get(f"{field.upper()}_{value.upper()}")
     if v is None or v.number == 0:
