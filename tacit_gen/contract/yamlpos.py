@@ -105,6 +105,20 @@ def forbidden_character(text: str) -> str | None:
     return f"the control character {code}"
 
 
+def _join_surrogate_pairs(text: str) -> str:
+    """JSON-style escapes of an astral character (`"\\ud83d\\ude00"`, as `json.dumps` writes
+    them; YAML 1.2 reads JSON) are one character; PyYAML leaves two surrogates. Lone ones stay."""
+    if not _SURROGATE.search(text):
+        return text
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def read_text(path: str | os.PathLike[str]) -> str:
     """A contract file's text: a regular file, at most `LIMITS.max_bytes`, strict UTF-8.
 
@@ -238,6 +252,7 @@ def _convert_node(node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Lim
         tag=node.tag,
     )
     if isinstance(node, yaml.ScalarNode):
+        node.value = _join_surrogate_pairs(node.value)
         bad = forbidden_character(node.value)
         if bad is not None:
             raise YamlSyntaxError(f"this text holds {bad}, which no artifact can carry; remove it",

@@ -108,3 +108,11 @@ def test_lone_surrogate_is_a_positioned_diagnostic(cmd: str, tmp_path: Path) -> 
     assert "Traceback" not in out, out
     assert res.returncode == (1 if cmd == "lint" else 2), out
     assert "sur.yaml:7:14" in out and "surrogate" in out, out
+
+
+def test_json_escaped_astral_character_is_one_character(tmp_path: Path) -> None:
+    p = tmp_path / "astral.yaml"
+    p.write_text(BASE + 'description: "smile \\ud83d\\ude00"\n', encoding="utf-8")
+    contract, diags = load_report(p)
+    assert contract is not None, [d.render() for d in diags]
+    assert contract.description == "smile \U0001f600"
