@@ -7,29 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan_types import Clause
+from tacit_gen.textsafe import text_table
 
 if TYPE_CHECKING:
     from tacit_gen.targets.base import RenderOptions
 
 
 def _table(headers: list[str], rows: list[list[str]], max_last: int | None = None) -> str:
-    widths = [len(h) for h in headers]
-    for r in rows:
-        for i, cell in enumerate(r):
-            widths[i] = max(widths[i], len(cell))
-    if max_last is not None and rows:
-        widths[-1] = min(widths[-1], max(20, max_last))
-    def line(cells: list[str]) -> str:
-        out = []
-        for i, cell in enumerate(cells):
-            if i == len(cells) - 1:
-                w = widths[i]
-                out.append(cell if len(cell) <= w else cell[: w - 1] + "…")
-            else:
-                out.append(cell.ljust(widths[i]))
-        return "  ".join(out).rstrip()
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+    return "\n".join(text_table(headers, rows, max_last))
 
 
 def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import DataType, parse_type
 from tacit_gen.expr import nodes as n
+from tacit_gen.semantics.calendar import weekdays_through
 from tacit_gen.semantics.catalog import CatalogData, CatalogSpec, catalog_spec
 from tacit_gen.semantics.evaluate import and3, compare3, evaluate
 
@@ -160,17 +161,11 @@ def _conforms(v: Any, t: DataType) -> bool:
     return False
 
 
-def _weekdays_through(d: date) -> int:
-    """Mon-Fri days from 1900-01-01 (a Monday) through d, inclusive."""
-    days = (d - date(1900, 1, 1)).days
-    return 5 * (days // 7) + min(days % 7 + 1, 5)
-
-
 def _within_window(clause: Clause, t: datetime, ingest: datetime) -> bool:
     """A restatement ingested within the policy window (naive timestamps count as UTC)."""
     bdays = clause.param("business_days")
     if bdays is not None:
-        return _weekdays_through(_utc(ingest).date()) - _weekdays_through(_utc(t).date()) <= int(
+        return weekdays_through(_utc(ingest).date()) - weekdays_through(_utc(t).date()) <= int(
             bdays
         )
     seconds = clause.param("window_seconds")

@@ -22,6 +22,7 @@ from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
 from tacit_gen.targets.base import RenderOptions
+from tacit_gen.textsafe import text_table
 
 
 def parse_now(text: str | None) -> datetime:
@@ -110,20 +111,18 @@ class VerifyReport:
             return v.status.upper() if v.status == "error" else "n/a"
 
         headers = ["clause", *self.targets]
-        rows = []
+        rows: list[list[str]] = []
+        marks: list[str] = []
         for r in self.rows:
             cid = r.clause.id if len(r.clause.id) <= 46 else r.clause.id[:45] + "…"
             mark = " <- disagree" if r.disagreement else ""
-            rows.append([cid, *(cell(r.verdicts[t]) if t in r.verdicts else "-" for t in self.targets), mark])
-        widths = [max(len(h), *(len(x[i]) for x in rows)) if rows else len(h) for i, h in enumerate(headers)]
+            rows.append([cid, *(cell(r.verdicts[t]) if t in r.verdicts else "-" for t in self.targets)])
+            marks.append(mark)
         lines = [
             f"verify {self.contract.name} {self.contract.version}"
             + (f" (now {self.now.isoformat()})" if self.now else ""),
-            "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(),
-            "  ".join("-" * w for w in widths),
+            *text_table(headers, rows, suffixes=marks),
         ]
-        for x in rows:
-            lines.append(("  ".join(c.ljust(w) for c, w in zip(x[:-1], widths, strict=True)) + x[-1]).rstrip())
         for note in self.load_notes:
             lines.append(f"data: {note}")
         details = []

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 SIMPLE = ("string", "bool", "int32", "int64", "float32", "float64", "date")
 TIMESTAMP_UNITS = ("s", "ms", "us", "ns")
-TYPE_WORDS = (*SIMPLE, "decimal(p,s)", *(f"timestamp_{u}_utc" for u in TIMESTAMP_UNITS), "enum[a, b]")
 
 _DECIMAL = re.compile(r"^decimal\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 _ENUM = re.compile(r"^enum\s*\[(.*)\]$", re.S)
@@ -58,10 +57,6 @@ class DataType:
     @property
     def is_numeric(self) -> bool:
         return self.is_integer or self.is_float or self.is_decimal
-
-    @property
-    def is_temporal(self) -> bool:
-        return self.kind in ("date", "timestamp")
 
     @property
     def is_textual(self) -> bool:

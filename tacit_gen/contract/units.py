@@ -22,7 +22,6 @@ CURRENCY_WORDS = ("quote_currency", "base_currency")
 COUNT_UNITS = ("share", "lot", "contract", "trade", "event", "reading")
 
 CATALOG_UNIT = "per series from catalog"
-DEFERRED_DIMENSION = "per series"
 
 # Name suffixes that are unambiguous unit spellings: value_degc, pressure_kpa, latency_ms.
 SUFFIX_UNITS = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -57,3 +58,25 @@ class VerifyInput:
     table: str
     now: datetime
     workdir: Path
+
+
+def load_module(path: Path, prefix: str) -> ModuleType:
+    """Import a generated Python module from its file under a private name (`prefix` plus a hash
+    of the path), registered in sys.modules only while it executes (its postponed annotations
+    resolve through sys.modules) and never left there."""
+    import hashlib
+    import importlib.util
+    import sys
+
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    mod_name = f"{prefix}_{digest}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(mod_name, None)
+    return module

@@ -38,6 +38,7 @@ from tacit_gen.runtime.errors import (
     ValidationPhase,
 )
 from tacit_gen.runtime.types import conversion_refusal, structural_mismatch, to_ibis
+from tacit_gen.semantics.calendar import WEEKDAY_EPOCH, weekday_number
 
 if TYPE_CHECKING:
     import ibis.expr.types as ir
@@ -52,7 +53,7 @@ Category = Literal["structural", "coercion", "constraint", "execution", "ok"]
 SAMPLE_ROWS = 5
 _OFFSET_RE = r"(Z|z|[+-][0-9][0-9](:?[0-9][0-9])?)$"
 _US_PER_DAY = 86_400_000_000
-_MONDAY = _dt.datetime(1900, 1, 1, tzinfo=_dt.UTC)  # a Monday
+_MONDAY = _dt.datetime.combine(WEEKDAY_EPOCH, _dt.time(), tzinfo=_dt.UTC)  # a Monday
 
 
 @dataclass(frozen=True)
@@ -686,11 +687,10 @@ class _Builder:
         if days is not None:
             monday = ibis.literal(_MONDAY, type=dt.Timestamp(timezone="UTC"))
 
-            def weekdays_before(ts: Any) -> Any:  # Mon-Fri days in [1900-01-01, day(ts) + 1)
-                d = _us_between(monday, ts) // _US_PER_DAY + 1
-                return 5 * (d // 7) + ibis.least(d % 7, 5)
+            def weekdays_through(ts: Any) -> Any:  # tacit_gen.semantics.calendar, as ibis
+                return weekday_number(_us_between(monday, ts) // _US_PER_DAY, least=ibis.least)
 
-            within = (weekdays_before(ingest) - weekdays_before(t)) <= int(days)
+            within = (weekdays_through(ingest) - weekdays_through(t)) <= int(days)
         else:
             seconds = c.param("window_seconds")
             if seconds is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tacit_gen.contract.types import DataType, parse_type
 
@@ -140,14 +140,3 @@ def conversion_refusal(t: DataType, actual: dt.DataType) -> str | None:
         return f"cannot convert {actual} to {t}"
     return f"cannot convert {actual} to {t}"  # pragma: no cover
 
-
-def python_value(t: DataType | None, value: Any) -> Any:
-    """A clause parameter value (decimal text, bool, int, str) as a Python value for column `t`."""
-    if isinstance(value, str) and t is not None and t.is_numeric:
-        d = _decimal.Decimal(value)
-        if t.is_integer and d == d.to_integral_value():
-            return int(d)
-        if t.is_float:
-            return float(d)
-        return d
-    return value

@@ -282,13 +282,13 @@ def instant(iso: str, dialect: str) -> Exp.Expression:
 
 
 
-_DAYS_SINCE_1900 = {
-    "duckdb": "DATE_DIFF('day', DATE '1900-01-01', __x__)",
-    "postgres": "(__x__ - DATE '1900-01-01')",
-    "spark": "DATEDIFF(__x__, DATE '1900-01-01')",
-    "databricks": "DATEDIFF(__x__, DATE '1900-01-01')",
-    "snowflake": "DATEDIFF(day, DATE '1900-01-01', __x__)",
-    "bigquery": "DATE_DIFF(__x__, DATE '1900-01-01', DAY)",
+_DAYS_SINCE_EPOCH = {  # days from tacit_gen.semantics.calendar.WEEKDAY_EPOCH
+    "duckdb": "DATE_DIFF('day', DATE '{epoch}', __x__)",
+    "postgres": "(__x__ - DATE '{epoch}')",
+    "spark": "DATEDIFF(__x__, DATE '{epoch}')",
+    "databricks": "DATEDIFF(__x__, DATE '{epoch}')",
+    "snowflake": "DATEDIFF(day, DATE '{epoch}', __x__)",
+    "bigquery": "DATE_DIFF(__x__, DATE '{epoch}', DAY)",
 }
 
 
@@ -302,10 +302,14 @@ def int_div(a: Exp.Expression, b: Exp.Expression, dialect: str) -> Exp.Expressio
 
 
 def weekdays_through(date: Exp.Expression, dialect: str) -> Exp.Expression:
-    """Mon-Fri days from 1900-01-01 (a Monday) through `date`, inclusive."""
+    """Mon-Fri days from 1900-01-01 (a Monday) through `date`, inclusive: the formula of
+    `tacit_gen.semantics.calendar.weekday_number`, as a tree."""
     from sqlglot import exp
 
-    days = fill(_DAYS_SINCE_1900[check_dialect(dialect)], dialect, x=date)
+    from tacit_gen.semantics.calendar import WEEKDAY_EPOCH
+
+    days = fill(_DAYS_SINCE_EPOCH[check_dialect(dialect)].format(epoch=WEEKDAY_EPOCH.isoformat()),
+                dialect, x=date)
     seven = exp.Literal.number(7)
     weeks = exp.Mul(this=exp.Literal.number(5),
                     expression=exp.Paren(this=int_div(days.copy(), seven, dialect)))

@@ -277,8 +277,10 @@ def yaml_number(text: str) -> int | float | str:
 
 
 def sql_literal(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
+    """A SQL string literal (DuckDB's spelling: quotes doubled; see `tacit_gen.sql.literal`)."""
+    from tacit_gen.sql import literal
+
+    return literal(value)
 
 
 def model_name(contract: Contract) -> str:

@@ -14,13 +14,11 @@ converts it and goes on to evaluate the other clauses on the converted values.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen.engines import base
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 
 if TYPE_CHECKING:
@@ -30,20 +28,8 @@ NAME = "ibis"
 
 
 def load_module(path: Path) -> ModuleType:
-    """Import a generated module from its file, under a private name (not left in sys.modules)."""
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-    mod_name = f"_tacit_generated_ibis_{digest}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module  # postponed annotations resolve through sys.modules
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop(mod_name, None)
-    return module
-
+    """Import the generated module from its file (see `tacit_gen.engines.base.load_module`)."""
+    return base.load_module(path, "_tacit_generated_ibis")
 
 def schema_class(module: ModuleType) -> type[Schema]:
     """The module's Schema subclass (the one named in ``__all__``, else the only one)."""

@@ -10,10 +10,10 @@ float64), ``BIGINT`` with nulls stays ``int64`` (``.df()`` gives float64), ``TIM
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen.engines import base
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 
 if TYPE_CHECKING:
@@ -68,14 +68,8 @@ def relation_exists(database: str | Path, relation: str) -> bool:
 
 
 def load_module(path: Path) -> Any:
-    """Import a generated pandera module from its file, without registering it in sys.modules."""
-    spec = importlib.util.spec_from_file_location(f"tacit_pandera_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+    """Import the generated module from its file (see `tacit_gen.engines.base.load_module`)."""
+    return base.load_module(path, "tacit_pandera")
 
 def schema_clause_ids(schema: Any) -> set[str]:
     """Every clause id the built schema checks (dtype, nullability, strict, unique, named checks)."""

@@ -63,7 +63,6 @@ _INT64_MAX = 2**63 - 1
 _INTEGER = re.compile(r"^-?(0|[1-9][0-9]*)$")
 
 # Column-level check constructors per range shape: (has min, has max) -> pandera builtin.
-RANGE_CHECKS = {(True, True): "in_range", (True, False): "ge", (False, True): "le"}
 
 # Clause kinds the module checks per column, and as dataframe checks.
 COLUMN_CHECK_KINDS = ("accepted_values", "fixed_value", "range")

@@ -49,7 +49,6 @@ _INVERSE = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "=": "!=", "!=": "=", "<
 _SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 # Types Soda's schema check treats as the same (its DuckDB SCHEMA_CHECK_TYPES_MAPPING).
 _TYPE_SYNONYMS = {"character varying": "varchar", "double precision": "double"}
-COUNT_METRICS = ("missing_count", "duplicate_count", "invalid_count")
 
 
 @dataclass

@@ -207,10 +207,6 @@ def _valid_value(value: Any, dialect: str = "duckdb") -> Any:
     return jinja_escape(sql.literal(str(value), dialect)[1:-1])
 
 
-def _cmp_threshold(op: str, value: str) -> str:
-    return f"{op} {value}"
-
-
 def _fail_query(clause_id: str, sql_text: str) -> Block:
     return Block(jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql_text.rstrip("\n") + "\n"))
 
