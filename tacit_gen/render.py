@@ -93,10 +93,15 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
     by_path: dict[str, Artifact] = {}
     uniq: list[Artifact] = []
     for a in run.artifacts:
-        prev = by_path.get(a.path)
+        # keyed without case: on a case-insensitive file system `Orders.yml` is `orders.yml`
+        prev = by_path.get(a.path.casefold())
         if prev is None:
-            by_path[a.path] = a
+            by_path[a.path.casefold()] = a
             uniq.append(a)
+        elif prev.path != a.path:
+            run.errors.append(Diagnostic(a.path, 1, 1, "error", "TG120",
+                                         f"'{a.path}' and '{prev.path}' differ only in case: one file on "
+                                         "case-insensitive file systems; rename a contract", a.path))
         elif prev.content != a.content:
             run.errors.append(Diagnostic(a.path, 1, 1, "error", "TG120",
                                          f"two contracts render different text to '{a.path}'", a.path))
@@ -303,5 +308,5 @@ def write(out: Path, run: RenderRun) -> list[str]:
             if not isinstance(e, IsADirectoryError | NotADirectoryError):
                 raise WriteError(p, e) from None
         changed.append((p, a.content))
-    write_set(changed)
+    write_set([(Path(os.path.realpath(p)), c) for p, c in changed])  # a symlink stays a link
     return [p.as_posix() for p, _ in changed]

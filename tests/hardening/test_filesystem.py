@@ -123,3 +123,27 @@ def test_check_one_contract_does_not_call_the_others_orphans(tmp_path: Path) -> 
     (proj / "contracts" / "other.yaml").unlink()  # now its artifacts are orphans
     res = cli("render", "--check", "contracts/hostile.yaml", cwd=proj)
     assert res.returncode == 1 and "generated/dbt/other.yml" in res.stdout, res.stdout
+
+
+def test_contract_names_differing_only_in_case_do_not_share_files(tmp_path: Path) -> None:
+    # On a case-insensitive file system (macOS, Windows) generated/dbt/Orders.yml and
+    # generated/dbt/orders.yml are one file: the second would silently overwrite the first.
+    proj = tmp_path / "proj"
+    (proj / "contracts").mkdir(parents=True)
+    (proj / "contracts" / "a.yaml").write_text(BASE.replace("hostile", "orders"), encoding="utf-8")
+    (proj / "contracts" / "b.yaml").write_text(BASE.replace("hostile", "Orders"), encoding="utf-8")
+    res = cli("render", cwd=proj)
+    assert_usage_error(res, "TG120", "only in case")
+    assert not (proj / "generated").exists()
+
+
+def test_render_writes_through_a_symlinked_artifact(tmp_path: Path) -> None:
+    proj = _project(tmp_path)
+    real = tmp_path / "elsewhere.yml"
+    link = proj / "generated" / "dbt" / "hostile.yml"
+    real.write_bytes(link.read_bytes())
+    link.unlink()
+    link.symlink_to(real)
+    _bump(proj)
+    assert cli("render", cwd=proj).returncode == 0
+    assert link.is_symlink() and b"version 1.1.0" in real.read_bytes()
