@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tacit_gen.cli import main
 from tacit_gen.contract.yamlpos import forbidden_character
-from tacit_gen.targets.gx.render import gx_unquery
+from tacit_gen.targets.gx.queries import gx_unquery
 
 PIECES = ["'", '"', "''", "'''", '"""', "\\", "\\\\", "{", "}", "{{", "}}", "{%", "%}", "{{ x }}",
           "{% raw %}", "{# c #}", "%", "%s", "%(x)s", "{batch}", "{0}", ":a", ":id", "\n", "\t", "\r",

@@ -21,7 +21,7 @@ from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql import dialects as sql_dialects
-from tacit_gen.targets.gx.render import gx_unquery
+from tacit_gen.targets.gx.queries import gx_unquery
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -160,7 +160,8 @@ def _resolve(node: n.Node, columns: set[str]) -> n.Node:
 
 
 def _expected(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]] | None:
-    from tacit_gen.targets.gx.render import NoNative, expectations_for
+    from tacit_gen.targets.gx.invariants import NoNative
+    from tacit_gen.targets.gx.render import expectations_for
 
     try:
         return [{"type": e["type"], "kwargs": e["kwargs"]}
@@ -185,13 +186,9 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
-    from tacit_gen.targets.gx.render import (
-        CUSTOM_SQL,
-        SEVERITY,
-        decimal_from_query,
-        number_text,
-        type_from_list,
-    )
+    from tacit_gen.targets.gx.numbers import number_text
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
+    from tacit_gen.targets.gx.render import SEVERITY, type_from_list
 
     where = str(path)
     try:
@@ -378,7 +375,7 @@ def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
     """`expr` (canonical text when the expectations are what the text renders to) and `sql`."""
     from tacit_gen.expr.parser import parse
     from tacit_gen.expr.printer import to_text
-    from tacit_gen.targets.gx.render import CUSTOM_SQL
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL
 
     out: dict[str, Any] = {}
     for e in es:

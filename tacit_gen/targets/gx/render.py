@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen import sql
-from tacit_gen.expr import nodes as n
-from tacit_gen.sql import ident
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
     Artifact,
@@ -32,6 +28,23 @@ from tacit_gen.targets.base import (
     RenderResult,
     Unsupported,
     sql_projection,
+)
+from tacit_gen.targets.gx.invariants import (
+    NoNative,
+    expectation,
+    native_invariant,
+    range_kwargs,
+)
+from tacit_gen.targets.gx.queries import (
+    CUSTOM_SQL,
+    cadence_query,
+    catalog_bounds_query,
+    catalog_unit_query,
+    decimal_type_query,
+    freshness_query,
+    invariant_query,
+    revision_window_query,
+    unexpected_rows,
 )
 from tacit_gen.targets.header import header_meta
 
@@ -43,7 +56,6 @@ if TYPE_CHECKING:
 NAME = "gx"
 SEVERITY = "critical"
 NOW_TOKEN = "current_timestamp"  # the freshness query's "now"; `verify` substitutes a pinned literal
-CUSTOM_SQL = "unexpected_rows_expectation"
 
 # Types: one expect_column_values_to_be_in_type_list per column whose list names the type for
 # pandas (first entries) and for SQLAlchemy dialects (upper-case / class names). GX skips names a
@@ -148,443 +160,7 @@ def type_from_list(
 
 
 # ---------------------------------------------------------------------------------------------
-# numbers and literals
-
-
-def json_number(text: str) -> int | float:
-    """A contract number (decimal text) as a JSON number: int when integral text, else float."""
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    return float(text)
-
-
-def number_text(value: Any) -> str | None:
-    """A JSON number back as decimal text (inverse of json_number for the texts it produces)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        d = Decimal(repr(value))
-        text = format(d, "f")
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-        return text
-    if isinstance(value, str):
-        return value
-    return None
-
-
-def _dec(text: str) -> Decimal:
-    return Decimal(text)
-
-
-def _sql_num(d: Decimal) -> str:
-    text = format(d.normalize(), "f")
-    return text
-
-
-# ---------------------------------------------------------------------------------------------
-# row conditions (GX 1.x condition objects, serialised as dicts)
-
-
-class NoNative(Exception):
-    """The (sub)expression has no native GX form."""
-
-
-def _col(node: n.Node) -> str:
-    if isinstance(node, n.Column):
-        return node.name
-    raise NoNative(f"{type(node).__name__} is not a column")
-
-
-def _lit(node: n.Node) -> Any:
-    if isinstance(node, n.EnumLiteral | n.String):
-        return node.value
-    if isinstance(node, n.Number):
-        return json_number(node.text)
-    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
-        return -json_number(node.operand.text)
-    if isinstance(node, n.Bool):
-        return node.value
-    raise NoNative(f"{type(node).__name__} is not a literal")
-
-
-_NEG_OP = {"=": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-_GX_OP = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-
-
-def _cmp_cond(column: str, op: str, value: Any) -> dict[str, Any]:
-    return {"type": "comparison", "column": {"name": column}, "operator": op, "parameter": value}
-
-
-def _null_cond(column: str, is_null: bool) -> dict[str, Any]:
-    return {"type": "nullity", "column": {"name": column}, "is_null": is_null}
-
-
-def _atom(node: n.Node, truth: bool) -> list[dict[str, Any]]:
-    """Conditions (ANDed) selecting rows where the atom is TRUE (`truth`) or FALSE, never
-    UNKNOWN: SQL semantics, so a NULL operand selects neither."""
-    if isinstance(node, n.IsNull):
-        return [_null_cond(_col(node.operand), node.negated != truth)]
-    if isinstance(node, n.Compare) and len(node.ops) == 1:
-        left, right = node.operands
-        op = node.ops[0]
-        if isinstance(right, n.Column) and not isinstance(left, n.Column):
-            left, right, op = right, left, n.FLIPPED[op]
-        c, v = _col(left), _lit(right)
-        return [_null_cond(c, False), _cmp_cond(c, (_GX_OP if truth else _NEG_OP)[op], v)]
-    if isinstance(node, n.InList):
-        c = _col(node.operand)
-        vals = [_lit(i) for i in node.items]
-        return [_null_cond(c, False), _cmp_cond(c, "NOT_IN" if node.negated == truth else "IN", vals)]
-    raise NoNative(f"no condition form for {type(node).__name__}")
-
-
-def _atom_true(node: n.Node) -> list[dict[str, Any]]:
-    return _atom(node, True)
-
-
-def _atom_false(node: n.Node) -> list[dict[str, Any]]:
-    return _atom(node, False)
-
-
-def _dnf_false(node: n.Node) -> list[list[dict[str, Any]]]:
-    """Rows where `node` is FALSE, as an OR of ANDs of atoms (GX allows no deeper nesting)."""
-    if isinstance(node, n.And):  # false when either side is false
-        return _dnf_false(node.left) + _dnf_false(node.right)
-    if isinstance(node, n.Or):  # false when both sides are false
-        out = []
-        for a in _dnf_false(node.left):
-            for b in _dnf_false(node.right):
-                out.append(a + b)
-        return out
-    if isinstance(node, n.Not):
-        return _dnf_true(node.operand)
-    return [_atom_false(node)]
-
-
-def _dnf_true(node: n.Node) -> list[list[dict[str, Any]]]:
-    if isinstance(node, n.Or):
-        return _dnf_true(node.left) + _dnf_true(node.right)
-    if isinstance(node, n.And):
-        out = []
-        for a in _dnf_true(node.left):
-            for b in _dnf_true(node.right):
-                out.append(a + b)
-        return out
-    if isinstance(node, n.Not):
-        return _dnf_false(node.operand)
-    return [_atom_true(node)]
-
-
-def _condition(dnf: list[list[dict[str, Any]]]) -> dict[str, Any]:
-    ands = [c[0] if len(c) == 1 else {"type": "and", "conditions": c} for c in dnf]
-    return ands[0] if len(ands) == 1 else {"type": "or", "conditions": ands}
-
-
-# ---------------------------------------------------------------------------------------------
-# clause -> expectations
-
-
-def _exp(etype: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    return {"type": etype, "kwargs": kwargs}
-
-
-def _range_kwargs(column: str, lo: str | None, hi: str | None, lo_incl: bool, hi_incl: bool) -> dict[str, Any]:
-    kw: dict[str, Any] = {"column": column}
-    if lo is not None:
-        kw["min_value"] = json_number(lo)
-        kw["strict_min"] = not lo_incl
-    if hi is not None:
-        kw["max_value"] = json_number(hi)
-        kw["strict_max"] = not hi_incl
-    return kw
-
-
-def _num_text(node: n.Node) -> str | None:
-    if isinstance(node, n.Number):
-        return node.text
-    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
-        return "-" + node.operand.text
-    return None
-
-
-def _pair(a: n.Node, op: str, b: n.Node) -> dict[str, Any]:
-    """One comparison `a op b` (NULL passes) as a native expectation."""
-    an, bn = _num_text(a), _num_text(b)
-    if isinstance(a, n.Column) and isinstance(b, n.Column):
-        if op == "=":
-            return _exp("expect_column_pair_values_to_be_equal",
-                        {"column_A": a.name, "column_B": b.name,
-                         "ignore_row_if": "either_value_is_missing"})
-        if op in ("<", "<="):
-            a, b = b, a
-        if op in ("<", "<=", ">", ">="):
-            return _exp("expect_column_pair_values_a_to_be_greater_than_b",
-                        {"column_A": a.name, "column_B": b.name, "or_equal": op in ("<=", ">="),
-                         "ignore_row_if": "either_value_is_missing"})
-        raise NoNative("no pair expectation for !=")
-    lit = b if isinstance(a, n.Column) else a
-    if (isinstance(a, n.Column) or isinstance(b, n.Column)) and op in ("=", "!=") and isinstance(
-        lit, n.String | n.EnumLiteral | n.Bool
-    ):
-        col = _col(a) if isinstance(a, n.Column) else _col(b)
-        etype = "expect_column_values_to_be_in_set" if op == "=" else "expect_column_values_to_not_be_in_set"
-        return _exp(etype, {"column": col, "value_set": [_lit(lit)]})
-    if isinstance(a, n.Column) and bn is not None:
-        col, op2, num = a.name, op, bn
-    elif isinstance(b, n.Column) and an is not None:
-        col, op2, num = b.name, n.FLIPPED[op], an
-    else:
-        raise NoNative("comparison is not column-vs-column or column-vs-number")
-    if op2 in (">", ">="):
-        return _exp("expect_column_values_to_be_between", _range_kwargs(col, num, None, op2 == ">=", True))
-    if op2 in ("<", "<="):
-        return _exp("expect_column_values_to_be_between", _range_kwargs(col, None, num, True, op2 == "<="))
-    if op2 == "=":
-        return _exp("expect_column_values_to_be_in_set", {"column": col, "value_set": [json_number(num)]})
-    return _exp("expect_column_values_to_not_be_in_set", {"column": col, "value_set": [json_number(num)]})
-
-
-def native_invariant(expr: n.Node) -> list[dict[str, Any]]:
-    """Native expectations for an invariant, or raise NoNative."""
-    if isinstance(expr, n.Compare):
-        return [_pair(a, op, b) for a, op, b in zip(expr.operands, expr.ops, expr.operands[1:], strict=False)]
-    if isinstance(expr, n.And):
-        return native_invariant(expr.left) + native_invariant(expr.right)
-    if isinstance(expr, n.IsNull) and expr.negated:
-        return [_exp("expect_column_values_to_not_be_null", {"column": _col(expr.operand)})]
-    if isinstance(expr, n.IsNull):
-        return [_exp("expect_column_values_to_be_null", {"column": _col(expr.operand)})]
-    if isinstance(expr, n.InList):
-        etype = "expect_column_values_to_not_be_in_set" if expr.negated else "expect_column_values_to_be_in_set"
-        return [_exp(etype, {"column": _col(expr.operand), "value_set": [_lit(i) for i in expr.items]})]
-    if isinstance(expr, n.Between) and not expr.negated:
-        lo, hi = _num_text(expr.low), _num_text(expr.high)
-        if lo is None or hi is None:
-            raise NoNative("between bounds are not numbers")
-        return [_exp("expect_column_values_to_be_between",
-                     _range_kwargs(_col(expr.operand), lo, hi, True, True))]
-    if isinstance(expr, n.OnlyWhen):
-        # `A only when B`: a row violates when A is TRUE and B is FALSE.
-        cond = _condition(_dnf_false(expr.right))
-        left = expr.left
-        if isinstance(left, n.IsNull):
-            etype = ("expect_column_values_to_be_null" if left.negated
-                     else "expect_column_values_to_not_be_null")
-            return [_exp(etype, {"column": _col(left.operand), "row_condition": cond})]
-        raise NoNative("the left side of `only when` is not `x is null` / `x is not null`")
-    raise NoNative(f"no native form for {type(expr).__name__}")
-
-
-BATCH = "__tacit_batch__"  # stands for GX's `{batch}` while the query is a sqlglot tree
-
-
-def _batch(alias: str = "b") -> Any:
-    from sqlglot import exp
-
-    return exp.alias_(exp.to_table(BATCH), alias, table=True)
-
-
-def _text(tree: Any, dialect: str) -> str:
-    """One line of SQL with `{batch}` put back.
-
-    GX substitutes a subquery for `{batch}` and aliases it itself (``AS subselect``) unless the
-    query has a JOIN; then it writes ``({batch})`` bare and the query must alias it (PostgreSQL
-    refuses an unaliased subquery in FROM). So `{batch}` is aliased exactly in join queries.
-    """
-    from sqlglot import exp
-
-    if not tree.find(exp.Join):
-        for t in tree.find_all(exp.Table):
-            if t.name == BATCH:
-                t.set("alias", None)
-    return gx_query(sql.generate(tree, dialect))
-
-
-# What SQLAlchemy's text() reads as a bind parameter (sqlalchemy.sql.compiler.BIND_PARAMS).
-_SA_BIND = re.compile(r"(?<![:\w\x5c]):(\w+)(?!:)")
-
-
-def gx_query(text: str) -> str:
-    """SQL text as GX's `unexpected_rows_query`, with `BATCH` as `{batch}`.
-
-    GX runs the query through `str.format` (every brace is a field: `'{batch}'` in a literal
-    would be replaced by the batch, `'a{b'` fails the expectation) and then SQLAlchemy's
-    `text()` (`:name` is a bind parameter): braces are doubled and such colons escaped (`\\:`),
-    which each step turns back into the text the SQL means.
-    """
-    escaped = _SA_BIND.sub(lambda m: "\\:" + m.group(1), text.replace("{", "{{").replace("}", "}}"))
-    # SQLAlchemy compiles text() through pyformat markers (`%(name)s`) even for numeric
-    # paramstyles (duckdb_engine), without escaping: `%(` in a literal is split in two literals.
-    escaped = _SQL_STRING.sub(lambda m: m.group(0).replace("%(", _PCT_SPLIT), escaped)
-    return escaped.replace(BATCH, "{batch}")
-
-
-_SQL_STRING = re.compile(r"'(?:[^']|'')*'")
-_PCT_SPLIT = "%' || '("
-
-
-def gx_unquery(query: str) -> str:
-    """The SQL a `gx_query` text means (what GX and SQLAlchemy make of it)."""
-    text = query.replace(_PCT_SPLIT, "%(").replace("{{", "\x00").replace("}}", "\x01")
-    text = re.sub(r"\x5c:(\w)", r":\1", text)
-    return text.replace("\x00", "{").replace("\x01", "}")
-
-
-def decimal_type_query(column: str, precision: int, scale: int) -> str:
-    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof; DuckDB only:
-    other dialects' type lists carry precision and scale)."""
-    return f"SELECT * FROM {{batch}} WHERE typeof({ident(column)}) <> 'DECIMAL({precision},{scale})'"
-
-
-_DECIMAL_QUERY = re.compile(r"^SELECT \* FROM \{batch\} WHERE typeof\((?P<col>.+)\) <> 'DECIMAL\((?P<p>\d+),(?P<s>\d+)\)'$")
-
-
-def decimal_from_query(query: str) -> str | None:
-    """The `decimal(p,s)` a decimal_type_query checks, or None."""
-    m = _DECIMAL_QUERY.match(query)
-    return f"decimal({m.group('p')},{m.group('s')})" if m else None
-
-
-def _unexpected(query: str, description: str) -> dict[str, Any]:
-    return _exp(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
-
-
-def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    cond = sql.condition(expr, dialect)
-    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=cond)))
-    return _text(q, dialect)
-
-
-def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    latest = sql.column("latest", "fresh")
-    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest"))
-             .from_(_batch()).subquery("fresh"))
-    edge = exp.Sub(this=exp.CurrentTimestamp(),
-                   expression=exp.Interval(this=sql.string(str(max_age_seconds)),
-                                           unit=exp.Var(this="SECOND")))
-    q = exp.select(exp.Star()).from_(inner).where(
-        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
-    return _text(q, dialect)
-
-
-def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    col = sql.column(clause.param("column"))
-    series = [sql.column(s) for s in clause.param("series") or ()]
-    tol = _dec(str(clause.param("tolerance_pct") or "0"))
-    lo_f = Decimal(1000) * (Decimal(100) - tol) / Decimal(100)
-    hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
-    sel = [x.copy() for x in [*series, col]]
-    # rows with a NULL time or series value are not points (not_null's business)
-    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
-    if has_revision:
-        # rank(), not row_number(): every row at the latest revision counts, so an exact
-        # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
-        rank = exp.Window(this=exp.Anonymous(this="rank"),
-                          partition_by=[x.copy() for x in sel],
-                          order=exp.Order(expressions=[exp.Ordered(this=sql.column("revision"),
-                                                                   desc=True)]))
-        pts = (exp.select(*[x.copy() for x in sel], exp.alias_(rank, "tacit_rn"))
-               .from_(_batch()).where(present).subquery("pts"))
-        latest = exp.select(*[x.copy() for x in sel]).from_(pts).where(
-            exp.EQ(this=sql.column("tacit_rn"), expression=exp.Literal.number(1)))
-    else:
-        latest = exp.select(*[x.copy() for x in sel]).from_(_batch()).where(present)
-    lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
-    step = exp.Sub(this=sql.epoch_ms(col.copy(), dialect), expression=sql.epoch_ms(lag, dialect))
-    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms"))
-             .from_(latest.subquery("latest")).subquery("steps"))
-    step_c = sql.column("tacit_step_ms", "steps")
-    gaps = not clause.param("gaps_allowed")
-    if clause.param("from_catalog"):
-        if len(series) != 1:
-            raise ValueError("a catalog cadence needs exactly one series column")
-        icol = sql.column(clause.param("catalog_column"), "cat")
-        cond: Any = exp.LT(this=step_c.copy(),
-                           expression=exp.Mul(this=icol.copy(), expression=sql.number(_sql_num(lo_f))))
-        if gaps:
-            cond = exp.or_(cond, exp.GT(this=step_c.copy(), expression=exp.Mul(
-                this=icol.copy(), expression=sql.number(_sql_num(hi_f)))))
-        # a series with no catalog entry (or no interval) is a violation, never a silent pass
-        on = exp.EQ(this=sql.column(clause.param("series")[0], "steps"),
-                    expression=sql.column(clause.param("catalog_key"), "cat"))
-        q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
-             .from_(steps)
-             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
-                   join_type="LEFT")
-             .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond))))
-        return _text(q, dialect)
-    interval = int(clause.param("interval_seconds"))
-    cond = exp.LT(this=step_c.copy(), expression=sql.number(_sql_num(lo_f * interval)))
-    if gaps:
-        cond = exp.or_(cond, exp.GT(this=step_c.copy(),
-                                    expression=sql.number(_sql_num(hi_f * interval))))
-    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
-         .from_(steps).where(cond))
-    return _text(q, dialect)
-
-
-def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
-    from sqlglot import exp
-
-    on = exp.EQ(this=sql.column(clause.param("key"), "b"),
-                expression=sql.column(clause.param("catalog_key"), "cat"))
-    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")))
-         .from_(_batch())
-         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
-               join_type="LEFT")
-         .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "b")),
-                         exp.Paren(this=exp.or_(
-                             sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad)))))
-    return _text(q, dialect)
-
-
-def catalog_unit_query(clause: Clause, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    bad = exp.NullSafeNEQ(this=sql.column(clause.param("column"), "b"),
-                          expression=sql.column(clause.param("catalog_column"), "cat"))
-    return _catalog_query(clause, bad, dialect)
-
-
-def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    v = sql.column(clause.param("column"), "b")
-    bad = exp.or_(exp.LT(this=v, expression=sql.column(clause.param("min_column"), "cat")),
-                  exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")))
-    return _catalog_query(clause, bad, dialect)
-
-
-def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
-    rev = sql.column(clause.param("column") or "revision")
-    t, ing = sql.column(clause.param("time_column")), sql.column(clause.param("ingest_column"))
-    base = [exp.GT(this=rev, expression=exp.Literal.number(0)), sql.is_not_null(t.copy()),
-            sql.is_not_null(ing.copy())]
-    bdays = clause.param("business_days")
-    if bdays is not None:
-        # Mon-Fri days after the event's UTC date up to the ingest's UTC date
-        late: Any = exp.GT(
-            this=exp.Sub(this=sql.weekdays_through(sql.utc_date(ing.copy(), dialect), dialect),
-                         expression=sql.weekdays_through(sql.utc_date(t.copy(), dialect), dialect)),
-            expression=exp.Literal.number(int(bdays)))
-    else:
-        window_ms = int(clause.param("window_seconds")) * 1000
-        late = exp.GT(this=exp.Sub(this=sql.epoch_ms(ing.copy(), dialect),
-                                   expression=sql.epoch_ms(t.copy(), dialect)),
-                      expression=exp.Literal.number(window_ms))
-    q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(*base, late))
-    return _text(q, dialect)
+# clause -> expectations (the invariant compiler is invariants.py, the SQL queries.py)
 
 
 def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]]:
@@ -597,8 +173,8 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
     p = clause.param
     if k == "column":
         out = [
-            _exp("expect_column_to_exist", {"column": p("column")}),
-            {**_exp("expect_column_values_to_be_in_type_list",
+            expectation("expect_column_to_exist", {"column": p("column")}),
+            {**expectation("expect_column_values_to_be_in_type_list",
                     {"column": p("column"), "type_list": type_list(p("type"), dialect)}),
              "meta": {"tacit_type": p("type")}},
         ]
@@ -606,32 +182,32 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         if m and dialect not in _SQL_TYPES:
             # No type list carries precision and scale (see type_list), so a SQL datasource checks
             # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
-            out.append(_unexpected(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2))),
+            out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2))),
                                    f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
         return out
     if k == "no_unknown_columns":
-        return [_exp("expect_table_columns_to_match_set",
+        return [expectation("expect_table_columns_to_match_set",
                      {"column_set": list(p("columns")), "exact_match": True})]
     if k == "not_null":
-        return [_exp("expect_column_values_to_not_be_null", {"column": p("column")})]
+        return [expectation("expect_column_values_to_not_be_null", {"column": p("column")})]
     if k == "unique":
         cols = list(p("columns"))
         if len(cols) == 1:
-            return [_exp("expect_column_values_to_be_unique", {"column": cols[0]})]
-        return [_exp("expect_compound_columns_to_be_unique",
+            return [expectation("expect_column_values_to_be_unique", {"column": cols[0]})]
+        return [expectation("expect_compound_columns_to_be_unique",
                      {"column_list": cols, "ignore_row_if": "never"})]
     if k == "accepted_values":
-        return [_exp("expect_column_values_to_be_in_set",
+        return [expectation("expect_column_values_to_be_in_set",
                      {"column": p("column"), "value_set": list(p("values"))})]
     if k == "fixed_value":
         v = p("value")
         if isinstance(v, str) and not isinstance(v, bool):
             # decimals are kept as text in the plan; a numeric column compares with a number
             pass
-        return [_exp("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
+        return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
     if k == "range":
-        return [_exp("expect_column_values_to_be_between",
-                     _range_kwargs(p("column"), p("min"), p("max"),
+        return [expectation("expect_column_values_to_be_between",
+                     range_kwargs(p("column"), p("min"), p("max"),
                                    bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
     if k == "invariant":
         if clause.expr is None:
@@ -641,27 +217,27 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         except NoNative:
             pass
         try:
-            return [_unexpected(invariant_query(clause.expr, dialect), f"rows violating: {p('expr')}")]
+            return [unexpected_rows(invariant_query(clause.expr, dialect), f"rows violating: {p('expr')}")]
         except ValueError as e:
             raise ValueError(f"no SQL form: {e}") from e
     if k == "freshness":
-        return [_unexpected(freshness_query(p("column"), int(p("max_age_seconds")), dialect),
+        return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect),
                             f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
     if k == "cadence":
-        return [_unexpected(cadence_query(clause, has_revision, dialect),
+        return [unexpected_rows(cadence_query(clause, has_revision, dialect),
                             f"consecutive {p('column')} points off cadence")]
     if k == "catalog_unit":
-        return [_unexpected(catalog_unit_query(clause, dialect),
+        return [unexpected_rows(catalog_unit_query(clause, dialect),
                             f"{p('column')} differs from the catalog unit")]
     if k == "catalog_bounds":
-        return [_unexpected(catalog_bounds_query(clause, dialect),
+        return [unexpected_rows(catalog_bounds_query(clause, dialect),
                             f"{p('column')} outside the catalog hard bounds")]
     if k == "revision_window":
         if not p("allowed"):
-            return [_exp("expect_column_values_to_be_in_set",
+            return [expectation("expect_column_values_to_be_in_set",
                          {"column": p("column") or "revision", "value_set": [0]})]
         if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
-            return [_unexpected(revision_window_query(clause, dialect), "revisions outside the window")]
+            return [unexpected_rows(revision_window_query(clause, dialect), "revisions outside the window")]
         raise ValueError("revisions are allowed but no window and ingest column to check")
     raise ValueError(f"unknown clause kind '{k}'")
 

@@ -16,16 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.base import EngineRun, Status, Verdict, VerifyInput
+from tacit_gen.targets.soda.names import NAME, NOW_VARIABLE, artifact_path, ident
 from tacit_gen.targets.soda.read import check_items, read_check
-from tacit_gen.targets.soda.render import (
-    NAME,
-    NOW_VARIABLE,
-    artifact_path,
-    build,
-    dump,
-    ident,
-    load_yaml,
-)
+from tacit_gen.targets.soda.render import build
+from tacit_gen.targets.soda.writer import dump, load_yaml
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

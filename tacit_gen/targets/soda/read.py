@@ -28,15 +28,9 @@ from tacit_gen.drift.base import (
 )
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.header import parse_header
-from tacit_gen.targets.soda.render import (
-    CLAUSE_MARK,
-    SCHEMA_IDENTITY,
-    Num,
-    jinja_unescape,
-    load_yaml,
-    normalize_sql,
-    strip_parens,
-)
+from tacit_gen.targets.soda.names import CLAUSE_MARK, SCHEMA_IDENTITY, jinja_unescape
+from tacit_gen.targets.soda.queries import normalize_sql, strip_parens
+from tacit_gen.targets.soda.writer import Num, load_yaml
 
 _METRIC = re.compile(
     r"^(?P<metric>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<args>.*)\))?\s*"
@@ -474,7 +468,7 @@ def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
 
 
 def _balanced_group(text: str) -> bool:
-    from tacit_gen.targets.soda.render import wrapped
+    from tacit_gen.targets.soda.queries import wrapped
 
     return wrapped(text)
 

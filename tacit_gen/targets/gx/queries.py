@@ -1,0 +1,229 @@
+"""The SQL of the custom-SQL expectations, as sqlglot trees printed per dialect, with GX's
+`{batch}` placeholder; and reading a query back."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen import sql
+from tacit_gen.expr import nodes as n
+from tacit_gen.sql import ident
+from tacit_gen.targets.gx.invariants import expectation
+from tacit_gen.targets.gx.numbers import decimal_value, sql_number
+
+if TYPE_CHECKING:
+    from tacit_gen.plan_types import Clause
+
+CUSTOM_SQL = "unexpected_rows_expectation"
+
+
+BATCH = "__tacit_batch__"  # stands for GX's `{batch}` while the query is a sqlglot tree
+
+
+def _batch(alias: str = "b") -> Any:
+    from sqlglot import exp
+
+    return exp.alias_(exp.to_table(BATCH), alias, table=True)
+
+
+def _text(tree: Any, dialect: str) -> str:
+    """One line of SQL with `{batch}` put back.
+
+    GX substitutes a subquery for `{batch}` and aliases it itself (``AS subselect``) unless the
+    query has a JOIN; then it writes ``({batch})`` bare and the query must alias it (PostgreSQL
+    refuses an unaliased subquery in FROM). So `{batch}` is aliased exactly in join queries.
+    """
+    from sqlglot import exp
+
+    if not tree.find(exp.Join):
+        for t in tree.find_all(exp.Table):
+            if t.name == BATCH:
+                t.set("alias", None)
+    return gx_query(sql.generate(tree, dialect))
+
+
+# What SQLAlchemy's text() reads as a bind parameter (sqlalchemy.sql.compiler.BIND_PARAMS).
+_SA_BIND = re.compile(r"(?<![:\w\x5c]):(\w+)(?!:)")
+
+
+def gx_query(text: str) -> str:
+    """SQL text as GX's `unexpected_rows_query`, with `BATCH` as `{batch}`.
+
+    GX runs the query through `str.format` (every brace is a field: `'{batch}'` in a literal
+    would be replaced by the batch, `'a{b'` fails the expectation) and then SQLAlchemy's
+    `text()` (`:name` is a bind parameter): braces are doubled and such colons escaped (`\\:`),
+    which each step turns back into the text the SQL means.
+    """
+    escaped = _SA_BIND.sub(lambda m: "\\:" + m.group(1), text.replace("{", "{{").replace("}", "}}"))
+    # SQLAlchemy compiles text() through pyformat markers (`%(name)s`) even for numeric
+    # paramstyles (duckdb_engine), without escaping: `%(` in a literal is split in two literals.
+    escaped = _SQL_STRING.sub(lambda m: m.group(0).replace("%(", _PCT_SPLIT), escaped)
+    return escaped.replace(BATCH, "{batch}")
+
+
+_SQL_STRING = re.compile(r"'(?:[^']|'')*'")
+_PCT_SPLIT = "%' || '("
+
+
+def gx_unquery(query: str) -> str:
+    """The SQL a `gx_query` text means (what GX and SQLAlchemy make of it)."""
+    text = query.replace(_PCT_SPLIT, "%(").replace("{{", "\x00").replace("}}", "\x01")
+    text = re.sub(r"\x5c:(\w)", r":\1", text)
+    return text.replace("\x00", "{").replace("\x01", "}")
+
+
+def decimal_type_query(column: str, precision: int, scale: int) -> str:
+    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof; DuckDB only:
+    other dialects' type lists carry precision and scale)."""
+    return f"SELECT * FROM {{batch}} WHERE typeof({ident(column)}) <> 'DECIMAL({precision},{scale})'"
+
+
+_DECIMAL_QUERY = re.compile(r"^SELECT \* FROM \{batch\} WHERE typeof\((?P<col>.+)\) <> 'DECIMAL\((?P<p>\d+),(?P<s>\d+)\)'$")
+
+
+def decimal_from_query(query: str) -> str | None:
+    """The `decimal(p,s)` a decimal_type_query checks, or None."""
+    m = _DECIMAL_QUERY.match(query)
+    return f"decimal({m.group('p')},{m.group('s')})" if m else None
+
+
+def unexpected_rows(query: str, description: str) -> dict[str, Any]:
+    """The custom-SQL expectation: the rows `query` returns are the violations."""
+    return expectation(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
+
+
+def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    cond = sql.condition(expr, dialect)
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=cond)))
+    return _text(q, dialect)
+
+
+def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    latest = sql.column("latest", "fresh")
+    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest"))
+             .from_(_batch()).subquery("fresh"))
+    edge = exp.Sub(this=exp.CurrentTimestamp(),
+                   expression=exp.Interval(this=sql.string(str(max_age_seconds)),
+                                           unit=exp.Var(this="SECOND")))
+    q = exp.select(exp.Star()).from_(inner).where(
+        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
+    return _text(q, dialect)
+
+
+def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    col = sql.column(clause.param("column"))
+    series = [sql.column(s) for s in clause.param("series") or ()]
+    tol = decimal_value(str(clause.param("tolerance_pct") or "0"))
+    lo_f = Decimal(1000) * (Decimal(100) - tol) / Decimal(100)
+    hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
+    sel = [x.copy() for x in [*series, col]]
+    # rows with a NULL time or series value are not points (not_null's business)
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
+    if has_revision:
+        # rank(), not row_number(): every row at the latest revision counts, so an exact
+        # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
+        rank = exp.Window(this=exp.Anonymous(this="rank"),
+                          partition_by=[x.copy() for x in sel],
+                          order=exp.Order(expressions=[exp.Ordered(this=sql.column("revision"),
+                                                                   desc=True)]))
+        pts = (exp.select(*[x.copy() for x in sel], exp.alias_(rank, "tacit_rn"))
+               .from_(_batch()).where(present).subquery("pts"))
+        latest = exp.select(*[x.copy() for x in sel]).from_(pts).where(
+            exp.EQ(this=sql.column("tacit_rn"), expression=exp.Literal.number(1)))
+    else:
+        latest = exp.select(*[x.copy() for x in sel]).from_(_batch()).where(present)
+    lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
+    step = exp.Sub(this=sql.epoch_ms(col.copy(), dialect), expression=sql.epoch_ms(lag, dialect))
+    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms"))
+             .from_(latest.subquery("latest")).subquery("steps"))
+    step_c = sql.column("tacit_step_ms", "steps")
+    gaps = not clause.param("gaps_allowed")
+    if clause.param("from_catalog"):
+        if len(series) != 1:
+            raise ValueError("a catalog cadence needs exactly one series column")
+        icol = sql.column(clause.param("catalog_column"), "cat")
+        cond: Any = exp.LT(this=step_c.copy(),
+                           expression=exp.Mul(this=icol.copy(), expression=sql.number(sql_number(lo_f))))
+        if gaps:
+            cond = exp.or_(cond, exp.GT(this=step_c.copy(), expression=exp.Mul(
+                this=icol.copy(), expression=sql.number(sql_number(hi_f)))))
+        # a series with no catalog entry (or no interval) is a violation, never a silent pass
+        on = exp.EQ(this=sql.column(clause.param("series")[0], "steps"),
+                    expression=sql.column(clause.param("catalog_key"), "cat"))
+        q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
+             .from_(steps)
+             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
+                   join_type="LEFT")
+             .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond))))
+        return _text(q, dialect)
+    interval = int(clause.param("interval_seconds"))
+    cond = exp.LT(this=step_c.copy(), expression=sql.number(sql_number(lo_f * interval)))
+    if gaps:
+        cond = exp.or_(cond, exp.GT(this=step_c.copy(),
+                                    expression=sql.number(sql_number(hi_f * interval))))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
+         .from_(steps).where(cond))
+    return _text(q, dialect)
+
+
+def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
+    from sqlglot import exp
+
+    on = exp.EQ(this=sql.column(clause.param("key"), "b"),
+                expression=sql.column(clause.param("catalog_key"), "cat"))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")))
+         .from_(_batch())
+         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
+               join_type="LEFT")
+         .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "b")),
+                         exp.Paren(this=exp.or_(
+                             sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad)))))
+    return _text(q, dialect)
+
+
+def catalog_unit_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    bad = exp.NullSafeNEQ(this=sql.column(clause.param("column"), "b"),
+                          expression=sql.column(clause.param("catalog_column"), "cat"))
+    return _catalog_query(clause, bad, dialect)
+
+
+def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    v = sql.column(clause.param("column"), "b")
+    bad = exp.or_(exp.LT(this=v, expression=sql.column(clause.param("min_column"), "cat")),
+                  exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")))
+    return _catalog_query(clause, bad, dialect)
+
+
+def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    rev = sql.column(clause.param("column") or "revision")
+    t, ing = sql.column(clause.param("time_column")), sql.column(clause.param("ingest_column"))
+    base = [exp.GT(this=rev, expression=exp.Literal.number(0)), sql.is_not_null(t.copy()),
+            sql.is_not_null(ing.copy())]
+    bdays = clause.param("business_days")
+    if bdays is not None:
+        # Mon-Fri days after the event's UTC date up to the ingest's UTC date
+        late: Any = exp.GT(
+            this=exp.Sub(this=sql.weekdays_through(sql.utc_date(ing.copy(), dialect), dialect),
+                         expression=sql.weekdays_through(sql.utc_date(t.copy(), dialect), dialect)),
+            expression=exp.Literal.number(int(bdays)))
+    else:
+        window_ms = int(clause.param("window_seconds")) * 1000
+        late = exp.GT(this=exp.Sub(this=sql.epoch_ms(ing.copy(), dialect),
+                                   expression=sql.epoch_ms(t.copy(), dialect)),
+                      expression=exp.Literal.number(window_ms))
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(*base, late))
+    return _text(q, dialect)

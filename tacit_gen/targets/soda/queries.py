@@ -1,0 +1,221 @@
+"""The SQL of the Soda checks: the fail queries of the time-series and catalog clauses, the
+unknown-columns metric, invariant conditions (sqlglot trees printed per dialect), and the
+normal form `check` compares them in."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen import sql
+from tacit_gen.plan_types import Clause
+from tacit_gen.targets.soda.names import (
+    CLAUSE_MARK,
+    dataset_name,
+)
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+
+
+def decimal_text(text: str) -> str:
+    """Exact decimal text, without exponent or trailing zeros."""
+    d = Decimal(text)
+    s = format(d.normalize(), "f")
+    return s
+
+
+def sql_number(text: str) -> Any:
+    """A contract number as a sqlglot literal."""
+    return sql.number(text)
+
+
+def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str = "duckdb") -> str:
+    """Rows whose step from the previous point of the same series is off the cadence."""
+    from sqlglot import exp
+
+    col = sql.column(clause.param("column"))
+    series = [sql.column(s) for s in clause.param("series") or ()]
+    tol = Decimal(str(clause.param("tolerance_pct") or "0"))
+    # rows with a NULL time or series value are not points (not_null's business)
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
+    ds = sql.relation(dataset)
+    if has_revision:
+        rev = sql.column("revision")
+        latest = exp.Window(this=exp.Max(this=rev.copy()),
+                            partition_by=[x.copy() for x in [*series, col]])
+        inner = (exp.select(exp.Star(), exp.alias_(latest, "_tacit_latest"))
+                 .from_(ds).where(present).subquery("d"))
+        keep = exp.or_(exp.EQ(this=rev.copy(), expression=sql.column("_tacit_latest")),
+                       exp.Paren(this=exp.and_(sql.is_null(sql.column("_tacit_latest")),
+                                               sql.is_null(rev.copy()))))
+        points = exp.select(exp.Star()).from_(inner).where(keep)
+    else:
+        points = exp.select(exp.Star()).from_(ds).where(present)
+    lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
+    step = exp.Sub(this=sql.epoch_us(col.copy(), dialect), expression=sql.epoch_us(lag, dialect))
+    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us")).from_("points")
+    if clause.param("from_catalog"):
+        ccol = sql.column(clause.param("catalog_column"), "c")
+        s_step = sql.column("_tacit_step_us", "s")
+        lo = exp.Mul(this=ccol.copy(), expression=sql_number(decimal_text(str(10000 * (100 - tol)))))
+        hi = exp.Mul(this=ccol.copy(), expression=sql_number(decimal_text(str(10000 * (100 + tol)))))
+        cond: Any = exp.LT(this=s_step.copy(), expression=lo)
+        if not clause.param("gaps_allowed"):
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=s_step.copy(), expression=hi)))
+        on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
+                    expression=sql.column(clause.param("series")[0], "s"))
+        # A series with no catalog entry (or no interval) is a violation, never a silent pass.
+        final = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")))
+                 .from_(exp.alias_(exp.to_table("steps"), "s", table=True))
+                 .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True),
+                       on=on, join_type="LEFT")
+                 .where(exp.or_(sql.is_null(ccol.copy()),
+                                exp.Paren(this=exp.and_(sql.is_not_null(s_step.copy()), cond)))))
+    else:
+        interval_us = Decimal(int(clause.param("interval_seconds"))) * 1000000
+        step_c = sql.column("_tacit_step_us")
+        lo_n = sql_number(decimal_text(str(interval_us * (100 - tol) / 100)))
+        hi_n = sql_number(decimal_text(str(interval_us * (100 + tol) / 100)))
+        cond = exp.LT(this=step_c.copy(), expression=lo_n)
+        if not clause.param("gaps_allowed"):
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n)))
+        final = (exp.select(exp.Star()).from_("steps")
+                 .where(exp.and_(sql.is_not_null(step_c.copy()), cond)))
+    final = final.with_("points", as_=points).with_("steps", as_=steps)
+    return sql.pretty(final, dialect) + "\n"
+
+
+def _catalog_rows(clause: Clause, dataset: str, bad: Any, dialect: str) -> str:
+    from sqlglot import exp
+
+    on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
+                expression=sql.column(clause.param("key"), "d"))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
+         .from_(exp.alias_(sql.relation(dataset), "d", table=True))
+         .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True), on=on,
+               join_type="LEFT")
+         .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "d")),
+                         exp.Paren(this=exp.or_(
+                             sql.is_null(sql.column(clause.param("catalog_key"), "c")), bad)))))
+    return sql.pretty(q, dialect) + "\n"
+
+
+def catalog_unit_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    same = exp.EQ(this=sql.column(clause.param("column"), "d"),
+                  expression=sql.column(clause.param("catalog_column"), "c"))
+    return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=same)), dialect)
+
+
+def catalog_bounds_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    v = sql.column(clause.param("column"), "d")
+    inside = exp.and_(exp.LTE(this=sql.column(clause.param("min_column"), "c"), expression=v),
+                      exp.LTE(this=v.copy(), expression=sql.column(clause.param("max_column"), "c")))
+    return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=inside)), dialect)
+
+
+def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str | None:
+    """Rows restated against the policy; None when the policy has nothing row-level to check."""
+    from sqlglot import exp
+
+    rev = sql.column(clause.param("column") or "revision")
+    base = exp.select(exp.Star()).from_(sql.relation(dataset))
+    if not clause.param("allowed"):
+        return sql.pretty(base.where(exp.NEQ(this=rev, expression=exp.Literal.number(0))),
+                          dialect) + "\n"
+    ingest = clause.param("ingest_column")
+    tcol = clause.param("time_column")
+    bdays = clause.param("business_days")
+    window = clause.param("window_seconds")
+    if not ingest or not tcol or (bdays is None and window is None):
+        return None
+    i, t = sql.column(ingest), sql.column(tcol)
+    if bdays is not None:
+        late: Any = exp.GT(
+            this=exp.Sub(this=sql.weekdays_through(sql.utc_date(i, dialect), dialect),
+                         expression=sql.weekdays_through(sql.utc_date(t, dialect), dialect)),
+            expression=exp.Literal.number(int(bdays)))
+    else:
+        late = exp.GT(this=exp.Sub(this=sql.epoch_us(i, dialect), expression=sql.epoch_us(t, dialect)),
+                      expression=exp.Literal.number(int(window) * 1000000))
+    q = base.where(exp.and_(exp.GT(this=rev, expression=exp.Literal.number(0)), late))
+    return sql.pretty(q, dialect) + "\n"
+
+
+def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "duckdb") -> str:
+    from sqlglot import exp
+
+    q = (exp.select(exp.Count(this=exp.Star()))
+         .from_(exp.to_table("information_schema.columns"))
+         .where(exp.and_(
+             exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
+             exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
+             exp.Not(this=exp.In(this=exp.column("column_name"),
+                                 expressions=[sql.string(c) for c in columns])))))
+    return sql.pretty(q, dialect) + "\n"
+
+
+def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
+    """The failed-rows SQL of a cadence / catalog / revision clause (None: not expressible)."""
+    ds = dataset_name(contract)
+    if clause.kind == "cadence":
+        if clause.param("from_catalog") and len(clause.param("series") or ()) != 1:
+            return None
+        if not clause.param("from_catalog") and not clause.param("interval_seconds"):
+            return None
+        return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)
+    if clause.kind == "catalog_unit":
+        return catalog_unit_sql(clause, ds, dialect)
+    if clause.kind == "catalog_bounds":
+        return catalog_bounds_sql(clause, ds, dialect)
+    if clause.kind == "revision_window":
+        return revision_window_sql(clause, ds, dialect)
+    return None
+
+
+def invariant_sql(clause: Clause, dialect: str = "duckdb") -> str | None:
+    if clause.expr is None:
+        return None
+    try:
+        return sql.to_sql(clause.expr, dialect)
+    except ValueError:
+        return None
+
+
+def wrapped(text: str) -> bool:
+    """True when the whole text is one parenthesised group (quotes respected)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth, quote = 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return depth == 0
+
+
+def strip_parens(text: str) -> str:
+    """`((a AND b))` -> `a AND b`."""
+    text = text.strip()
+    while wrapped(text):
+        text = text[1:-1].strip()
+    return text
+
+
+def normalize_sql(text: str) -> str:
+    """SQL with its `-- tacit_clause` line dropped, whitespace collapsed, outer parens removed."""
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith(CLAUSE_MARK.strip())]
+    return strip_parens(" ".join(" ".join(lines).split()))

@@ -1,0 +1,62 @@
+"""One deterministic YAML writer (and its reader) for SodaCL: numbers written as typed, SQL as
+literal blocks, keys in insertion order."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+
+class Num(str):
+    """A number kept as its exact decimal text; written as a plain YAML number."""
+
+
+class Block(str):
+    """Multi-line text (SQL), written as a YAML literal block."""
+
+
+class _Dumper(yaml.SafeDumper):
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _num_repr(dumper: yaml.SafeDumper, value: Num) -> yaml.Node:
+    tag = "tag:yaml.org,2002:int" if re.fullmatch(r"-?\d+", value) else "tag:yaml.org,2002:float"
+    return dumper.represent_scalar(tag, str(value))
+
+
+def _block_repr(dumper: yaml.SafeDumper, value: Block) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style="|")
+
+
+_Dumper.add_representer(Num, _num_repr)
+_Dumper.add_representer(Block, _block_repr)
+
+
+def dump(data: Any) -> str:
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=10**9,
+        default_flow_style=False,
+    )
+
+
+class Loader(yaml.SafeLoader):
+    """Safe loader that keeps numbers as their exact text (`Num`), so bounds round-trip."""
+
+
+def _num_ctor(loader: yaml.SafeLoader, node: yaml.Node) -> Num:
+    return Num(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+Loader.add_constructor("tag:yaml.org,2002:int", _num_ctor)
+Loader.add_constructor("tag:yaml.org,2002:float", _num_ctor)
+
+
+def load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=Loader)
