@@ -1,0 +1,30 @@
+"""`explain --targets` shows what the wire schemas cannot say, with the reason, per clause."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wire_targets_declare_non_structural_clauses_unsupported() -> None:
+    res = CliRunner().invoke(main, ["explain", str(ROOT / "contracts" / "ohlcv_1m.yaml"), "--targets",
+                                    "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["id"]: r for r in json.loads(res.output)["clauses"]}
+    for t in ("avro", "protobuf", "jsonschema"):
+        assert rows["column:open"][t] == "yes"
+        assert rows["no_unknown_columns"][t] == "yes"
+        assert rows["range:volume"][t].startswith("unsupported: ")
+        assert rows["invariant:low <= open <= high"][t].startswith("unsupported: ")
+    assert rows["fixed_value:adjusted"]["jsonschema"] == "yes"
+    assert rows["fixed_value:adjusted"]["avro"].startswith("unsupported: ")
+    assert "absent differs from zero" in rows["not_null:open"]["protobuf"]
+    assert rows["not_null:open"]["avro"] == "yes"
+    text = CliRunner().invoke(main, ["explain", str(ROOT / "contracts" / "ohlcv_1m.yaml"), "--targets"]).output
+    assert "protobuf / not_null:open: unsupported" in text
