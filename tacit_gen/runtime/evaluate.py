@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 from tacit_gen.plan_types import Clause
+from tacit_gen.runtime.backends import spark_instants
 from tacit_gen.runtime.compile import (
     CompileError,
     ExprCompiler,
@@ -178,6 +179,7 @@ def cast_table(schema: type[Schema], table: ir.Table) -> DataFrame[Any]:
     from tacit_gen.runtime.dataframe import DataFrame
 
     _require_table(schema, table, ValidationPhase.CAST)
+    table = spark_instants(table)
     failures, _, _ = _structure(schema, table, convert=False)
     if failures:
         by_id = {c.id: c for c in schema.clauses()}
@@ -726,4 +728,4 @@ def evaluate(
         now = _dt.datetime.now(_dt.UTC)
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
-    return _Builder(schema, table, catalog, now).run()
+    return _Builder(schema, spark_instants(table), catalog, now).run()
