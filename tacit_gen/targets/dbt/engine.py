@@ -39,6 +39,8 @@ from tacit_gen.targets.dbt.render import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tacit_gen.plan_types import Clause
 
 TARGET = "dbt"
@@ -73,9 +75,11 @@ def standin_dir() -> Path:
     return templates_root() / "dbt_utils"
 
 
-def write_project(project: Path, database: Path) -> None:
-    """dbt_project.yml, profiles.yml (DuckDB file in the project, input database attached) and the
-    local dbt_utils stand-in; `dbt deps` links it."""
+def write_project(project: Path, database: Path, output: dict[str, Any] | None = None,
+                  model_config: dict[str, Any] | None = None) -> None:
+    """dbt_project.yml, profiles.yml (by default a DuckDB file in the project with the input
+    database attached; `output` replaces that profile output) and the local dbt_utils stand-in;
+    `dbt deps` links it. `model_config` adds model configs (``+file_format``...)."""
     (project / "models").mkdir(parents=True, exist_ok=True)
     (project / "macros").mkdir(parents=True, exist_ok=True)
     (project / "dbt_project.yml").write_text(
@@ -87,7 +91,7 @@ def write_project(project: Path, database: Path) -> None:
                 "profile": "tacit_verify",
                 "model-paths": ["models"],
                 "macro-paths": ["macros"],
-                "models": {"tacit_verify": {"+materialized": "table"}},
+                "models": {"tacit_verify": {"+materialized": "table", **(model_config or {})}},
                 "flags": {"send_anonymous_usage_stats": False, "partial_parse": False},
             }
         ),
@@ -99,7 +103,7 @@ def write_project(project: Path, database: Path) -> None:
                 "tacit_verify": {
                     "target": "verify",
                     "outputs": {
-                        "verify": {
+                        "verify": output or {
                             "type": "duckdb",
                             "path": str(project / "verify.duckdb"),
                             "threads": 1,
@@ -230,9 +234,15 @@ def _worst(verdicts: list[Verdict]) -> Verdict:
 
 def run(inp: VerifyInput) -> EngineRun:
     """Build the model and its tests with dbt on the input data; one verdict per clause."""
-    contract, clauses = inp.contract, inp.clauses
     project = Path(inp.workdir) / "project"
     write_project(project, inp.database)
+    return build_verdicts(inp, project, _source_sql)
+
+
+def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., str]) -> EngineRun:
+    """Build the model and its tests in `project` (profile and dbt_utils stand-in written);
+    `source_sql(relation, view=False)` is the model SQL selecting a relation of the input data."""
+    contract, clauses = inp.contract, inp.clauses
     model = model_name(contract)
     yml_path = Path(inp.artifact_dir) / "dbt" / f"{contract.name}.yml"
     macros = Path(inp.artifact_dir) / MACROS_PATH
@@ -246,12 +256,12 @@ def run(inp: VerifyInput) -> EngineRun:
     props = _Model(yml_path.read_text(encoding="utf-8"))
     if macros.is_file():
         shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
-    (project / "models" / f"{model}.sql").write_text(_source_sql(inp.table), encoding="utf-8")
+    (project / "models" / f"{model}.sql").write_text(source_sql(inp.table), encoding="utf-8")
     relations = sorted({str(c.param("relation")) for c in clauses if c.param("relation")})
     for rel in relations:
         if rel != model:
             (project / "models" / f"{rel}.sql").write_text(
-                _source_sql(rel, view=True), encoding="utf-8"
+                source_sql(rel, view=True), encoding="utf-8"
             )
     res = invoke(project, "deps")
     if not res.success:

@@ -27,7 +27,7 @@ import itertools
 import json
 import os
 import threading
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
@@ -170,7 +170,7 @@ def _count(etype: str, result: dict[str, Any]) -> int | None:
     return v if isinstance(v, int) else None
 
 
-def _run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any]) -> list[_Result]:
+def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any]) -> list[_Result]:
     """Run `expectations` on a pandas frame or a DuckDB table; (meta, success, count, error)."""
     import great_expectations as gx
 
@@ -187,8 +187,9 @@ def _run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, A
     kind, data = batch
     ds_name = f"tacit_ds_{run_id}"
     try:
-        if kind == "pandas":
-            ds = ctx.data_sources.add_pandas(ds_name)
+        if kind in ("pandas", "spark"):
+            ds = (ctx.data_sources.add_pandas(ds_name) if kind == "pandas"
+                  else ctx.data_sources.add_spark(ds_name, persist=False))
             bd = ds.add_dataframe_asset("data").add_batch_definition_whole_dataframe("all")
             params: dict[str, Any] = {"dataframe": data}
         else:
@@ -218,7 +219,7 @@ def _run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, A
             out.append((dict(cfg.meta or {}), success and not err,
                         _count(cfg.type, r.result or {}), detail, err is not None))
     finally:
-        if kind != "pandas":
+        if kind == "sql":
             with contextlib.suppress(Exception):  # the datasource may have no engine yet
                 ctx.data_sources.get(ds_name).get_execution_engine().engine.dispose()
         for cleanup in (lambda: ctx.validation_definitions.delete(f"tacit_vd_{run_id}"),
@@ -254,8 +255,35 @@ def pin_now(query: str, now_sql: str) -> str:
     return re.sub(rf"(?i)\b{NOW_TOKEN}\b(\(\))?", lambda _m: now_sql, query)
 
 
+class DuckDBBatches:
+    """Where the suite runs on DuckDB: native expectations on pandas, custom SQL on DuckDB."""
+
+    def __init__(self, inp: VerifyInput) -> None:
+        self.inp = inp
+
+    def now_sql(self, now: datetime) -> str:
+        return "TIMESTAMPTZ '" + now.strftime("%Y-%m-%d %H:%M:%S.%f") + "+00:00'"
+
+    def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
+            notes: list[str]) -> list[_Result]:
+        results: list[_Result] = []
+        if native:
+            df = to_pandas(str(self.inp.database), self.inp.table)
+            results += run_suite(ctx, native, ("pandas", df))
+        if custom:
+            notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
+            results += run_suite(ctx, custom, ("sql", (str(self.inp.database), self.inp.table)))
+        return results
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Verdict per clause from GX's own validation results."""
+    return suite_verdicts(inp, DuckDBBatches(inp))
+
+
+def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
+    """Run the suite where `batches` says (:class:`DuckDBBatches` or another engine's object with
+    ``now_sql(now)`` and ``run(ctx, native, custom, notes)``); a verdict per clause."""
     path = inp.artifact_dir / "gx" / f"{inp.contract.name}.json"
     notes: list[str] = []
     try:
@@ -266,7 +294,7 @@ def run(inp: VerifyInput) -> EngineRun:
                                       for c in inp.clauses), (f"unreadable suite: {e}",))
 
     now = inp.now.astimezone(UTC)
-    now_sql = "TIMESTAMPTZ '" + now.strftime("%Y-%m-%d %H:%M:%S.%f") + "+00:00'"
+    now_sql = batches.now_sql(now)
     native: list[dict[str, Any]] = []
     custom: list[dict[str, Any]] = []
     for original in raw:
@@ -279,14 +307,7 @@ def run(inp: VerifyInput) -> EngineRun:
         else:
             native.append(exp)
 
-    ctx = context()
-    results: list[_Result] = []
-    if native:
-        df = to_pandas(str(inp.database), inp.table)
-        results += _run_suite(ctx, native, ("pandas", df))
-    if custom:
-        notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
-        results += _run_suite(ctx, custom, ("sql", (str(inp.database), inp.table)))
+    results = batches.run(context(), native, custom, notes)
 
     by_clause: dict[str, list[tuple[bool, int | None, str | None, bool]]] = {}
     for meta, ok, count, detail, errored in results:

@@ -22,6 +22,8 @@ from tacit_gen.engines import base
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tacit_gen.runtime.schema import Schema
 
 NAME = "ibis"
@@ -50,6 +52,21 @@ def run(inp: VerifyInput) -> EngineRun:
     """Run the ibis artifact of `inp.contract` on `inp.database` and return verdicts per clause."""
     import ibis
 
+    con = ibis.duckdb.connect(str(inp.database), read_only=True)
+    try:
+        present = set(con.list_tables())
+        return parse_verdicts(inp, lambda name: con.table(name) if name in present else None)
+    finally:
+        con.disconnect()
+
+
+def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
+    """`parse()` of the generated Schema on the relation `table(inp.table)` of any backend.
+
+    Args:
+        inp: the engine input (contract, artifact folder, now).
+        table: a relation's ibis Table by name, or None when the backend has no such relation.
+    """
     from tacit_gen.runtime.errors import ValidationError
 
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
@@ -61,46 +78,34 @@ def run(inp: VerifyInput) -> EngineRun:
             NAME,
             tuple(Verdict(c.id, "error", None, f"cannot load {path.name}: {e}") for c in inp.clauses),
         )
-    con = ibis.duckdb.connect(str(inp.database), read_only=True)
+    data = table(inp.table)
+    relations = sorted({str(c.param("relation")) for c in schema.clauses() if c.param("relation")})
+    catalog = {r: t for r in relations if (t := table(r)) is not None}
+    status: dict[str, Verdict] = {}
+    structural: dict[str, Verdict] = {}
     try:
-        table = con.table(inp.table)
-        catalog = _catalogs(con, schema)
-        status: dict[str, Verdict] = {}
-        structural: dict[str, Verdict] = {}
-        try:
-            schema.cast(table)
-        except ValidationError as exc:
-            for f in exc.failures:
-                structural[f.clause_id] = Verdict(f.clause_id, "fail", f.count,
-                                                  f"{f.message} (structural, as cast() checks it)")
-        try:
-            schema.parse(table, catalog=catalog or None, now=inp.now)
-        except ValidationError as exc:
-            for f in exc.failures:
-                status[f.clause_id] = Verdict(
-                    f.clause_id,
-                    "error" if f.error is not None else "fail",
-                    f.count,
-                    f.message if f.error is None else f"{f.message} ({f.error})",
-                )
-        for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
-            if cid.startswith("column:") or cid == "no_unknown_columns":
-                status[cid] = v
-        verdicts = [status.get(c.id) or Verdict(c.id, "pass", 0) for c in schema.clauses()]
-        known = {c.id for c in schema.clauses()}
-        for c in inp.clauses:
-            if c.id not in known:
-                verdicts.append(Verdict(c.id, "n/a", None, "not in the ibis artifact"))
-        notes.extend(f"unsupported {cid}: {why}" for cid, why in schema.__unsupported__)
-    finally:
-        con.disconnect()
+        schema.cast(data)
+    except ValidationError as exc:
+        for f in exc.failures:
+            structural[f.clause_id] = Verdict(f.clause_id, "fail", f.count,
+                                              f"{f.message} (structural, as cast() checks it)")
+    try:
+        schema.parse(data, catalog=catalog or None, now=inp.now)
+    except ValidationError as exc:
+        for f in exc.failures:
+            status[f.clause_id] = Verdict(
+                f.clause_id,
+                "error" if f.error is not None else "fail",
+                f.count,
+                f.message if f.error is None else f"{f.message} ({f.error})",
+            )
+    for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
+        if cid.startswith("column:") or cid == "no_unknown_columns":
+            status[cid] = v
+    verdicts = [status.get(c.id) or Verdict(c.id, "pass", 0) for c in schema.clauses()]
+    known = {c.id for c in schema.clauses()}
+    for c in inp.clauses:
+        if c.id not in known:
+            verdicts.append(Verdict(c.id, "n/a", None, "not in the ibis artifact"))
+    notes.extend(f"unsupported {cid}: {why}" for cid, why in schema.__unsupported__)
     return EngineRun(NAME, tuple(verdicts), tuple(notes))
-
-
-def _catalogs(con: Any, schema: type[Schema]) -> dict[str, Any]:
-    """The catalog relations the schema's clauses name, as ibis Tables (those present)."""
-    relations = sorted(
-        {str(c.param("relation")) for c in schema.clauses() if c.param("relation")}
-    )
-    present = set(con.list_tables())
-    return {r: con.table(r) for r in relations if r in present}

@@ -17,6 +17,8 @@ from tacit_gen.engines import base
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from tacit_gen.plan_types import Clause
@@ -154,14 +156,27 @@ def check_errors(errors: Any) -> dict[str, str]:
 
 def run(inp: VerifyInput) -> EngineRun:
     """Validate the data table with the generated module's schema; one verdict per clause."""
+
+    def frame(name: str) -> pd.DataFrame | None:
+        if name != inp.table and not relation_exists(inp.database, name):
+            return None
+        return read_frame(inp.database, name)
+
+    return validate_frames(inp, frame)
+
+
+def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> EngineRun:
+    """Validate the relation `frame(inp.table)` (an Arrow-backed pandas frame, read from any
+    engine) with the generated module's schema; `frame(name)` is None for an absent relation."""
     import pandera
     import pandera.errors
 
     notes = [f"pandera {pandera.__version__}"]
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
     try:
-        df = read_frame(inp.database, inp.table)
-        catalog = _catalog_frame(inp)
+        df = frame(inp.table)
+        relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
+        catalog = frame(str(relations[0])) if relations else None
         module = load_module(path)
         schema = module.schema(catalog=catalog, now=inp.now)
     except Exception as e:  # the artifact or the data could not be loaded: every clause errors
@@ -209,13 +224,3 @@ def _verdict(
     if cid not in checked:
         return Verdict(cid, "n/a", None, "the pandera artifact has no check for this clause")
     return Verdict(cid, "pass", 0)
-
-
-def _catalog_frame(inp: VerifyInput) -> pd.DataFrame | None:
-    relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
-    if not relations:
-        return None
-    relation = relations[0]
-    if not relation_exists(inp.database, relation):
-        return None
-    return read_frame(inp.database, relation)

@@ -90,6 +90,23 @@ def _telemetry_off() -> str | None:
     return None
 
 
+class DuckDBSource:
+    """Where Soda scans: an open DuckDB connection (soda-core-duckdb)."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+
+    def attach(self, scan: Any) -> None:
+        scan.add_duckdb_connection(self.con, data_source_name=DATA_SOURCE)
+
+    def columns(self, relation: str) -> set[str]:
+        rows = self.con.execute(f"DESCRIBE SELECT * FROM {ident(relation)}").fetchall()
+        return {str(r[0]) for r in rows}
+
+    def alias(self, name: str, relation: str) -> None:
+        self.con.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {ident(relation)}")
+
+
 def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Run one Soda scan; its check results and error log lines."""
     from soda.scan import Scan
@@ -100,7 +117,7 @@ def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]
     scan = Scan()
     scan.set_scan_definition_name("tacit_gen_verify")
     scan.set_data_source_name(DATA_SOURCE)
-    scan.add_duckdb_connection(con, data_source_name=DATA_SOURCE)
+    con.attach(scan)
     scan.add_variables({NOW_VARIABLE: now})
     scan.add_sodacl_yaml_str(dump(by_header))
     scan.execute()
@@ -210,15 +227,20 @@ def _column_verdicts(clauses: tuple[Clause, ...], schema: list[_Outcome]) -> dic
     return out
 
 
-def _data_columns(con: Any, relation: str) -> set[str]:
-    rows = con.execute(f"DESCRIBE SELECT * FROM {ident(relation)}").fetchall()
-    return {str(r[0]) for r in rows}
-
-
 def run(inp: VerifyInput) -> EngineRun:
     """Verdicts of Soda v3 on the verify database, one per clause of the plan."""
     import duckdb
 
+    con = duckdb.connect(str(inp.database), read_only=True)
+    try:
+        return scan_verdicts(inp, DuckDBSource(con))
+    finally:
+        con.close()
+
+
+def scan_verdicts(inp: VerifyInput, source: Any) -> EngineRun:
+    """Run the Soda artifact on `source` (:class:`DuckDBSource`, or another engine's object with
+    ``attach(scan)``, ``columns(relation)`` and ``alias(name, relation)``); a verdict per clause."""
     notes: list[str] = []
     path = inp.artifact_dir / artifact_path(inp.contract)
     doc = load_yaml(path.read_text(encoding="utf-8"))
@@ -239,31 +261,28 @@ def run(inp: VerifyInput) -> EngineRun:
     workdir = Path(inp.workdir)
     (workdir / ".soda").mkdir(parents=True, exist_ok=True)
     (workdir / ".soda" / "config.yml").write_text(SODA_CONFIG, encoding="utf-8")
-    con = duckdb.connect(str(inp.database), read_only=True)
-    try:
-        with _in_dir(workdir):
-            note = _telemetry_off()
-            if note:
-                notes.append(note)
-            datasets = {h.removeprefix("checks for ").strip() for h in {c.header for c in checks}}
-            for ds in sorted(datasets):
-                if ds != inp.table:
-                    con.execute(f"CREATE TEMP VIEW {ident(ds)} AS SELECT * FROM {ident(inp.table)}")
-            present = _data_columns(con, inp.table)
-            missing = {c for c in inp.contract.column_names if c not in present}
-            first = [
-                c
-                for c in checks
-                if c.line == "schema" or set(c.kinds) & {"column", "no_unknown_columns"}
-            ]
-            rest = [c for c in checks if c not in first]
-            runnable = [c for c in rest if not set(c.columns) & missing]
-            now = inp.now.isoformat()
-            got1, n1 = _run_all(con, first, now)
-            got2, n2 = _run_all(con, runnable, now)
-            notes.extend(n1 + n2)
-    finally:
-        con.close()
+    con = source
+    with _in_dir(workdir):
+        note = _telemetry_off()
+        if note:
+            notes.append(note)
+        datasets = {h.removeprefix("checks for ").strip() for h in {c.header for c in checks}}
+        for ds in sorted(datasets):
+            if ds != inp.table:
+                con.alias(ds, inp.table)
+        present = con.columns(inp.table)
+        missing = {c for c in inp.contract.column_names if c not in present}
+        first = [
+            c
+            for c in checks
+            if c.line == "schema" or set(c.kinds) & {"column", "no_unknown_columns"}
+        ]
+        rest = [c for c in checks if c not in first]
+        runnable = [c for c in rest if not set(c.columns) & missing]
+        now = inp.now.isoformat()
+        got1, n1 = _run_all(con, first, now)
+        got2, n2 = _run_all(con, runnable, now)
+        notes.extend(n1 + n2)
 
     outcomes: dict[str, list[_Outcome]] = {}
     schema_outs: list[_Outcome] = []
