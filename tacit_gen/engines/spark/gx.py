@@ -1,0 +1,46 @@
+"""Great Expectations on Spark: the whole suite, native and custom-SQL expectations alike, runs on
+a Spark dataframe datasource (``add_spark``) over the case's relation, in the worker's session.
+
+Custom SQL reads ``{batch}`` (GX registers the dataframe as a view) and the catalog relation by
+name, resolved in the case's database (made current for the run). A pinned ``now`` is written as
+``timestamp_micros(n)``: an instant whatever the session's time zone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.engines.spark.session import quoted
+from tacit_gen.engines.spark.worker import run_each
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from tacit_gen.engines.base import EngineRun
+    from tacit_gen.engines.spark.worker import SparkCase
+
+
+class SparkBatches:
+    """The suite's one batch: the case's relation as a Spark dataframe."""
+
+    def __init__(self, spark: Any, case: SparkCase) -> None:
+        self.spark = spark
+        self.case = case
+
+    def now_sql(self, now: datetime) -> str:
+        micros = int(now.timestamp()) * 1_000_000 + now.microsecond
+        return f"timestamp_micros({micros})"
+
+    def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
+            notes: list[str]) -> list[Any]:
+        from tacit_gen.engines.gx import run_suite
+
+        self.spark.catalog.setCurrentDatabase(self.case.database)
+        df = self.spark.table(quoted(self.case.database, self.case.inp.table))
+        return run_suite(ctx, native + custom, ("spark", df))
+
+
+def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
+    from tacit_gen.engines.gx import suite_verdicts
+
+    return run_each(cases, "gx", lambda case: suite_verdicts(case.inp, SparkBatches(spark, case)))

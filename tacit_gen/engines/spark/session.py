@@ -1,0 +1,92 @@
+"""The one Spark session of a worker, and how a case's data becomes Spark relations.
+
+Types are decided in one place: verify's loader converts the file to the contract's types in
+DuckDB (:mod:`tacit_gen.engines.load`) and writes each relation to Parquet; Spark reads those
+Parquet types as they are (``DECIMAL(p,s)`` -> ``DecimalType(p,s)``, ``TIMESTAMPTZ`` (UTC-adjusted
+Parquet timestamp) -> ``TimestampType``, a naive ``TIMESTAMP`` -> ``TimestampNTZType``, so a naive
+column still fails its type check; enums are strings). :func:`spark_type` is the contract ->
+Spark SQL type map, and :func:`check_types` holds the loaded relation to it.
+
+Instants: Spark's ``TimestampType`` is an instant (microseconds since the epoch, UTC) displayed in
+the session time zone; the session runs in UTC (``spark.sql.session.timeZone=UTC``, and the JVM's
+``user.timezone=UTC``), so every engine's text and arithmetic on it is UTC.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.types import DataType
+
+__all__ = ["SPARK_CONF", "check_types", "create_views", "quoted", "session", "spark_type"]
+
+SPARK_CONF: dict[str, str] = {
+    "spark.master": "local[2]",
+    "spark.app.name": "tacit-gen-verify",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.sql.ansi.enabled": "false",
+    "spark.driver.memory": "2g",
+}
+
+_SPARK_TYPES = {
+    "string": "string", "enum": "string", "bool": "boolean", "int32": "int", "int64": "bigint",
+    "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamp",
+}
+
+
+def spark_type(t: DataType) -> str:
+    """The Spark SQL type of a contract type (``DataType.simpleString()`` spelling)."""
+    if t.kind == "decimal":
+        return f"decimal({t.precision},{t.scale})"
+    return _SPARK_TYPES[t.kind]
+
+
+def session(workdir: Path) -> Any:
+    """The worker's Spark session (local[2], UTC, no UI), its warehouse under `workdir`."""
+    os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
+    os.environ["TZ"] = "UTC"
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    for k, v in SPARK_CONF.items():
+        builder = builder.config(k, v)
+    builder = builder.config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
+    builder = builder.config("spark.local.dir", str(workdir / "tmp"))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def quoted(database: str, relation: str) -> str:
+    """``database.relation`` as Spark SQL text (backtick-quoted)."""
+    return f"{_q(database)}.{_q(relation)}"
+
+
+def create_views(spark: Any, database: str, relations: dict[str, str]) -> None:
+    """A Spark database holding one view per relation over its Parquet file."""
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {_q(database)}")
+    for name, path in relations.items():
+        spark.sql(f"CREATE OR REPLACE VIEW {_q(database)}.{_q(name)} AS "
+                  f"SELECT * FROM parquet.{_q(str(path))}")
+
+
+def check_types(spark: Any, database: str, table: str, expected: dict[str, DataType],
+                broken: set[str]) -> list[str]:
+    """Problems where a column that converted cleanly is not of its Spark type (a loader bug)."""
+    got = {f.name: f.dataType.simpleString() for f in spark.table(f"{_q(database)}.{_q(table)}").schema}
+    return [f"{c}: loaded as {got[c]}, expected {spark_type(t)}" for c, t in expected.items()
+            if c in got and c not in broken and got[c] != spark_type(t)]

@@ -1,0 +1,120 @@
+"""The Spark worker: ``python -m tacit_gen.engines.spark.worker REQUEST.json``, run in the Spark env.
+
+One process, ONE Spark session (local[2], UTC, no UI) for every case and every target of a run.
+The request (written by :mod:`tacit_gen.engines.spark.client`) lists cases; each names its
+contract, artifact folder, pinned now, targets and the Parquet files of its relations. Each case
+gets a Spark database ``tacit_<id>`` holding one view per relation; dbt builds every case in ONE
+``dbt build`` (one schema per case); Soda, GX, pandera and the ibis runtime run case by case on
+the same session. Verdicts are written as JSON to ``results`` (the request names the file).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+
+TARGET_MODULES = {
+    "dbt": "tacit_gen.engines.spark.dbt",
+    "soda": "tacit_gen.engines.spark.soda",
+    "gx": "tacit_gen.engines.spark.gx",
+    "pandera": "tacit_gen.engines.spark.pandera",
+    "ibis": "tacit_gen.engines.spark.ibis",
+}
+
+
+@dataclass(frozen=True)
+class SparkCase:
+    """One dataset to verify: the engine input plus the Spark database holding its relations."""
+
+    id: str
+    inp: VerifyInput
+    database: str
+    targets: tuple[str, ...]
+    relations: dict[str, str]
+
+
+def _error_run(target: str, inp: VerifyInput, exc: BaseException) -> EngineRun:
+    detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    return EngineRun(target, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses),
+                     (traceback.format_exc(limit=4),))
+
+
+def _case(raw: dict[str, Any], root: Path) -> SparkCase:
+    from tacit_gen.contract.loader import load
+    from tacit_gen.plan import plan
+
+    contract = load(raw["contract"])
+    workdir = root / raw["id"]
+    workdir.mkdir(parents=True, exist_ok=True)
+    database = f"tacit_{raw['id']}"
+    inp = VerifyInput(contract=contract, clauses=plan(contract), artifact_dir=Path(raw["artifacts"]),
+                      database=Path(database), table=raw["table"],
+                      now=datetime.fromisoformat(raw["now"]), workdir=workdir)
+    return SparkCase(raw["id"], inp, database, tuple(raw["targets"]), dict(raw["relations"]))
+
+
+def _as_json(run: EngineRun) -> dict[str, Any]:
+    return {"verdicts": [[v.clause_id, v.status, v.failures, v.detail] for v in run.verdicts],
+            "notes": list(run.notes)}
+
+
+def serve(request: dict[str, Any]) -> dict[str, Any]:
+    """Run every case of the request on one Spark session; verdicts per case per target."""
+    import importlib
+
+    from tacit_gen.engines.spark.session import create_views, session
+
+    root = Path(request["workdir"])
+    started = time.monotonic()
+    spark = session(root)
+    timings: dict[str, float] = {"session": time.monotonic() - started}
+    cases = [_case(raw, root) for raw in request["cases"]]
+    for case in cases:
+        create_views(spark, case.database, case.relations)
+    out: dict[str, dict[str, Any]] = {c.id: {} for c in cases}
+    targets = [t for t in TARGET_MODULES if any(t in c.targets for c in cases)]
+    for target in targets:
+        t0 = time.monotonic()
+        mine = [c for c in cases if target in c.targets]
+        module = importlib.import_module(TARGET_MODULES[target])
+        try:
+            runs: dict[str, EngineRun] = module.run_cases(spark, mine)
+        except Exception as exc:  # the whole target failed: every clause of every case errors
+            runs = {c.id: _error_run(target, c.inp, exc) for c in mine}
+        for c in mine:
+            out[c.id][target] = _as_json(runs.get(c.id) or _error_run(
+                target, c.inp, RuntimeError("the engine returned no verdicts")))
+        timings[target] = time.monotonic() - t0
+    spark.stop()
+    return {"cases": out, "timings": timings}
+
+
+def run_each(cases: list[SparkCase], target: str, one: Any) -> dict[str, EngineRun]:
+    """Run `one(case)` for every case; a crash becomes error verdicts for that case only."""
+    runs: dict[str, EngineRun] = {}
+    for case in cases:
+        try:
+            runs[case.id] = one(case)
+        except Exception as exc:
+            runs[case.id] = _error_run(target, case.inp, exc)
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    request = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    result = serve(request)
+    Path(request["results"]).write_text(json.dumps(result), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
