@@ -22,11 +22,11 @@ from typing import Any
 from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
 
 TARGET_MODULES = {
-    "dbt": "tacit_gen.engines.spark.dbt",
-    "soda": "tacit_gen.engines.spark.soda",
-    "gx": "tacit_gen.engines.spark.gx",
-    "pandera": "tacit_gen.engines.spark.pandera",
-    "ibis": "tacit_gen.engines.spark.ibis",
+    "dbt": "tacit_gen.targets.dbt.spark",
+    "soda": "tacit_gen.targets.soda.spark",
+    "gx": "tacit_gen.targets.gx.spark",
+    "pandera": "tacit_gen.targets.pandera.spark",
+    "ibis": "tacit_gen.targets.ibis.spark",
 }
 
 

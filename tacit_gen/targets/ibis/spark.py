@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
     import ibis
 
-    from tacit_gen.engines.ibis import parse_verdicts
+    from tacit_gen.targets.ibis.engine import parse_verdicts
 
     con = ibis.pyspark.connect(spark)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
-    from tacit_gen.engines.dbt import build_verdicts, write_project
+    from tacit_gen.targets.dbt.engine import build_verdicts, write_project
 
     def one(case: SparkCase) -> EngineRun:
         project = Path(case.inp.workdir) / "dbt"

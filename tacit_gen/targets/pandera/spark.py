@@ -25,7 +25,7 @@ def _frame(spark: Any, database: str, relation: str) -> Any:
 
 
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
-    from tacit_gen.engines.pandera import validate_frames
+    from tacit_gen.targets.pandera.engine import validate_frames
 
     def one(case: SparkCase) -> EngineRun:
         def frame(name: str) -> Any:

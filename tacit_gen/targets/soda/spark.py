@@ -24,7 +24,7 @@ class SparkSource:
         self.database = database
 
     def attach(self, scan: Any) -> None:
-        from tacit_gen.engines.soda import DATA_SOURCE
+        from tacit_gen.targets.soda.engine import DATA_SOURCE
 
         self.spark.catalog.setCurrentDatabase(self.database)
         scan.add_spark_session(self.spark, data_source_name=DATA_SOURCE)
@@ -38,6 +38,6 @@ class SparkSource:
 
 
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
-    from tacit_gen.engines.soda import scan_verdicts
+    from tacit_gen.targets.soda.engine import scan_verdicts
 
     return run_each(cases, "soda", lambda case: scan_verdicts(case.inp, SparkSource(spark, case.database)))

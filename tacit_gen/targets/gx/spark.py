@@ -33,7 +33,7 @@ class SparkBatches:
 
     def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
             notes: list[str]) -> list[Any]:
-        from tacit_gen.engines.gx import run_suite
+        from tacit_gen.targets.gx.engine import run_suite
 
         self.spark.catalog.setCurrentDatabase(self.case.database)
         df = self.spark.table(quoted(self.case.database, self.case.inp.table))
@@ -41,6 +41,6 @@ class SparkBatches:
 
 
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
-    from tacit_gen.engines.gx import suite_verdicts
+    from tacit_gen.targets.gx.engine import suite_verdicts
 
     return run_each(cases, "gx", lambda case: suite_verdicts(case.inp, SparkBatches(spark, case)))
