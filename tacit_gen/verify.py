@@ -238,81 +238,195 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     return EngineRun(target, (), failure=why)
 
 
-def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
-               now: datetime, artifacts: Path | None = None, keep: Path | None = None,
-               options: RenderOptions | None = None) -> VerifyReport:
-    """Load the data into DuckDB, run each engine, and compare verdicts clause by clause."""
+@dataclass
+class _Prepared:
+    """One dataset ready for the engines: artifacts rendered, data loaded into a DuckDB file."""
+
+    contract: Contract
+    clauses: tuple[Clause, ...]
+    targets: tuple[str, ...]
+    now: datetime
+    artifacts: Path
+    database: Path
+    workdir: Path
+    unsupported: dict[str, set[str]]
+    broken: dict[str, str]
+    load_notes: list[str]
+    load_json: dict[str, Any]
+
+
+def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
+             now: datetime, workdir: Path, artifacts: Path | None,
+             options: RenderOptions) -> _Prepared:
     from tacit_gen import render as r
     from tacit_gen.engines.load import load_data
 
     clauses = plan(contract)
+    # What each target declares it cannot express (n/a is legitimate only there).
+    arts, unsupported_list = r.render_contract(contract, targets, options)
+    unsupported: dict[str, set[str]] = {}
+    for u in unsupported_list:
+        unsupported.setdefault(u.target, set()).add(u.clause_id)
+    if artifacts is None:
+        artifacts = workdir / "artifacts"
+        for a in arts:
+            r.write_atomic(artifacts / a.path, a.content)
+    db = workdir / "data.duckdb"
+    if db.exists():
+        db.unlink()
+    loaded = load_data(contract, str(data), str(db), table=contract.name,
+                       catalog_path=str(catalog) if catalog else None)
+    load_notes = loaded.messages()
+    broken = {c: "missing" for c in loaded.missing}
+    for f in loaded.failures:
+        broken.setdefault(f.column, f"loaded as {loaded.column_type(f.column) or 'text'}")
+    if broken:
+        load_notes.append(
+            "columns missing or not of the contract's type: "
+            + ", ".join(f"{c} ({why})" for c, why in sorted(broken.items()))
+            + "; clauses reading them are n/a (their column clause carries the verdict)")
+    return _Prepared(contract, clauses, targets, now, artifacts, db, workdir, unsupported, broken,
+                     load_notes, loaded.to_dict())
+
+
+def _duckdb_runs(p: _Prepared) -> dict[str, EngineRun]:
+    runs: dict[str, EngineRun] = {}
+    for t in p.targets:
+        wd = p.workdir / t
+        wd.mkdir(parents=True, exist_ok=True)
+        # Each engine gets its own copy of the database: a connection one engine leaves open
+        # (DuckDB refuses a second one with another configuration) cannot touch another.
+        own_db = wd / "data.duckdb"
+        shutil.copyfile(p.database, own_db)
+        inp = VerifyInput(contract=p.contract, clauses=p.clauses, artifact_dir=p.artifacts,
+                          database=own_db, table=p.contract.name, now=p.now, workdir=wd)
+        runs[t] = run_engine(t, inp)
+    return runs
+
+
+def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
+    rows = []
+    for c in p.clauses:
+        verdicts = {}
+        reads_broken = c.kind not in ("column", "no_unknown_columns") and any(
+            col in p.broken for col in c.columns)
+        for t in p.targets:
+            if runs[t].failure is not None:
+                continue  # no verdict: never a pass, never a disagreement
+            got = {v.clause_id: v for v in runs[t].verdicts}
+            v = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
+            if reads_broken:  # documented: n/a everywhere; its column clause carries the verdict
+                cols = ", ".join(col for col in c.columns if col in p.broken)
+                said = f" (the engine said {v.status})" if v.status not in ("n/a",) else ""
+                v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes{said}")
+            verdicts[t] = v
+        legit = p.unsupported if not reads_broken else {t: {c.id} for t in p.targets}
+        rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))
+    return VerifyReport(p.contract, p.targets, rows, p.load_notes,
+                        {t: list(run.notes) for t, run in runs.items() if run.notes},
+                        p.load_json, p.now,
+                        {t: run.failure for t, run in runs.items() if run.failure is not None})
+
+
+ENGINES = ("duckdb", "spark")
+
+
+def engine_options(engine: str, options: RenderOptions | None) -> RenderOptions:
+    """The render options verify uses on `engine`: on Spark the artifacts are rendered for Spark
+    (dbt adapter ``spark``, whose dialect Soda and GX follow), whatever adapter was set."""
+    options = options or RenderOptions()
+    if engine != "spark":
+        return options
+    from tacit_gen.targets.dbt.render import DbtOptions
+
+    dbt = dataclasses.replace(options.get(DbtOptions), adapter="spark")
+    others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
+    return dataclasses.replace(options, dialect=None, targets=(*others, dbt))
+
+
+@dataclass(frozen=True)
+class VerifyCase:
+    """One dataset of a batched verify: a contract, its data (and catalog) and the pinned now."""
+
+    contract: Contract
+    data: Path
+    catalog: Path | None
+    now: datetime
+    targets: tuple[str, ...]
+    source: Path | None = None  # the contract's file (default: contract.path, from the cwd)
+
+
+def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
+                root: Path) -> list[dict[str, EngineRun]]:
+    """Every target of every case in ONE Spark worker (one session); if the worker cannot run
+    (no environment, a crash), every engine of every case has that failure and no verdict."""
+    from tacit_gen.engines.spark.client import SparkCaseRequest, export_parquet, run_worker
+
+    requests = [
+        SparkCaseRequest(f"c{i}", p.contract.path,
+                         (c.source or Path(p.contract.path)).read_text(encoding="utf-8"),
+                         p.artifacts.resolve(), p.contract.name, p.now.isoformat(), p.targets,
+                         export_parquet(p.database, p.workdir / "parquet"))
+        for i, (p, c) in enumerate(zip(prepared, cases, strict=True))
+    ]
+    try:
+        runs, _timings = run_worker(requests, root / "worker")
+    except Exception as e:
+        why = f"the Spark engine could not run: {_failure(e)}"
+        return [{t: EngineRun(t, (), failure=why) for t in p.targets} for p in prepared]
+    return [runs[f"c{i}"] for i in range(len(prepared))]
+
+
+def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path | None = None,
+                 options: RenderOptions | None = None,
+                 artifacts: Path | None = None) -> list[VerifyReport]:
+    """Verify many datasets in one go; on Spark, ONE worker process and ONE Spark session run
+    every target of every case (docs/engines/spark.md).
+
+    Args:
+        cases: the datasets.
+        engine: ``duckdb`` (case by case, each engine in a process of its own) or ``spark``.
+        workdir: where to keep the work (default: a temporary folder, removed afterwards).
+        options: render options (see :func:`engine_options`).
+        artifacts: run these artifacts instead of rendering them fresh.
+
+    Returns:
+        One report per case, in order.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
     # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
     # their default place under the artifacts root)
-    options = options or RenderOptions()
+    options = engine_options(engine, options)
     options = dataclasses.replace(options, targets=tuple(
         o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
-    owned = keep is None
+    owned = workdir is None
     # Absolute: engines change their working directory (dbt runs in its project folder), so a
     # relative --keep would otherwise nest the project inside itself.
-    workdir = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if keep is None else keep.resolve()
-    workdir.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
+    root.mkdir(parents=True, exist_ok=True)
     try:
-        # What each target declares it cannot express (n/a is legitimate only there).
-        arts, unsupported_list = r.render_contract(contract, targets, options)
-        unsupported: dict[str, set[str]] = {}
-        for u in unsupported_list:
-            unsupported.setdefault(u.target, set()).add(u.clause_id)
-        if artifacts is None:
-            artifacts = workdir / "artifacts"
-            for a in arts:
-                r.write_atomic(artifacts / a.path, a.content)
-        db = workdir / "data.duckdb"
-        if db.exists():
-            db.unlink()
-        loaded = load_data(contract, str(data), str(db), table=contract.name,
-                           catalog_path=str(catalog) if catalog else None)
-        load_json = loaded.to_dict()
-        load_notes = loaded.messages()
-        broken = {c: "missing" for c in loaded.missing}
-        for f in loaded.failures:
-            broken.setdefault(f.column, f"loaded as {loaded.column_type(f.column) or 'text'}")
-        if broken:
-            load_notes.append(
-                "columns missing or not of the contract's type: "
-                + ", ".join(f"{c} ({why})" for c, why in sorted(broken.items()))
-                + "; clauses reading them are n/a (their column clause carries the verdict)")
-        runs: dict[str, EngineRun] = {}
-        for t in targets:
-            wd = workdir / t
+        prepared = []
+        for i, c in enumerate(cases):
+            wd = root if len(cases) == 1 else root / f"c{i}"
             wd.mkdir(parents=True, exist_ok=True)
-            # Each engine gets its own copy of the database: a connection one engine leaves open
-            # (DuckDB refuses a second one with another configuration) cannot touch another.
-            own_db = wd / "data.duckdb"
-            shutil.copyfile(db, own_db)
-            inp = VerifyInput(contract=contract, clauses=clauses, artifact_dir=artifacts,
-                              database=own_db, table=contract.name, now=now, workdir=wd)
-            runs[t] = run_engine(t, inp)
-        rows = []
-        for c in clauses:
-            verdicts = {}
-            reads_broken = c.kind not in ("column", "no_unknown_columns") and any(
-                col in broken for col in c.columns)
-            for t in targets:
-                if runs[t].failure is not None:
-                    continue  # no verdict: never a pass, never a disagreement
-                got = {v.clause_id: v for v in runs[t].verdicts}
-                v = got.get(c.id, Verdict(c.id, "n/a", None, "the engine returned no verdict"))
-                if reads_broken:  # documented: n/a everywhere; its column clause carries the verdict
-                    cols = ", ".join(col for col in c.columns if col in broken)
-                    said = f" (the engine said {v.status})" if v.status not in ("n/a",) else ""
-                    v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes{said}")
-                verdicts[t] = v
-            legit = unsupported if not reads_broken else {t: {c.id} for t in targets}
-            rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))
-        return VerifyReport(contract, targets, rows, load_notes,
-                            {t: list(run.notes) for t, run in runs.items() if run.notes},
-                            load_json, now,
-                            {t: run.failure for t, run in runs.items() if run.failure is not None})
+            prepared.append(_prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
+                                     artifacts, options))
+        if engine == "duckdb":
+            return [_compare(p, _duckdb_runs(p)) for p in prepared]
+        runs = _spark_runs(prepared, cases, root)
+        return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
     finally:
         if owned:
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
+               now: datetime, artifacts: Path | None = None, keep: Path | None = None,
+               options: RenderOptions | None = None, engine: str = "duckdb",
+               source: Path | None = None) -> VerifyReport:
+    """Load the data, run each target's artifact in its engine (DuckDB, each engine in a process
+    of its own; or one Spark worker), and compare verdicts clause by clause. `source` is the
+    contract's file (the Spark worker reads it)."""
+    case = VerifyCase(contract, data, catalog, now, targets, source)
+    return verify_cases([case], engine, keep, options, artifacts)[0]

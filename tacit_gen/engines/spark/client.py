@@ -31,7 +31,8 @@ class SparkCaseRequest:
     """One case for the worker: ids and paths only (the worker loads the contract itself)."""
 
     id: str
-    contract: Path
+    contract: str  # the contract's path as its artifacts' headers name it
+    text: str  # the contract's YAML
     artifacts: Path
     table: str
     now: str
@@ -39,7 +40,7 @@ class SparkCaseRequest:
     relations: dict[str, str]
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "contract": str(self.contract), "artifacts": str(self.artifacts),
+        return {"id": self.id, "contract": self.contract, "text": self.text, "artifacts": str(self.artifacts),
                 "table": self.table, "now": self.now, "targets": list(self.targets),
                 "relations": self.relations}
 
@@ -78,7 +79,7 @@ def _package_path(folder: Path) -> Path:
 
 def _runs(raw: dict[str, Any]) -> dict[str, EngineRun]:
     return {t: EngineRun(t, tuple(Verdict(v[0], v[1], v[2], v[3]) for v in run["verdicts"]),
-                         tuple(run["notes"]))
+                         tuple(run["notes"]), failure=run.get("failure"))
             for t, run in raw.items()}
 
 

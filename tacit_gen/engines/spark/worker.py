@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.engines.base import EngineRun, VerifyInput
 
 TARGET_MODULES = {
     "dbt": "tacit_gen.targets.dbt.spark",
@@ -42,16 +42,16 @@ class SparkCase:
 
 
 def _error_run(target: str, inp: VerifyInput, exc: BaseException) -> EngineRun:
-    detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-    return EngineRun(target, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses),
-                     (traceback.format_exc(limit=4),))
+    """An engine that could not run on a case: named, no verdict (as verify's forked engines)."""
+    detail = (f"{type(exc).__name__}: {exc}".splitlines() or [type(exc).__name__])[0][:500]
+    return EngineRun(target, (), (traceback.format_exc(limit=4),), failure=detail)
 
 
 def _case(raw: dict[str, Any], root: Path) -> SparkCase:
     from tacit_gen.contract.loader import load
     from tacit_gen.plan import plan
 
-    contract = load(raw["contract"])
+    contract = load(raw["contract"], raw["text"])
     workdir = root / raw["id"]
     workdir.mkdir(parents=True, exist_ok=True)
     database = f"tacit_{raw['id']}"
@@ -63,7 +63,7 @@ def _case(raw: dict[str, Any], root: Path) -> SparkCase:
 
 def _as_json(run: EngineRun) -> dict[str, Any]:
     return {"verdicts": [[v.clause_id, v.status, v.failures, v.detail] for v in run.verdicts],
-            "notes": list(run.notes)}
+            "notes": list(run.notes), "failure": run.failure}
 
 
 def serve(request: dict[str, Any]) -> dict[str, Any]:

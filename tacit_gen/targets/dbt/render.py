@@ -46,7 +46,7 @@ MACROS_FILE = "tacit_tests.sql"
 MACROS_PATH = "dbt_macros/" + MACROS_FILE  # the default, under the output root
 LEGACY_MACROS_PATH = "dbt/macros/" + MACROS_FILE  # earlier releases: inside dbt/ (a model folder)
 NEWEST_FORM = (1, 10)
-ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
+ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks", "spark")
 TEST_STYLES = ("dbt_utils", "native")
 NOT_NULL_MODES = ("constraint", "test", "both")
 
@@ -84,6 +84,10 @@ class DbtOptions:
         return replace(self, macros="dbt_macros")
 
 _DIALECT = {a: a for a in ADAPTERS}
+# Adapters whose tables enforce no not_null constraint (dbt-spark on Parquet/Hive tables: only
+# Delta takes ALTER ... SET NOT NULL): there the not_null clauses are always `not_null` data tests
+# (whatever dbt.not_null says).
+NOT_NULL_AS_TESTS = frozenset({"spark"})
 
 # Canonical type -> adapter data_type (enum is the string type; timestamps are tz-aware).
 _TYPES: dict[str, dict[str, str]] = {
@@ -132,6 +136,17 @@ _TYPES: dict[str, dict[str, str]] = {
         "decimal": "numeric({p},{s})",
     },
     "databricks": {
+        "string": "string",
+        "bool": "boolean",
+        "int32": "int",
+        "int64": "bigint",
+        "float32": "float",
+        "float64": "double",
+        "date": "date",
+        "timestamp": "timestamp",
+        "decimal": "decimal({p},{s})",
+    },
+    "spark": {
         "string": "string",
         "bool": "boolean",
         "int32": "int",
@@ -440,9 +455,10 @@ class DbtTarget:
                 enforced = True
                 model_clauses[cl.id] = jinja_safe(cl.text)
             elif k == "not_null":
-                if opts.not_null in ("constraint", "both"):
+                mode = "test" if opts.adapter in NOT_NULL_AS_TESTS else opts.not_null
+                if mode in ("constraint", "both"):
                     not_null.add(p["column"])
-                if opts.not_null in ("test", "both"):
+                if mode in ("test", "both"):
                     col_test(p["column"], _test("not_null", cl, unique_name(cl.id), {}))
                 col_clauses.setdefault(p["column"], {})[jinja_safe(cl.id)] = jinja_safe(cl.text)
             elif k == "unique":

@@ -91,7 +91,8 @@ def context() -> Any:
             import great_expectations as gx
             from great_expectations.data_context.types.base import ProgressBarsConfig
 
-            _register_dialect()
+            with contextlib.suppress(ImportError):  # SQLAlchemy: only the SQL datasources need it
+                _register_dialect()
             _CTX = gx.get_context(mode="ephemeral")
             # verify prints a table; GX's per-metric progress bars and INFO logs would bury it
             _CTX.variables.progress_bars = ProgressBarsConfig(globally=False)

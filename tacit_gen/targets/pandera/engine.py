@@ -175,6 +175,8 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
     try:
         df = frame(inp.table)
+        if df is None:
+            raise LookupError(f"relation {inp.table} not found")
         relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
         catalog = frame(str(relations[0])) if relations else None
         module = load_module(path)
