@@ -146,16 +146,34 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
     return sql.pretty(q, dialect) + "\n"
 
 
+# Spark has no information_schema: the columns of the relation are the keys of one row turned
+# into JSON (nulls kept; a LEFT JOIN from a one-row relation gives a row of nulls when it is empty).
+_SPARK_COLUMN_NAMES = (
+    "SELECT EXPLODE(MAP_KEYS(FROM_JSON(TO_JSON(STRUCT(t.*), MAP('ignoreNullFields', 'false')), "
+    "'MAP<STRING, STRING>'))) AS column_name "
+    "FROM (SELECT 1 AS one) AS o LEFT JOIN (SELECT * FROM __ds__ LIMIT 1) AS t ON TRUE"
+)
+
+
 def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "duckdb") -> str:
+    """The query counting the relation's columns that are not in the contract."""
     from sqlglot import exp
 
+    unknown = exp.Not(this=exp.In(this=exp.column("column_name"),
+                                  expressions=[sql.string(c) for c in columns]))
+    if dialect == "spark":
+        names = sql.parse(_SPARK_COLUMN_NAMES, "spark").transform(
+            lambda n: sql.relation(dataset) if isinstance(n, exp.Table) and n.name == "__ds__" else n)
+        q = (exp.select(exp.Count(this=exp.Star()))
+             .from_(exp.Subquery(this=names, alias=exp.TableAlias(this=exp.to_identifier("c"))))
+             .where(unknown))
+        return sql.pretty(q, dialect) + "\n"
     q = (exp.select(exp.Count(this=exp.Star()))
          .from_(exp.to_table("information_schema.columns"))
          .where(exp.and_(
              exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
              exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
-             exp.Not(this=exp.In(this=exp.column("column_name"),
-                                 expressions=[sql.string(c) for c in columns])))))
+             unknown)))
     return sql.pretty(q, dialect) + "\n"
 
 

@@ -9,7 +9,8 @@ a `fail query` check. The `column:` clauses share one schema check, as in the se
 
 Decisions (see docs/engines/soda.md):
 - "no unexpected columns": SodaCL has no documented "only these columns" validation, so a
-  user-defined metric counts the columns of `information_schema.columns` not in the contract.
+  user-defined metric counts the columns of `information_schema.columns` not in the contract
+  (Spark has none: the column names of one row as JSON keys).
 - `range`: inclusive bounds use `invalid_count(c) = 0` with `valid min` / `valid max` (a failing
   row count, and an empty table passes); an exclusive bound uses `min(c) > x` / `max(c) < y`.
 - Soda 3.5.6 pastes `valid values` into SQL without escaping: a quote is written doubled.
