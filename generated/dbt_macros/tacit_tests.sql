@@ -14,6 +14,7 @@
 {% macro snowflake__tacit_instant(value) %}to_timestamp_tz({{ dbt.string_literal(value) }}){% endmacro %}
 {% macro bigquery__tacit_instant(value) %}timestamp({{ dbt.string_literal(value) }}){% endmacro %}
 {% macro databricks__tacit_instant(value) %}to_timestamp({{ dbt.string_literal(value) }}){% endmacro %}
+{% macro spark__tacit_instant(value) %}cast({{ dbt.string_literal(value) }} as timestamp){% endmacro %}
 
 {% macro tacit_now() %}
   {%- set pinned = var('tacit_now', none) -%}
@@ -23,12 +24,16 @@
 {% macro tacit_seconds_between(start, stop) %}{{ return(adapter.dispatch('tacit_seconds_between')(start, stop)) }}{% endmacro %}
 {% macro default__tacit_seconds_between(start, stop) %}({{ dbt.datediff(start, stop, 'millisecond') }} / 1000.0){% endmacro %}
 {% macro duckdb__tacit_seconds_between(start, stop) %}((epoch_ms({{ stop }}) - epoch_ms({{ start }})) / 1000.0){% endmacro %}
+{#- dbt-spark's millisecond datediff ends in an unparenthesised sum: subtract epoch microseconds. -#}
+{% macro spark__tacit_seconds_between(start, stop) %}((unix_micros({{ stop }}) - unix_micros({{ start }})) / 1000000.0){% endmacro %}
 
 {% macro tacit_utc_date(value) %}{{ return(adapter.dispatch('tacit_utc_date')(value)) }}{% endmacro %}
 {% macro default__tacit_utc_date(value) %}cast(({{ value }}) at time zone 'UTC' as date){% endmacro %}
 {% macro bigquery__tacit_utc_date(value) %}date({{ value }}, 'UTC'){% endmacro %}
 {% macro snowflake__tacit_utc_date(value) %}cast(convert_timezone('UTC', {{ value }}) as date){% endmacro %}
 {% macro databricks__tacit_utc_date(value) %}to_date(from_utc_timestamp({{ value }}, 'UTC')){% endmacro %}
+{#- the UTC day of an instant, whatever the session time zone -#}
+{% macro spark__tacit_utc_date(value) %}date_from_unix_date(cast(floor(unix_micros({{ value }}) / 86400000000) as int)){% endmacro %}
 
 {#- Mon-Fri days from Monday 1970-01-05 up to and including the date (a running weekday count). -#}
 {% macro tacit_weekday_number(value) -%}

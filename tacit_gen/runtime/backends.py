@@ -36,11 +36,11 @@ def spark_instants(table: ir.Table) -> ir.Table:
     if backend is None or getattr(backend, "name", "") != "pyspark":
         return table
     import ibis.expr.datatypes as dt
-    from pyspark.sql.types import TimestampType
 
     session = backend._session
     spark_schema = session.sql(backend.compile(table)).schema  # analysis only, no job
-    instants = [f.name for f in spark_schema.fields if isinstance(f.dataType, TimestampType)]
+    # by class name: pyspark is imported by whoever made the session, not by this module
+    instants = [f.name for f in spark_schema.fields if type(f.dataType).__name__ == "TimestampType"]
     zone = str(session.conf.get("spark.sql.session.timeZone"))
     if not instants or zone not in _UTC_NAMES:
         return table

@@ -15,6 +15,7 @@ the session time zone; the session runs in UTC (``spark.sql.session.timeZone=UTC
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +54,9 @@ def spark_type(t: DataType) -> str:
 
 def session(workdir: Path) -> Any:
     """The worker's Spark session (local[2], UTC, no UI), its warehouse under `workdir`."""
-    os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ["TZ"] = "UTC"
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession  # pyright: ignore[reportMissingImports]  (Spark env)
 
     builder = SparkSession.builder
     for k, v in SPARK_CONF.items():

@@ -69,10 +69,13 @@ def _as_json(run: EngineRun) -> dict[str, Any]:
 def serve(request: dict[str, Any]) -> dict[str, Any]:
     """Run every case of the request on one Spark session; verdicts per case per target."""
     import importlib
+    import shutil
 
     from tacit_gen.engines.spark.session import create_views, session
 
     root = Path(request["workdir"])
+    shutil.rmtree(root, ignore_errors=True)  # a kept folder of an earlier run: fresh warehouse
+    root.mkdir(parents=True)
     started = time.monotonic()
     spark = session(root)
     timings: dict[str, float] = {"session": time.monotonic() - started}

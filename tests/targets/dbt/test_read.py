@@ -58,7 +58,7 @@ def _by_id(text: str) -> tuple[dict[str, Clause], Any]:
 
 
 @pytest.mark.parametrize("tests", ["dbt_utils", "native"])
-@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "snowflake", "bigquery", "databricks"])
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "snowflake", "bigquery", "databricks", "spark"])
 @pytest.mark.parametrize("path", CONTRACTS, ids=lambda p: p.stem)
 def test_round_trip_equals_plan(path: Path, adapter: str, tests: str) -> None:
     c = load(str(path.relative_to(ROOT)))

@@ -107,6 +107,7 @@ def test_properties_structure() -> None:
         ("snowflake", ["varchar", "timestamp_tz", "number(12,4)", "bigint", "varchar"]),
         ("bigquery", ["string", "timestamp", "numeric(12,4)", "int64", "string"]),
         ("databricks", ["string", "timestamp", "decimal(12,4)", "bigint", "string"]),
+        ("spark", ["string", "timestamp", "decimal(12,4)", "bigint", "string"]),
     ],
 )
 def test_adapter_types(adapter: str, expected: list[str]) -> None:
@@ -116,6 +117,19 @@ def test_adapter_types(adapter: str, expected: list[str]) -> None:
     }
     got = [cols[n]["data_type"] for n in ("series_id", "event_ts", "value", "revision", "quality")]
     assert got == expected
+
+
+def test_spark_adapter_checks_not_null_with_tests_not_constraints() -> None:
+    """dbt-spark applies not_null constraints only to Delta tables: on Spark they are data tests."""
+    c, result = _render(ROOT / "contracts" / "ohlcv_1m.yaml", dbt_adapter="spark")
+    model = yaml.safe_load(result.artifacts[0].content)["models"][0]
+    assert not any(col.get("constraints") for col in model["columns"])
+    tested = {
+        (col["name"], t["not_null"]["config"]["meta"]["tacit_clause"])
+        for col in model["columns"] for t in col.get("data_tests") or [] if "not_null" in t
+    }
+    expected = {(cl.param("column"), cl.id) for cl in plan(c) if cl.kind == "not_null"}
+    assert tested == expected and len(expected) == 12
 
 
 def test_bigquery_wide_decimal_is_bignumeric() -> None:

@@ -142,3 +142,35 @@ def test_render_imports_no_engine() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_spark_unknown_columns_query_needs_no_information_schema() -> None:
+    """Spark has no information_schema: the Spark query lists one row's keys instead, parses as
+    Spark SQL, names the dataset and the contract's columns, and reads back as the clause."""
+    from tacit_gen import sql
+    from tacit_gen.targets.soda.read import read as read_soda
+    from tacit_gen.targets.soda.render import unknown_columns_sql
+
+    text = unknown_columns_sql("ohlcv_1m", ("symbol", "it's"), "spark")
+    assert "information_schema" not in text.lower()
+    tree = sql.parse(text, "spark")
+    assert {t.name for t in tree.find_all(exp_table())} >= {"ohlcv_1m"}
+    assert {lit.this for lit in tree.find_all(exp_literal()) if lit.is_string} >= {"symbol", "it's"}
+    c = load(str(Path(__file__).resolve().parents[3] / "contracts" / "ohlcv_1m.yaml"))
+    art = TARGET.render(c, plan(c), RenderOptions(dialect="spark")).artifacts[0]
+    assert "information_schema" not in art.content
+    res = read_soda(Path(art.path), art.content)
+    unknown = next(cl for cl in res.clauses if cl.id == "no_unknown_columns")
+    assert unknown.param("columns") == c.column_names
+
+
+def exp_table() -> type:
+    from sqlglot import exp
+
+    return exp.Table
+
+
+def exp_literal() -> type:
+    from sqlglot import exp
+
+    return exp.Literal
