@@ -121,7 +121,7 @@ def test_adapter_types(adapter: str, expected: list[str]) -> None:
 
 def test_spark_adapter_checks_not_null_with_tests_not_constraints() -> None:
     """dbt-spark applies not_null constraints only to Delta tables: on Spark they are data tests."""
-    c, result = _render(ROOT / "contracts" / "ohlcv_1m.yaml", dbt_adapter="spark")
+    c, result = _render(ROOT / "contracts" / "ohlcv_1m.yaml", adapter="spark")
     model = yaml.safe_load(result.artifacts[0].content)["models"][0]
     assert not any(col.get("constraints") for col in model["columns"])
     tested = {
