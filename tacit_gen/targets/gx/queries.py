@@ -74,13 +74,17 @@ def gx_unquery(query: str) -> str:
     return text.replace("\x00", "{").replace("\x01", "}")
 
 
-def decimal_type_query(column: str, precision: int, scale: int) -> str:
-    """Rows whose column is not exactly DECIMAL(precision,scale) (DuckDB's typeof; DuckDB only:
-    other dialects' type lists carry precision and scale)."""
-    return f"SELECT * FROM {{batch}} WHERE typeof({ident(column)}) <> 'DECIMAL({precision},{scale})'"
+_TYPEOF_DECIMAL = {"spark": "decimal({p},{s})"}  # typeof()'s spelling; DuckDB's: DECIMAL(p,s)
 
 
-_DECIMAL_QUERY = re.compile(r"^SELECT \* FROM \{batch\} WHERE typeof\((?P<col>.+)\) <> 'DECIMAL\((?P<p>\d+),(?P<s>\d+)\)'$")
+def decimal_type_query(column: str, precision: int, scale: int, dialect: str = "duckdb") -> str:
+    """Rows whose column is not exactly DECIMAL(precision,scale) (typeof() of DuckDB and Spark;
+    the other dialects' type lists carry precision and scale)."""
+    spelled = _TYPEOF_DECIMAL.get(dialect, "DECIMAL({p},{s})").format(p=precision, s=scale)
+    return f"SELECT * FROM {{batch}} WHERE typeof({ident(column, dialect)}) <> '{spelled}'"
+
+
+_DECIMAL_QUERY = re.compile(r"^SELECT \* FROM \{batch\} WHERE typeof\((?P<col>.+)\) <> '(?i:DECIMAL)\((?P<p>\d+),(?P<s>\d+)\)'$")
 
 
 def decimal_from_query(query: str) -> str | None:

@@ -76,8 +76,25 @@ _SQL_TYPES: dict[str, dict[str, list[str]]] = {
 }
 
 
+# Spark: the suite runs on a Spark dataframe, where GX tests `isinstance(field.dataType,
+# getattr(pyspark.sql.types, name))`: class names, no precision (a decimal's precision and scale are
+# checked by custom SQL on Spark's typeof()). TimestampNTZType is no TimestampType: a naive column fails.
+_SPARK_TYPES: dict[str, list[str]] = {
+    "string": ["StringType"], "bool": ["BooleanType"], "int32": ["IntegerType"],
+    "int64": ["LongType"], "float32": ["FloatType"], "float64": ["DoubleType"],
+    "date": ["DateType"], "timestamp": ["TimestampType"], "decimal": ["DecimalType"],
+}
+
+
 def type_list(type_text: str, dialect: str = "duckdb") -> list[str]:
     """The GX type list for a contract type (canonical type text) on a dialect."""
+    if dialect == "spark":
+        key = ("string" if type_text.startswith("enum[") else
+               "timestamp" if type_text.startswith("timestamp_") else
+               "decimal" if type_text.startswith("decimal(") else type_text)
+        if key in _SPARK_TYPES:
+            return list(_SPARK_TYPES[key])
+        raise ValueError(f"no GX type list for type '{type_text}' on {dialect}")
     if dialect in _SQL_TYPES:
         table = _SQL_TYPES[dialect]
         m = re.fullmatch(r"decimal\((\d+),(\d+)\)", type_text)
@@ -132,6 +149,15 @@ def type_from_list(
     """
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
         return None
+    for key, names in _SPARK_TYPES.items():
+        if types == names:
+            if key == "decimal":
+                return meta_type if meta_type and re.fullmatch(r"decimal\(\d+,\d+\)", meta_type) else "decimal"
+            if key == "timestamp":
+                return meta_type if meta_type and meta_type.startswith("timestamp_") else "timestamp_us_utc"
+            if key == "string" and meta_type and meta_type.startswith("enum["):
+                return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
+            return key
     for dialect in _SQL_TYPES:
         m = re.fullmatch(r"NUMERIC\((\d+), (\d+)\)", types[0]) if len(types) == 1 else None
         if m and types == type_list(f"decimal({m.group(1)},{m.group(2)})", dialect):
@@ -182,7 +208,8 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         if m and dialect not in _SQL_TYPES:
             # No type list carries precision and scale (see type_list), so a SQL datasource checks
             # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
-            out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2))),
+            out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2)),
+                                                          dialect),
                                    f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
         return out
     if k == "no_unknown_columns":
