@@ -418,9 +418,13 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
               help="Run these artifacts (e.g. generated/) instead of a fresh render.")
 @click.option("--keep", default=None, type=click.Path(file_okay=False),
               help="Keep the engines' work folder here (dbt project, database) for inspection.")
+@click.option("--engine", default="duckdb", show_default=True, type=click.Choice(["duckdb", "spark"]),
+              help="Where the data is loaded and every target runs: an embedded DuckDB, or Spark "
+                   "local (pyspark 4 on Java 17, in its own cached environment: see `tacit-gen "
+                   "engines setup spark`); the artifacts are rendered for that engine.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
-           artifacts: str | None, keep: str | None, fmt: str) -> None:
+           artifacts: str | None, keep: str | None, engine: str, fmt: str) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -445,7 +449,7 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     try:
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
-                            options=proj.options)
+                            options=proj.options, engine=engine, source=Path(contract))
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
     if fmt == "json":
@@ -453,6 +457,32 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     else:
         _echo_text(report.render_text())
     sys.exit(report.exit_code)
+
+
+# ------------------------------------------------------------------------------------ engines
+@main.group()
+def engines() -> None:
+    """Environments of the engines that cannot share tacit-gen's own (Spark)."""
+
+
+@engines.command("setup")
+@click.argument("engine", type=click.Choice(["spark"]))
+@click.option("--rebuild", is_flag=True, help="Remove the cached environment and build it again.")
+def engines_setup(engine: str, rebuild: bool) -> None:
+    """Create (or find) the cached environment of ENGINE and print where it is.
+
+    `verify --engine spark` creates it on first use; this does it ahead of time. The folder is
+    $TACIT_GEN_SPARK_ENV, else $XDG_CACHE_HOME/tacit-gen/envs/spark-<hash of the lock>.
+    """
+    from tacit_gen.engines.spark.env import SparkEnvError, ensure_env
+
+    try:
+        env = ensure_env(rebuild=rebuild)
+    except SparkEnvError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    how = f"created with {env.installer} in {env.seconds:.0f} s" if env.created else "cached"
+    click.echo(f"{engine}: {env.path} ({how})")
 
 
 # ------------------------------------------------------------------------------------- sample
