@@ -234,7 +234,7 @@ def test_native_expectations_also_pass_on_the_duckdb_sql_datasource(rendered: di
     db = tmp_path / "sql.duckdb"
     make_db(db, "ohlcv_1m", clauses, contract, [])
     doc = json.loads((rendered["root"] / "gx" / "ohlcv_1m.json").read_text(encoding="utf-8"))
-    results = gx_engine._run_suite(gx_engine.context(), doc["expectations"], ("sql", (str(db), "d")))
+    results = gx_engine.run_suite(gx_engine.context(), doc["expectations"], ("sql", (str(db), "d")))
     assert len(results) == len(doc["expectations"])
     failed = [(m.get("tacit_clause"), d) for m, ok, _, d, _ in results if not ok]
     assert failed == []
@@ -251,5 +251,5 @@ def test_custom_sql_on_pandas_is_an_error_not_a_pass(rendered: dict[str, Any], t
     custom = [e for e in doc["expectations"] if e["type"] == "unexpected_rows_expectation"]
     assert custom
     df = gx_engine.to_pandas(str(db), "d")
-    res = gx_engine._run_suite(gx_engine.context(), custom, ("pandas", df))
+    res = gx_engine.run_suite(gx_engine.context(), custom, ("pandas", df))
     assert all(not ok and errored for _, ok, _, _, errored in res)
