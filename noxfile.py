@@ -25,7 +25,25 @@ def tests(session: nox.Session) -> None:
     session.run("tacit-gen", "lint", "contracts/", env=OFFLINE)
     session.run("tacit-gen", "render", "--check", env=OFFLINE)
     session.run("tacit-gen", "check", env=OFFLINE)  # byte + semantic drift, orphans, version gate
-    session.run("pytest", "-n", "2", "--dist", "loadfile", *session.posargs, env=OFFLINE)
+    # the Spark suite has a session of its own (one Spark session for all its cases)
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "-m", "not spark", *session.posargs,
+                env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def spark(session: nox.Session) -> None:
+    """The Spark suite (`-m spark`): verify's Spark environment is created from the shipped lock
+    (cached in .nox/ for the run, timed), then every parity case runs in ONE worker and ONE Spark
+    session on the machine's Java 17."""
+    import os
+    import time
+
+    session.install("-e", ".[dev]")
+    env = {**OFFLINE, "TACIT_GEN_SPARK_ENV": os.path.join(session.virtualenv.location, "spark-env")}
+    start = time.monotonic()
+    session.run("tacit-gen", "engines", "setup", "spark", env=env)
+    session.log(f"Spark environment ready in {time.monotonic() - start:.0f} s")
+    session.run("pytest", "-p", "no:xdist", "-m", "spark", *session.posargs, env=env)
 
 
 @nox.session(python="3.11")
@@ -86,6 +104,12 @@ def bench(session: nox.Session) -> None:
     session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
     # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
     session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
+    # Spark local: verify's wall time (200 rows), then parse() vs hand-written Spark SQL at
+    # TACIT_BENCH_SPARK_ROWS rows (default 10 million) in the Spark environment
+    import os
+
+    rows = os.environ.get("TACIT_BENCH_SPARK_ROWS", "10000000")
+    session.run("python", "tests/benchmarks/bench_spark.py", "--rows", rows, env=OFFLINE)
 
 
 @nox.session(python="3.11")

@@ -289,9 +289,9 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
                      load_notes, loaded.to_dict())
 
 
-def _duckdb_runs(p: _Prepared) -> dict[str, EngineRun]:
+def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[str, EngineRun]:
     runs: dict[str, EngineRun] = {}
-    for t in p.targets:
+    for t in p.targets if targets is None else targets:
         wd = p.workdir / t
         wd.mkdir(parents=True, exist_ok=True)
         # Each engine gets its own copy of the database: a connection one engine leaves open
@@ -361,20 +361,30 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
     """Every target of every case in ONE Spark worker (one session); if the worker cannot run
     (no environment, a crash), every engine of every case has that failure and no verdict."""
     from tacit_gen.engines.spark.client import SparkCaseRequest, export_parquet, run_worker
+    from tacit_gen.engines.spark.worker import TARGET_MODULES
 
+    # The wire schemas (Avro, protobuf, JSON Schema) check records, not a table: they run as on
+    # DuckDB, on the same loaded data; every SQL and dataframe target runs in the Spark worker.
+    local = [tuple(t for t in p.targets if t not in TARGET_MODULES) for p in prepared]
+    out = [_duckdb_runs(p, loc) if loc else {} for p, loc in zip(prepared, local, strict=True)]
     requests = [
         SparkCaseRequest(f"c{i}", p.contract.path,
                          (c.source or Path(p.contract.path)).read_text(encoding="utf-8"),
-                         p.artifacts.resolve(), p.contract.name, p.now.isoformat(), p.targets,
+                         p.artifacts.resolve(), p.contract.name, p.now.isoformat(),
+                         tuple(t for t in p.targets if t in TARGET_MODULES),
                          export_parquet(p.database, p.workdir / "parquet"))
         for i, (p, c) in enumerate(zip(prepared, cases, strict=True))
     ]
+    if not any(r.targets for r in requests):
+        return out
     try:
         runs, _timings = run_worker(requests, root / "worker")
     except Exception as e:
         why = f"the Spark engine could not run: {_failure(e)}"
-        return [{t: EngineRun(t, (), failure=why) for t in p.targets} for p in prepared]
-    return [runs[f"c{i}"] for i in range(len(prepared))]
+        runs = {r.id: {t: EngineRun(t, (), failure=why) for t in r.targets} for r in requests}
+    for i, r in enumerate(requests):
+        out[i].update(runs.get(r.id, {}))
+    return out
 
 
 def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path | None = None,

@@ -13,11 +13,14 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.base import EngineRun, Verdict
 
-__all__ = ["SparkCaseRequest", "SparkWorkerError", "export_parquet", "run_worker"]
+if TYPE_CHECKING:
+    from tacit_gen.engines.spark.env import SparkEnv
+
+__all__ = ["SparkCaseRequest", "SparkWorkerError", "export_parquet", "run_worker", "worker_environ"]
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # the tacit_gen package folder
 
@@ -83,6 +86,19 @@ def _runs(raw: dict[str, Any]) -> dict[str, EngineRun]:
             for t, run in raw.items()}
 
 
+def worker_environ(env: SparkEnv, workdir: Path) -> dict[str, str]:
+    """The environment variables of a process in the Spark env: this package on its path (and
+    nothing else of the main env), UTC, every engine's telemetry off."""
+    path = _package_path(Path(tempfile.mkdtemp(prefix="tacit-spark-path-", dir=workdir)))
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    environ.update({"PYTHONPATH": str(path), "TZ": "UTC", "DO_NOT_TRACK": "1",
+                    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "GX_ANALYTICS_ENABLED": "false",
+                    "SCARF_NO_ANALYTICS": "true", "PYSPARK_PYTHON": str(env.python),
+                    "PYSPARK_DRIVER_PYTHON": str(env.python)})
+    return environ
+
+
 def run_worker(cases: list[SparkCaseRequest], workdir: Path,
                timeout: float | None = None) -> tuple[dict[str, dict[str, EngineRun]], dict[str, float]]:
     """Run every case in ONE worker process (one Spark session) in the Spark environment.
@@ -102,12 +118,7 @@ def run_worker(cases: list[SparkCaseRequest], workdir: Path,
     results = workdir / "results.json"
     request.write_text(json.dumps({"workdir": str(workdir / "spark"), "results": str(results),
                                    "cases": [c.as_json() for c in cases]}), encoding="utf-8")
-    path = _package_path(Path(tempfile.mkdtemp(prefix="tacit-spark-path-", dir=workdir)))
-    environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    environ.update({"PYTHONPATH": str(path), "TZ": "UTC", "DO_NOT_TRACK": "1",
-                    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "GX_ANALYTICS_ENABLED": "false",
-                    "SCARF_NO_ANALYTICS": "true", "PYSPARK_PYTHON": str(env.python),
-                    "PYSPARK_DRIVER_PYTHON": str(env.python)})
+    environ = worker_environ(env, workdir)
     log = workdir / "worker.log"
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.run([str(env.python), "-m", "tacit_gen.engines.spark.worker", str(request)],

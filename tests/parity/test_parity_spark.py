@@ -1,0 +1,109 @@
+"""Parity on Spark local: every clause of every bundled contract, in every target, on Spark.
+
+The same cases as the DuckDB parity suite (clean data, and data breaking exactly one clause, from
+`tacit-gen sample`), verified with ``engine="spark"``: ONE worker process and ONE Spark session
+run all five targets on every case (dbt-spark session, soda-core-spark-df, GX on a Spark
+dataframe, pandera through Arrow, the ibis runtime on pyspark). The batch runs once per session
+(a module fixture); each test then reads its case's report. Select with ``-m spark``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacit_gen.contract.loader import load
+from tacit_gen.plan import plan
+from tacit_gen.sample import sample, write
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.conftest import CONTRACTS
+from tests.parity.harness import (
+    ENGINES,
+    ROWS,
+    clause_ids,
+    failed_by_engine,
+    unsupported,
+    verdict_table,
+)
+
+pytestmark = [pytest.mark.spark, pytest.mark.engine]
+
+NAMES = ("fct_sensor_readings", "ohlcv_1m", "plant_sensor_reading")
+CASES = [(name, None) for name in NAMES] + [(name, c) for name in NAMES for c in clause_ids(name)]
+NAIVE = ("fct_sensor_readings", "naive event_ts")  # clean data whose instants lost their offset
+
+
+def _case_id(case: tuple[str, str | None]) -> str:
+    return f"{case[0]}-{case[1] or 'clean'}"
+
+
+@pytest.fixture(scope="module")
+def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[VerifyReport, Any]]:
+    """Every case verified on Spark in one batch: case id -> (report, the clauses sample broke)."""
+    root = tmp_path_factory.mktemp("spark-parity")
+    cases: list[VerifyCase] = []
+    violated: list[Any] = []
+    for i, (name, clause) in enumerate(CASES):
+        path = CONTRACTS / f"{name}.yaml"
+        contract = load(path)
+        data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=clause)
+        data_path, catalog_path = write(data, root / f"data{i}" / f"{name}.csv")
+        cases.append(VerifyCase(contract, data_path, catalog_path, data.now, ENGINES, path))
+        violated.append(data.violated)
+    # The naive case: the clean fct data with every event_ts offset removed. DuckDB loads it as a
+    # naive TIMESTAMP, Parquet keeps it naive, Spark reads TimestampNTZType.
+    name = NAIVE[0]
+    contract = load(CONTRACTS / f"{name}.yaml")
+    data = sample(contract, plan(contract), rows=ROWS, seed=7)
+    data_path, _ = write(data, root / "naive" / f"{name}.csv")
+    text = data_path.read_text(encoding="utf-8")
+    data_path.write_text(re.sub(r"(T[0-9:.]+)\+00:00", r"\1", text), encoding="utf-8")
+    cases.append(VerifyCase(contract, data_path, None, data.now, ENGINES, CONTRACTS / f"{name}.yaml"))
+    violated.append(())
+    keep = os.environ.get("TACIT_SPARK_KEEP")
+    reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
+    return {_case_id(c): (r, v) for c, r, v in zip([*CASES, NAIVE], reports, violated, strict=True)}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_clean_data_passes_on_spark_in_every_target(name: str, spark_reports: dict[str, Any]) -> None:
+    report, violated = spark_reports[_case_id((name, None))]
+    assert violated == ()
+    table = verdict_table(report)
+    assert report.exit_code == 0, table
+    assert set(report.targets) == set(ENGINES)
+    skip = unsupported(name)
+    for r in report.rows:
+        assert set(r.verdicts) == set(ENGINES), table  # every target gave a verdict
+        for t, v in r.verdicts.items():
+            want = "n/a" if r.clause.id in skip[t] else "pass"
+            assert v.status == want, f"{t} {r.clause.id}: {v.status}\n{table}"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[1]], ids=_case_id)
+def test_one_violation_is_flagged_on_spark_by_every_target(case: tuple[str, str],
+                                                            spark_reports: dict[str, Any]) -> None:
+    report, violated = spark_reports[_case_id(case)]
+    clause = case[1]
+    assert violated == (clause,), f"sample could not isolate {clause}: {violated}"
+    table = verdict_table(report)
+    assert report.exit_code == 1, table
+    skip = unsupported(case[0])
+    for engine, failed in failed_by_engine(report).items():
+        want = set() if clause in skip[engine] else {clause}
+        assert failed == want, f"{engine} flagged {sorted(failed)}\n{table}"
+
+
+def test_a_naive_timestamp_is_no_instant_on_spark(spark_reports: dict[str, Any]) -> None:
+    """Spark's TimestampType is an instant (the session is UTC); a naive value is TimestampNTZType
+    and fails column: in every SQL and dataframe target (the runtime does not re-type it)."""
+    report, _ = spark_reports[_case_id(NAIVE)]
+    table = verdict_table(report)
+    row = next(r for r in report.rows if r.clause.id == "column:event_ts")
+    for t in ("dbt", "soda", "gx", "pandera", "ibis"):
+        assert row.verdicts[t].status == "fail", f"{t}: {row.verdicts[t]}\n{table}"
+    assert report.exit_code == 1, table
