@@ -52,7 +52,7 @@ def export_parquet(database: Path, folder: Path) -> dict[str, str]:
     """Every relation of a verify DuckDB file as a Parquet file; name -> path."""
     import duckdb
 
-    from tacit_gen.expr.sql import ident, literal
+    from tacit_gen.sql import ident, literal
 
     folder.mkdir(parents=True, exist_ok=True)
     out: dict[str, str] = {}
