@@ -193,16 +193,27 @@ def _failure(e: BaseException) -> str:
     return (f"{type(e).__name__}: {e}".splitlines() or [type(e).__name__])[0][:500]
 
 
+def _single_threaded() -> bool:
+    """Whether this process runs one Python thread: forking a process with other threads can
+    leave locks held in the child (a library that ran in this process earlier, as in a test
+    session), so the engine then runs in-process, without crash isolation. (DuckDB's native
+    worker threads, idle after the data is loaded, are not counted: measured safe.)"""
+    import threading
+
+    return threading.active_count() == 1
+
+
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """Run one engine in a process of its own (forked, so nothing is imported twice here).
 
     An engine that cannot run (its import fails, it raises, it crashes the interpreter, as a
     native library does under a memory limit) returns `EngineRun.failure` and no verdict; the
-    other engines and this process go on. Where fork is unavailable, the engine runs in-process.
+    other engines and this process go on. Where fork is unavailable or unsafe (other threads),
+    the engine runs in-process: an exception is still a failure, a native crash is not isolated.
     """
     import multiprocessing
 
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if "fork" not in multiprocessing.get_all_start_methods() or not _single_threaded():
         try:
             result: EngineRun = _engine_module(target).run(inp)
             return result
