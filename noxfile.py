@@ -104,6 +104,8 @@ def bench(session: nox.Session) -> None:
     session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
     # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
     session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
+    # parse() on PostgreSQL at 1e6 rows vs one hand-written query; verify wall time per engine
+    session.run("python", "tests/benchmarks/bench_postgres.py", env=OFFLINE)
     # Spark local: verify's wall time (200 rows), then parse() vs hand-written Spark SQL at
     # TACIT_BENCH_SPARK_ROWS rows (default 10 million) in the Spark environment
     import os

@@ -418,13 +418,19 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
               help="Run these artifacts (e.g. generated/) instead of a fresh render.")
 @click.option("--keep", default=None, type=click.Path(file_okay=False),
               help="Keep the engines' work folder here (dbt project, database) for inspection.")
-@click.option("--engine", default="duckdb", show_default=True, type=click.Choice(["duckdb", "spark"]),
-              help="Where the data is loaded and every target runs: an embedded DuckDB, or Spark "
-                   "local (pyspark 4 on Java 17, in its own cached environment: see `tacit-gen "
-                   "engines setup spark`); the artifacts are rendered for that engine.")
+@click.option("--engine", default="duckdb", show_default=True,
+              type=click.Choice(["duckdb", "postgres", "spark"]),
+              help="Where the data is loaded and every target runs: an embedded DuckDB; "
+                   "PostgreSQL (a throwaway local server unless --dsn); or Spark local (pyspark 4 "
+                   "on Java 17, in its own cached environment: see `tacit-gen engines setup "
+                   "spark`). The artifacts are rendered for that engine.")
+@click.option("--dsn", default=None, metavar="URL",
+              help="postgresql://user:password@host:port/database of an existing server "
+                   "(--engine postgres); the data goes into a fresh schema, dropped afterwards.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
-           artifacts: str | None, keep: str | None, engine: str, fmt: str) -> None:
+           artifacts: str | None, keep: str | None, engine: str, dsn: str | None,
+           fmt: str) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -445,13 +451,19 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     except ValueError as e:
         _fail_usage(str(e))
     from tacit_gen.engines.load import LoadError
+    from tacit_gen.engines.postgres_server import ServerError
 
     try:
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
-                            options=proj.options, engine=engine, source=Path(contract))
+                            options=proj.options, engine=engine, source=Path(contract),
+                            dsn=dsn)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
+    except ValueError as e:  # --dsn without --engine postgres, a DSN that is not a URL
+        _fail_usage(str(e))
+    except ServerError as e:  # no PostgreSQL programs here, or the server did not start
+        _fail_usage(f"cannot start a PostgreSQL server: {e}")
     if fmt == "json":
         _echo_json(report.as_json())
     else:

@@ -6,11 +6,15 @@ runs the engines one after the other, and compares their verdicts clause by clau
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
+import os
 import shutil
 import tempfile
 import traceback
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +22,7 @@ from typing import Any
 
 from tacit_gen import registry
 from tacit_gen.contract.model import Contract
-from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
 from tacit_gen.targets.base import RenderOptions
@@ -264,13 +268,14 @@ class _Prepared:
     broken: dict[str, str]
     load_notes: list[str]
     load_json: dict[str, Any]
+    postgres: PgLocation | None = None  # engine postgres: where the data was loaded
 
 
 def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
              now: datetime, workdir: Path, artifacts: Path | None,
-             options: RenderOptions) -> _Prepared:
+             options: RenderOptions, postgres: PgLocation | None = None) -> _Prepared:
     from tacit_gen import render as r
-    from tacit_gen.engines.load import load_data
+    from tacit_gen.engines.load import load_data, load_postgres
 
     clauses = plan(contract)
     # What each target declares it cannot express (n/a is legitimate only there).
@@ -285,8 +290,13 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
     db = workdir / "data.duckdb"
     if db.exists():
         db.unlink()
-    loaded = load_data(contract, str(data), str(db), table=contract.name,
-                       catalog_path=str(catalog) if catalog else None)
+    if postgres is not None:  # typed by the DuckDB loader, then copied into the schema
+        loaded = load_postgres(contract, data, postgres.dsn, postgres.schema, workdir / "load",
+                               table=contract.name, catalog_path=catalog)
+        shutil.copyfile(workdir / "load" / "load.duckdb", db)
+    else:
+        loaded = load_data(contract, str(data), str(db), table=contract.name,
+                           catalog_path=str(catalog) if catalog else None)
     load_notes = loaded.messages()
     broken = {c: "missing" for c in loaded.missing}
     for f in loaded.failures:
@@ -297,7 +307,7 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
             + ", ".join(f"{c} ({why})" for c, why in sorted(broken.items()))
             + "; clauses reading them are n/a (their column clause carries the verdict)")
     return _Prepared(contract, clauses, targets, now, artifacts, db, workdir, unsupported, broken,
-                     load_notes, loaded.to_dict())
+                     load_notes, loaded.to_dict(), postgres)
 
 
 def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[str, EngineRun]:
@@ -310,7 +320,9 @@ def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[s
         own_db = wd / "data.duckdb"
         shutil.copyfile(p.database, own_db)
         inp = VerifyInput(contract=p.contract, clauses=p.clauses, artifact_dir=p.artifacts,
-                          database=own_db, table=p.contract.name, now=p.now, workdir=wd)
+                          database=own_db, table=p.contract.name, now=p.now, workdir=wd,
+                          engine="postgres" if p.postgres is not None else "duckdb",
+                          postgres=p.postgres)
         runs[t] = run_engine(t, inp)
     return runs
 
@@ -339,13 +351,53 @@ def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
                         {t: run.failure for t, run in runs.items() if run.failure is not None})
 
 
-ENGINES = ("duckdb", "spark")
+ENGINES = ("duckdb", "postgres", "spark")
+
+
+@contextlib.contextmanager
+def _utc_sessions() -> Iterator[None]:
+    """PGTZ=UTC while the engines run: libpq sends it at connect, so every PostgreSQL session a
+    tool opens itself (dbt-postgres and Soda take no session options) runs in UTC."""
+    old = os.environ.get("PGTZ")
+    os.environ["PGTZ"] = "UTC"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PGTZ", None)
+        else:
+            os.environ["PGTZ"] = old
+
+
+def _drop_schema(dsn: str, schema: str) -> None:
+    """Drop verify's schemas (the data's, and the one dbt built its models in). A session an
+    engine left open in a transaction would block the drop: wait 10 s at most, then leave it."""
+    import psycopg2
+
+    from tacit_gen.sql import ident
+
+    with contextlib.suppress(Exception):
+        con = psycopg2.connect(dsn)
+        try:
+            with con, con.cursor() as cur:
+                cur.execute("SET lock_timeout = '10s'")
+                for name in (schema + "_dbt", schema):
+                    cur.execute(f"DROP SCHEMA IF EXISTS {ident(name, 'postgres')} CASCADE")
+        finally:
+            con.close()
 
 
 def engine_options(engine: str, options: RenderOptions | None) -> RenderOptions:
     """The render options verify uses on `engine`: on Spark the artifacts are rendered for Spark
-    (dbt adapter ``spark``, whose dialect Soda and GX follow), whatever adapter was set."""
+    (dbt adapter ``spark``, whose dialect Soda and GX follow), on PostgreSQL for PostgreSQL (dbt
+    adapter and SQL dialect ``postgres``), whatever adapter was set."""
     options = options or RenderOptions()
+    if engine == "postgres":
+        from tacit_gen.targets.dbt.render import DbtOptions
+
+        dbt = dataclasses.replace(options.get(DbtOptions), adapter="postgres")
+        others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
+        return dataclasses.replace(options, dialect="postgres", targets=(*others, dbt))
     if engine != "spark":
         return options
     from tacit_gen.targets.dbt.render import DbtOptions
@@ -400,7 +452,7 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
 
 def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path | None = None,
                  options: RenderOptions | None = None,
-                 artifacts: Path | None = None) -> list[VerifyReport]:
+                 artifacts: Path | None = None, dsn: str | None = None) -> list[VerifyReport]:
     """Verify many datasets in one go; on Spark, ONE worker process and ONE Spark session run
     every target of every case (docs/engines/spark.md).
 
@@ -416,6 +468,10 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    if dsn is not None and engine != "postgres":
+        raise ValueError("--dsn is for --engine postgres")
+    if engine == "postgres":
+        return _postgres_cases(cases, workdir, options, artifacts, dsn)
     # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
     # their default place under the artifacts root)
     options = engine_options(engine, options)
@@ -433,7 +489,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
             wd.mkdir(parents=True, exist_ok=True)
             prepared.append(_prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
                                      artifacts, options))
-        if engine == "duckdb":
+        if engine in ("duckdb", "postgres"):
             return [_compare(p, _duckdb_runs(p)) for p in prepared]
         runs = _spark_runs(prepared, cases, root)
         return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
@@ -442,12 +498,47 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
             shutil.rmtree(root, ignore_errors=True)
 
 
+def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: RenderOptions | None,
+                    artifacts: Path | None, dsn: str | None) -> list[VerifyReport]:
+    """Every case on PostgreSQL: the server at `dsn`, or a throwaway local one started and
+    stopped here; each case in a fresh schema, dropped afterwards; sessions in UTC."""
+    from tacit_gen.engines.base import PgLocation
+    from tacit_gen.engines.postgres_server import throwaway_server, utc_dsn
+
+    options = engine_options("postgres", options)
+    options = dataclasses.replace(options, targets=tuple(
+        o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
+    owned = workdir is None
+    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_utc_sessions())
+            if dsn is None:
+                dsn = stack.enter_context(throwaway_server()).dsn
+            reports = []
+            for i, c in enumerate(cases):
+                wd = root if len(cases) == 1 else root / f"c{i}"
+                wd.mkdir(parents=True, exist_ok=True)
+                location = PgLocation(utc_dsn(dsn), "tacit_verify_" + uuid.uuid4().hex[:12])
+                try:
+                    p = _prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd, artifacts,
+                                 options, location)
+                    reports.append(_compare(p, _duckdb_runs(p)))
+                finally:
+                    _drop_schema(location.dsn, location.schema)
+            return reports
+    finally:
+        if owned:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
                now: datetime, artifacts: Path | None = None, keep: Path | None = None,
                options: RenderOptions | None = None, engine: str = "duckdb",
-               source: Path | None = None) -> VerifyReport:
+               source: Path | None = None, dsn: str | None = None) -> VerifyReport:
     """Load the data, run each target's artifact in its engine (DuckDB, each engine in a process
     of its own; or one Spark worker), and compare verdicts clause by clause. `source` is the
     contract's file (the Spark worker reads it)."""
     case = VerifyCase(contract, data, catalog, now, targets, source)
-    return verify_cases([case], engine, keep, options, artifacts)[0]
+    return verify_cases([case], engine, keep, options, artifacts, dsn)[0]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -58,6 +58,37 @@ class VerifyInput:
     table: str
     now: datetime
     workdir: Path
+    engine: str = "duckdb"  # where the engines run: duckdb (the file above) or postgres
+    postgres: PgLocation | None = None  # engine == "postgres": where the data was loaded
+
+
+@dataclass(frozen=True)
+class PgLocation:
+    """The data's place on PostgreSQL: a server (a ``postgresql://`` URL whose sessions run in
+    UTC) and the schema holding the data table and the catalog relation."""
+
+    dsn: str
+    schema: str
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """host, port, user, password, database of the URL (for clients that take them apart)."""
+        from urllib.parse import unquote, urlsplit
+
+        u = urlsplit(self.dsn)
+        return {"host": u.hostname or "127.0.0.1", "port": u.port or 5432,
+                "user": unquote(u.username or "postgres"), "password": unquote(u.password or ""),
+                "database": unquote(u.path.lstrip("/") or "postgres")}
+
+    def with_search_path(self) -> str:
+        """The URL with ``options=-c search_path=<schema> -c TimeZone=UTC`` (unqualified names in
+        artifacts, such as the catalog relation, resolve in the schema)."""
+        from urllib.parse import quote, urlsplit, urlunsplit
+
+        u = urlsplit(self.dsn)
+        keep = [q for q in u.query.split("&") if q and not q.startswith("options=")]
+        opts = quote(f"-c search_path={self.schema} -c TimeZone=UTC", safe="")
+        return urlunsplit(u._replace(query="&".join([*keep, f"options={opts}"])))
 
 
 def load_module(path: Path, prefix: str) -> ModuleType:

@@ -11,6 +11,7 @@ the table; columns not in the contract are loaded too. See docs/sample.md.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -481,8 +482,12 @@ def load_postgres(
         db.unlink()
     report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path)
     relations = [report] + ([report.catalog] if report.catalog is not None else [])
+    try:
+        pg = psycopg2.connect(utc_dsn(dsn))
+    except psycopg2.Error as e:
+        shown = re.sub(r"//([^:@/]*):[^@/]*@", r"//\1:***@", dsn)  # never print a password
+        raise LoadError(f"cannot connect to PostgreSQL at {shown}: {str(e).strip()}") from e
     con = duckdb.connect(str(db), read_only=True)
-    pg = psycopg2.connect(utc_dsn(dsn))
     try:
         con.execute("SET TimeZone = 'UTC'")
         with pg, pg.cursor() as cur:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
     MACROS_PATH,
@@ -49,7 +49,10 @@ _RUNNER: Any = None
 _MISMATCH_ROW = re.compile(
     r"^\s*\|\s*(?P<col>[^|]*?)\s*\|\s*(?P<defn>[^|]*?)\s*\|\s*(?P<contract>[^|]*?)\s*\|\s*(?P<reason>[^|]*?)\s*\|\s*$"
 )
-_NOT_NULL = re.compile(r"NOT NULL constraint failed: (?:[^.\s]+\.)?(?P<col>\S+)")
+_NOT_NULL = re.compile(
+    r"NOT NULL constraint failed: (?:[^.\s]+\.)?(?P<col>\S+)"  # DuckDB
+    r'|null value in column (?P<pgcol>"(?:[^"]|"")+") of relation'  # PostgreSQL
+)
 
 
 def _runner() -> Any:
@@ -232,9 +235,30 @@ def _worst(verdicts: list[Verdict]) -> Verdict:
     return worst
 
 
+def _postgres_output(pg: PgLocation) -> dict[str, Any]:
+    """The profile output on the verify server: models built in a schema of their own beside the
+    data's; sessions in UTC through PGTZ, which `verify` sets (dbt-postgres takes no session
+    options)."""
+    p = pg.params
+    return {"type": "postgres", "host": p["host"], "port": p["port"], "user": p["user"],
+            "password": p["password"], "dbname": p["database"], "schema": pg.schema + "_dbt",
+            "threads": 1}
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Build the model and its tests with dbt on the input data; one verdict per clause."""
     project = Path(inp.workdir) / "project"
+    pg = inp.postgres
+    if pg is not None:
+        from tacit_gen.sql import qualified
+
+        write_project(project, inp.database, _postgres_output(pg))
+
+        def pg_source(relation: str, view: bool = False) -> str:
+            cfg = "{{ config(materialized='view') }}\n" if view else ""
+            return f"{cfg}select * from {qualified(relation, pg.schema, 'postgres')}\n"
+
+        return build_verdicts(inp, project, pg_source)
     write_project(project, inp.database)
     return build_verdicts(inp, project, _source_sql)
 
@@ -308,6 +332,11 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
         rows = _parse_mismatch(message) if "enforced contract" in message else []
         if rows and not contract_checked:
             contract_checked = True
+            if inp.postgres is not None:
+                # dbt names the data's types the agate way (DATETIME, ...), which PostgreSQL does
+                # not know: fit the contract with the types the relation really has
+                actual = _pg_types(inp.postgres, inp.table)
+                rows = [(c, actual.get(c, d), w, r) for c, d, w, r in rows]
             self_fit = self_fit_contract(props, rows, by_id)
             for col, defn, want, reason in rows:
                 if reason == "missing in contract":
@@ -332,7 +361,7 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
             continue
         m = _NOT_NULL.search(message)
         if m:
-            col = unquote(m.group("col"))
+            col = unquote(m.group("col") or m.group("pgcol"))
             cid = f"not_null:{col}"
             fixed[cid] = Verdict(
                 cid,
@@ -430,6 +459,23 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     for cid in sorted(set(test_verdicts) - set(by_id)):
         notes.append(f"artifact test for {cid} is not a clause of the plan")
     return EngineRun(TARGET, tuple(verdicts), tuple(notes))
+
+
+def _pg_types(pg: PgLocation, table: str) -> dict[str, str]:
+    """Column -> type as PostgreSQL spells it (``format_type``) for a relation of the schema."""
+    import psycopg2
+
+    con = psycopg2.connect(pg.dsn)
+    try:
+        with con.cursor() as cur:
+            cur.execute(
+                "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+                "JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped",
+                (pg.schema, table))
+            return {str(r[0]): str(r[1]) for r in cur.fetchall()}
+    finally:
+        con.close()
 
 
 def not_null_failed(fixed: dict[str, Verdict]) -> bool:

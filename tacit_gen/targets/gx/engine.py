@@ -193,6 +193,12 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
                   else ctx.data_sources.add_spark(ds_name, persist=False))
             bd = ds.add_dataframe_asset("data").add_batch_definition_whole_dataframe("all")
             params: dict[str, Any] = {"dataframe": data}
+        elif kind == "postgres":
+            pg, table = data
+            ds = ctx.data_sources.add_postgres(ds_name, connection_string=pg.with_search_path())
+            bd = (ds.add_table_asset("data", table_name=table, schema_name=pg.schema)
+                  .add_batch_definition_whole_table("all"))
+            params = {}
         else:
             database, table = data
             ds = ctx.data_sources.add_sql(
@@ -277,8 +283,29 @@ class DuckDBBatches:
         return results
 
 
+class PostgresBatches:
+    """Where the suite runs on PostgreSQL: all of it (native expectations included) on a SQL
+    datasource over the verify schema; "now" pinned as a ``timestamptz``."""
+
+    def __init__(self, inp: VerifyInput) -> None:
+        self.inp = inp
+
+    def now_sql(self, now: datetime) -> str:
+        from tacit_gen.sql import generate, instant
+
+        return generate(instant(now.strftime("%Y-%m-%d %H:%M:%S.%f+00:00"), "postgres"),
+                        "postgres")
+
+    def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
+            notes: list[str]) -> list[_Result]:
+        notes.append("the suite ran on the PostgreSQL SQL datasource")
+        return run_suite(ctx, native + custom, ("postgres", (self.inp.postgres, self.inp.table)))
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Verdict per clause from GX's own validation results."""
+    if inp.postgres is not None:
+        return suite_verdicts(inp, PostgresBatches(inp))
     return suite_verdicts(inp, DuckDBBatches(inp))
 
 

@@ -52,6 +52,17 @@ def run(inp: VerifyInput) -> EngineRun:
     """Run the ibis artifact of `inp.contract` on `inp.database` and return verdicts per clause."""
     import ibis
 
+    pg = inp.postgres
+    if pg is not None:
+        p = pg.params  # ibis opens its PostgreSQL sessions in UTC
+        pcon: Any = ibis.postgres.connect(host=p["host"], port=p["port"], user=p["user"],
+                                          password=p["password"] or None, database=p["database"])
+        try:
+            there = set(pcon.list_tables(database=pg.schema))
+            return parse_verdicts(inp, lambda name: pcon.table(name, database=pg.schema)
+                                  if name in there else None)
+        finally:
+            pcon.disconnect()
     con = ibis.duckdb.connect(str(inp.database), read_only=True)
     try:
         present = set(con.list_tables())

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines import base
-from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -154,8 +154,30 @@ def check_errors(errors: Any) -> dict[str, str]:
     return out
 
 
+def read_frame_postgres(pg: PgLocation, relation: str) -> pd.DataFrame | None:
+    """One relation of the verify schema on PostgreSQL as an Arrow-backed pandas frame (the same
+    convention: ``numeric(p,s)`` stays ``decimal128(p, s)``, ``timestamptz`` is
+    ``timestamp[us, tz=UTC]``); None when the schema has no such relation."""
+    import ibis
+    import pandas as pd
+
+    p = pg.params
+    con = ibis.postgres.connect(host=p["host"], port=p["port"], user=p["user"],
+                                password=p["password"] or None, database=p["database"])
+    try:
+        if relation not in con.list_tables(database=pg.schema):
+            return None
+        table = con.table(relation, database=pg.schema).to_pyarrow()
+    finally:
+        con.disconnect()
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Validate the data table with the generated module's schema; one verdict per clause."""
+    pg = inp.postgres
+    if pg is not None:  # frames read from PostgreSQL through Arrow (pd.ArrowDtype)
+        return validate_frames(inp, lambda name: read_frame_postgres(pg, name))
 
     def frame(name: str) -> pd.DataFrame | None:
         if name != inp.table and not relation_exists(inp.database, name):

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.engines.base import EngineRun, Status, Verdict, VerifyInput
+from tacit_gen import sql
+from tacit_gen.engines.base import EngineRun, PgLocation, Status, Verdict, VerifyInput
 from tacit_gen.targets.soda.names import NAME, NOW_VARIABLE, artifact_path, ident
 from tacit_gen.targets.soda.read import check_items, read_check
 from tacit_gen.targets.soda.render import build
@@ -120,7 +121,11 @@ def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]
     con.attach(scan)
     scan.add_variables({NOW_VARIABLE: now})
     scan.add_sodacl_yaml_str(dump(by_header))
-    scan.execute()
+    try:
+        scan.execute()
+    finally:
+        if hasattr(con, "release"):
+            con.release(scan)
     results = scan.get_scan_results()
     errors = [ln for ln in (scan.get_logs_text() or "").splitlines() if ln.startswith("ERROR")]
     return list(results.get("checks", [])), errors
@@ -227,9 +232,59 @@ def _column_verdicts(clauses: tuple[Clause, ...], schema: list[_Outcome]) -> dic
     return out
 
 
+class PostgresSource:
+    """Where Soda scans on PostgreSQL: soda-core-postgres on the verify schema (Soda sets
+    `search_path` to it, so the file's unqualified names resolve there)."""
+
+    def __init__(self, pg: PgLocation) -> None:
+        self.pg = pg
+
+    def attach(self, scan: Any) -> None:
+        p = self.pg.params
+        scan.add_configuration_yaml_str(dump({f"data_source {DATA_SOURCE}": {
+            "type": "postgres", "host": p["host"], "port": str(p["port"]), "username": p["user"],
+            "password": p["password"], "database": p["database"], "schema": self.pg.schema}}))
+
+    def release(self, scan: Any) -> None:
+        """Soda leaves its psycopg2 connection open inside a transaction, which holds locks on
+        the schema (verify's DROP SCHEMA would wait for ever): close it."""
+        import contextlib
+
+        for source in scan._data_source_manager.data_sources.values():
+            conn: Any = getattr(source, "connection", None)
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    conn.close()
+
+    def _execute(self, statement: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        import psycopg2
+
+        conn = psycopg2.connect(self.pg.with_search_path())
+        try:
+            with conn, conn.cursor() as cur:
+                cur.execute(statement, args)
+                return list(cur.fetchall()) if cur.description else []
+        finally:
+            conn.close()
+
+    def columns(self, relation: str) -> set[str]:
+        rows = self._execute("SELECT column_name FROM information_schema.columns "
+                             "WHERE table_schema = %s AND table_name = %s",
+                             (self.pg.schema, relation))
+        return {str(r[0]) for r in rows}
+
+    def alias(self, name: str, relation: str) -> None:
+        # a view in the schema: a temporary one would be invisible to Soda's own connection
+        self._execute(f"CREATE OR REPLACE VIEW {sql.qualified(name, self.pg.schema, 'postgres')}"
+                      f" AS SELECT * FROM {sql.qualified(relation, self.pg.schema, 'postgres')}")
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Verdicts of Soda v3 on the verify database, one per clause of the plan."""
     import duckdb
+
+    if inp.postgres is not None:
+        return scan_verdicts(inp, PostgresSource(inp.postgres))
 
     con = duckdb.connect(str(inp.database), read_only=True)
     try:
@@ -301,7 +356,11 @@ def scan_verdicts(inp: VerifyInput, source: Any) -> EngineRun:
     for cl in inp.clauses:
         cid = cl.id
         if cl.kind == "column" and cid in col_verdicts:
-            verdicts.append(col_verdicts[cid])
+            v = col_verdicts[cid]
+            extra = [o for o in outcomes.get(cid, []) if o.outcome in ("fail", "warn")]
+            if extra and v.status == "pass":  # the decimal metric: precision or scale differ
+                v = Verdict(cid, "fail", None, "not numeric with the contract's precision and scale")
+            verdicts.append(v)
         elif cid in outcomes:
             verdicts.append(_combine(cid, outcomes[cid]))
         elif cid in skipped:

@@ -1,0 +1,83 @@
+"""`verify --engine postgres`: every target on a real PostgreSQL 15 whose own time zone is
+America/New_York; a one-minute series across both 2024 DST changes keeps its cadence and
+freshness verdicts in every target (sessions run in UTC; time steps are epoch differences)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import psycopg2
+import pytest
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+from tacit_gen.contract.loader import load
+from tacit_gen.engines.postgres_server import Server
+from tacit_gen.verify import run_verify
+from tests.conftest import CONTRACTS, PG_SERVER_TIMEZONE
+from tests.parity.harness import ENGINES, failed_by_engine
+from tests.runtime.test_postgres import DST_CHANGES, FIXTURE, _csv
+
+pytestmark = pytest.mark.engine
+CONTRACT = load(str(FIXTURE))
+
+
+@pytest.mark.parametrize("change", DST_CHANGES, ids=["spring_forward", "fall_back"])
+def test_dst_change_moves_no_verdict_in_any_target(pg_server: Server, tmp_path: Path,
+                                                   change: dt.datetime) -> None:
+    raw = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
+    con = psycopg2.connect(raw)
+    try:
+        with con.cursor() as cur:
+            cur.execute("SHOW timezone")
+            assert cur.fetchone() == (PG_SERVER_TIMEZONE,)
+    finally:
+        con.close()
+    last = change + dt.timedelta(minutes=5)
+    fresh_now = last + dt.timedelta(minutes=14, seconds=59)
+    clean = run_verify(CONTRACT, _csv(tmp_path / "clean.csv", change), None, ENGINES, fresh_now,
+                       keep=tmp_path / "w1", engine="postgres", dsn=raw)
+    assert clean.exit_code == 0, clean.render_text()
+    assert all(v.status == "pass" for r in clean.rows for v in r.verdicts.values())
+
+    gap = run_verify(CONTRACT, _csv(tmp_path / "gap.csv", change, gap_at=6), None, ENGINES,
+                     fresh_now + dt.timedelta(minutes=1), keep=tmp_path / "w2",
+                     engine="postgres", dsn=raw)
+    assert gap.exit_code == 1, gap.render_text()
+    assert all(f == {"cadence:event_ts"} for f in failed_by_engine(gap).values()), gap.render_text()
+
+    stale = run_verify(CONTRACT, _csv(tmp_path / "stale.csv", change), None, ENGINES,
+                       fresh_now + dt.timedelta(seconds=2), keep=tmp_path / "w3",
+                       engine="postgres", dsn=raw)
+    assert stale.exit_code == 1, stale.render_text()
+    assert all(f == {"freshness:event_ts"} for f in failed_by_engine(stale).values()), stale.render_text()
+
+
+def test_cli_engine_postgres_on_a_throwaway_server(tmp_path: Path) -> None:
+    change = DST_CHANGES[0]
+    data = _csv(tmp_path / "d.csv", change)
+    now = (change + dt.timedelta(minutes=10)).isoformat().replace("+00:00", "Z")
+    res = CliRunner().invoke(main, ["verify", str(FIXTURE), "--data", str(data), "--now", now,
+                                    "--engine", "postgres", "--target", "soda,ibis",
+                                    "--format", "json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output[res.output.index("{"):])
+    assert report["verdict"] == "pass" and report["targets"] == ["soda", "ibis"]
+
+
+def test_cli_dsn_needs_engine_postgres(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["verify", str(CONTRACTS / "fct_sensor_readings.yaml"),
+                                    "--data", str(FIXTURE), "--dsn", "postgresql://x@127.0.0.1/db"])
+    assert res.exit_code == 2
+    assert "--dsn is for --engine postgres" in res.output
+
+
+def test_cli_unreachable_server_is_a_usage_error(tmp_path: Path) -> None:
+    data = _csv(tmp_path / "d.csv", DST_CHANGES[0])
+    res = CliRunner().invoke(main, ["verify", str(FIXTURE), "--data", str(data), "--engine",
+                                    "postgres", "--dsn", "postgresql://u:secret@127.0.0.1:1/db",
+                                    "--target", "ibis"])
+    assert res.exit_code == 2, res.output
+    assert "cannot connect to PostgreSQL" in res.output and "secret" not in res.output
