@@ -177,6 +177,33 @@ def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "
     return sql.pretty(q, dialect) + "\n"
 
 
+# Dialects whose schema check cannot see a decimal's precision and scale: PostgreSQL reports
+# `numeric` bare, and Soda 3.5.6 counts `double precision` as the same type as `numeric`
+# (DataSource.SCHEMA_CHECK_TYPES_MAPPING). There each decimal column gets a metric check too.
+DECIMAL_METRIC = "decimal_type_mismatch_"
+DECIMAL_HIDDEN = frozenset({"postgres"})
+
+
+def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
+                     dialect: str = "duckdb") -> str:
+    """1 when the column exists and is not exactly numeric(precision, scale), else 0."""
+    from sqlglot import exp
+
+    exact = exp.and_(
+        exp.EQ(this=exp.column("data_type"), expression=sql.string("numeric")),
+        exp.EQ(this=exp.column("numeric_precision"), expression=exp.Literal.number(precision)),
+        exp.EQ(this=exp.column("numeric_scale"), expression=exp.Literal.number(scale)))
+    q = (exp.select(exp.Count(this=exp.Star()))
+         .from_(exp.to_table("information_schema.columns"))
+         .where(exp.and_(
+             exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
+             exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
+             exp.EQ(this=exp.column("column_name"), expression=sql.string(column)),
+             exp.Not(this=exp.Coalesce(this=exp.Paren(this=exact),
+                                       expressions=[exp.Boolean(this=False)])))))
+    return sql.pretty(q, dialect) + "\n"
+
+
 def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
     """The failed-rows SQL of a cadence / catalog / revision clause (None: not expressible)."""
     ds = dataset_name(contract)

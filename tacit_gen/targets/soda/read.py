@@ -367,6 +367,12 @@ def _unknown_columns(
     r: _Reader, metric: str, cfg: dict[str, Any], identity: str | None, text: str
 ) -> str | None:
     query = str(cfg.get(f"{metric} query"))
+    if (metric.startswith("decimal_type_mismatch_") and identity and identity.startswith("column:")
+            and "information_schema.columns" in query.lower()):
+        # a decimal's precision and scale where the schema check cannot see them (PostgreSQL)
+        col = identity.split(":", 1)[1]
+        r.add(identity, "column", (col,), "", column=col, soda_type="numeric")
+        return identity
     if identity != "no_unknown_columns" and "information_schema.columns" not in query.lower():
         r.finding(
             UNKNOWN_CHECK, identity, f"user-defined metric '{metric}' is not a contract clause"

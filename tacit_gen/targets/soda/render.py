@@ -51,6 +51,9 @@ from tacit_gen.targets.soda.names import (
     soda_type,
 )
 from tacit_gen.targets.soda.queries import (
+    DECIMAL_HIDDEN,
+    DECIMAL_METRIC,
+    decimal_type_sql,
     fail_query_sql,
     invariant_sql,
     normalize_sql,
@@ -147,6 +150,20 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                 }
             }
         )
+    if dialect in DECIMAL_HIDDEN:
+        import re
+
+        for i, c in enumerate(x for x in cols if str(x.param("type")).startswith("decimal(")):
+            m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(c.param("type")))
+            if m is None:
+                continue
+            metric = f"{DECIMAL_METRIC}{i + 1}"
+            checks.append({f"{metric} = 0": {
+                "name": jinja_escape(f"{c.param('column')} is numeric({m.group(1)},{m.group(2)})"),
+                "identity": c.id,
+                f"{metric} query": Block(jinja_escape(decimal_type_sql(
+                    ds, c.param("column"), int(m.group(1)), int(m.group(2)), dialect))),
+            }})
     for c in clauses:
         k = c.kind
         if k == "column":
