@@ -17,7 +17,8 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.verify import run_verify
 from tests.conftest import CONTRACTS, PG_SERVER_TIMEZONE
-from tests.parity.harness import ENGINES, failed_by_engine
+from tests.parity.harness import failed_by_engine
+from tests.parity.postgres_harness import PG_ENGINES as ENGINES
 from tests.runtime.test_postgres import DST_CHANGES, FIXTURE, _csv
 
 pytestmark = pytest.mark.engine

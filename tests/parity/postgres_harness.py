@@ -21,14 +21,17 @@ from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyReport, run_verify
 from tests.conftest import CONTRACTS
-from tests.parity.harness import ENGINES, ROWS, failed_by_engine
+from tests.parity.harness import ROWS, failed_by_engine, unsupported
+
+# The targets that run in PostgreSQL (the wire schemas check the data file, not the database).
+PG_ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
 
 
 def _run(name: str, violate: str | None, tmp: Path, server: Server) -> tuple[VerifyReport, tuple[str, ...]]:
     contract = load(str(CONTRACTS / f"{name}.yaml"))
     data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=violate)
     data_path, catalog_path = write(data, tmp / f"{name}.csv")
-    report = run_verify(contract, data_path, catalog_path, ENGINES, data.now, keep=tmp / "work",
+    report = run_verify(contract, data_path, catalog_path, PG_ENGINES, data.now, keep=tmp / "work",
                         engine="postgres", dsn=server.dsn)
     return report, data.violated
 
@@ -49,12 +52,17 @@ def postgres_parity_test(name: str) -> Any:
 def _check(name: str, violate: str | None, tmp_path: Path, pg_server: Server) -> None:
     report, violated = _run(name, violate, tmp_path, pg_server)
     table = report.render_text()
+    skip = unsupported(name)
     if violate is None:
         assert violated == ()
         assert report.exit_code == 0, table
-        assert all(v.status == "pass" for r in report.rows for v in r.verdicts.values()), table
+        for r in report.rows:
+            for t, v in r.verdicts.items():
+                want = "n/a" if r.clause.id in skip[t] else "pass"
+                assert v.status == want, f"{t} {r.clause.id}: {v.status}\n{table}"
         return
     assert violated == (violate,), f"sample could not isolate {violate}: {violated}"
     assert report.exit_code == 1, table
     for engine, failed in failed_by_engine(report).items():
-        assert failed == {violate}, f"{engine} flagged {sorted(failed)}\n{table}"
+        want = set() if violate in skip[engine] else {violate}
+        assert failed == want, f"{engine} flagged {sorted(failed)}\n{table}"
