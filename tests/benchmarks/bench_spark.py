@@ -80,7 +80,7 @@ def _schema() -> Any:
     from tacit_gen.contract.loader import load
     from tacit_gen.plan import plan
     from tacit_gen.targets.base import RenderOptions
-    from tacit_gen.targets.ibis.render import TARGET
+    from tacit_gen.targets.ibis import TARGET
 
     contract = load(str(ROOT / "contracts" / "fct_sensor_readings.yaml"))
     text = TARGET.render(contract, plan(contract), RenderOptions()).artifacts[0].content
