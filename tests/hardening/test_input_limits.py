@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -26,9 +25,9 @@ def _args(cmd: str, path: Path, tmp: Path) -> list[str]:
 
 @pytest.mark.parametrize("cmd", ["lint", "render", "explain", "fmt"])
 def test_dev_zero_is_refused_at_once(cmd: str, tmp_path: Path) -> None:
-    t0 = time.monotonic()
-    res = cli(*_args(cmd, Path("/dev/zero"), tmp_path), timeout=60)
-    assert time.monotonic() - t0 < 30
+    # refused by what the file is, not after reading it: the message says why, and a read of
+    # /dev/zero would end in a MemoryError or the subprocess timeout instead
+    res = cli(*_args(cmd, Path("/dev/zero"), tmp_path), timeout=120)
     assert res.returncode in (1, 2), res.stderr  # lint reports it as a finding, others exit 2
     assert "Traceback" not in res.stderr and "MemoryError" not in res.stderr
     assert "not a regular file" in res.stdout + res.stderr
@@ -57,12 +56,12 @@ def test_size_cap_and_flag_to_raise_it(tmp_path: Path) -> None:
 def test_node_budget_fires_while_composing() -> None:
     # 400k list items: the budget stops composition long before the document is built
     text = "contract: x\nversion: 1.0.0\nfields: {}\nx-list:\n" + "- 1\n" * 400_000
-    t0 = time.monotonic()
     with pytest.raises(yamlpos.YamlSyntaxError) as e:
         yamlpos.compose(text)
     assert "nodes" in str(e.value)
-    assert e.value.line < 400_000  # stopped at the node that crossed the budget, not at the end
-    assert time.monotonic() - t0 < 30
+    # stopped at the node that crossed the 300,000-node budget (line ~300,005), not at the end:
+    # what is asserted is where composition stopped, never how long it took
+    assert 299_000 < e.value.line < 301_000, e.value.line
 
 
 def test_alias_bomb_is_refused() -> None:
