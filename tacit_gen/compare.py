@@ -165,6 +165,10 @@ def _match_equivalent_invariants(contract: Contract, clauses: tuple[Clause, ...]
     return out
 
 
+class MissingDependency(ValueError):
+    """A reader needs a package that is not installed: a usage error (exit 2), never drift."""
+
+
 def read_artifact(target: str, path: Path) -> ReadResult:
     """Read one artifact with its target's reader; unreadable files are a finding, not a crash."""
     from tacit_gen import registry
@@ -176,5 +180,11 @@ def read_artifact(target: str, path: Path) -> ReadResult:
         return ReadResult((), (Finding(d.UNREADABLE, shown, f"cannot read: {e}"),))
     try:
         return registry.get(target).read(path, text)
+    except ModuleNotFoundError as e:
+        # the machine, not the file, is what is wrong: never report it as drift
+        raise MissingDependency(
+            f"cannot check {shown}: the {target} reader needs the package '{e.name}', which is "
+            "not installed (pip install 'tacit-gen[all]')"
+        ) from None
     except Exception as e:  # a reader must not crash check; the file is what is wrong
         return ReadResult((), (Finding(d.UNREADABLE, shown, f"cannot read as a {target} artifact: {e}"),))

@@ -1,0 +1,48 @@
+"""A reader whose package is not installed is a usage error naming the package (exit 2), never a
+page of drift findings: the machine is what is wrong, not the committed artifact."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+# Hides one package from this interpreter, as a venv without the [wire] extra would.
+BLOCK = '''
+import sys
+
+class _Hide:
+    def find_spec(self, name, path=None, target=None):
+        if name == "grpc_tools" or name.startswith("grpc_tools."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _Hide())
+'''
+
+
+def _check(tmp: Path, hide: bool) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if hide:
+        (tmp / "shim").mkdir(exist_ok=True)
+        (tmp / "shim" / "sitecustomize.py").write_text(BLOCK)
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp / "shim"), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "tacit_gen.cli", "check", "--no-bump-gate", "--target", "protobuf"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+def test_missing_reader_package_is_exit_2_naming_it(tmp_path: Path) -> None:
+    res = _check(tmp_path, hide=True)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "grpc_tools" in res.stderr and "not installed" in res.stderr, res.stderr
+    assert "D200" not in res.stdout and "Traceback" not in res.stderr
+
+
+def test_with_the_package_the_same_check_is_clean(tmp_path: Path) -> None:
+    res = _check(tmp_path, hide=False)
+    assert res.returncode == 0, res.stdout + res.stderr
