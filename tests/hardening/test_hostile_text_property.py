@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 import sqlglot
 import yaml
 from click.testing import CliRunner
@@ -64,14 +65,14 @@ def _contract(texts: dict[str, str]) -> str:
     )
 
 
-def _sql_ok(text: str, where: str) -> None:
+def _sql_ok(text: str, where: str, dialect: str = "duckdb") -> None:
     try:
-        sqlglot.parse_one(text, read="duckdb")
+        sqlglot.parse_one(text, read=dialect)
     except sqlglot.errors.ParseError as e:  # pragma: no cover - the assertion's message
         raise AssertionError(f"{where}: SQL does not parse: {text!r}: {e}") from None
 
 
-def _check_artifacts(out: Path) -> None:
+def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
     files = [p for p in sorted(out.rglob("*")) if p.is_file()]
     assert files
     for p in files:
@@ -82,7 +83,7 @@ def _check_artifacts(out: Path) -> None:
             data = yaml.safe_load(text)
             for expr in re.findall(r"expression: (.*)", text):
                 if p.parent.name == "dbt" and not expr.startswith(("{", "'{")):
-                    _sql_ok(f"SELECT * FROM t WHERE {yaml.safe_load(expr)}", str(p))
+                    _sql_ok(f"SELECT * FROM t WHERE {yaml.safe_load(expr)}", str(p), dialect)
             assert data is not None, p
         elif p.suffix in (".json", ".avsc"):
             data = json.loads(text)
@@ -90,7 +91,7 @@ def _check_artifacts(out: Path) -> None:
                 for e in data.get("expectations", []):
                     q = e.get("kwargs", {}).get("unexpected_rows_query")
                     if q:
-                        _sql_ok(gx_unquery(q).replace("{batch}", "t"), str(p))
+                        _sql_ok(gx_unquery(q).replace("{batch}", "t"), str(p), dialect)
 
 
 @settings(max_examples=int(os.environ.get("TACIT_HOSTILE_EXAMPLES", "6")), deadline=None,
@@ -130,3 +131,23 @@ def test_the_fixed_examples_reach_every_artifact() -> None:
     texts = dict.fromkeys(SLOTS, "it's \"{{ x }}\" {% raw %} {batch} 50% %(x)s a:b \\ ` $1 # c -- /* */")
     texts["description"] = "line one\nline two\t" + "x" * 3000
     test_hostile_text_in_every_slot.hypothesis.inner_test(texts)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "spark", "databricks", "snowflake", "bigquery"])
+def test_hostile_literal_sql_parses_in_every_dialect(dialect: str, tmp_path: Path) -> None:
+    """The same hostile text rendered for each warehouse: every GX query (and every dbt expression
+    not wrapped in Jinja)
+    parses with sqlglot in that warehouse's own dialect (backslash escapes included)."""
+    texts = dict.fromkeys(SLOTS, "it's \\' \"{{ x }}\" {batch} 50% %(x)s a:b \\ ` $1 -- /* */")
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "hostile.yaml").write_text(_contract(texts), encoding="utf-8")
+    res = CliRunner().invoke(
+        main,
+        ["render", str(tmp_path / "contracts"), "--out", str(tmp_path / "gen"), "--target", "dbt,gx",
+         "--dbt-adapter", dialect, "--dialect", dialect],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0, res.output
+    gx = json.loads((tmp_path / "gen" / "gx" / "hostile.json").read_text(encoding="utf-8"))
+    assert any(e["kwargs"].get("unexpected_rows_query") for e in gx["expectations"])
+    _check_artifacts(tmp_path / "gen", dialect)
