@@ -146,18 +146,10 @@ _TYPES: dict[str, dict[str, str]] = {
         "timestamp": "timestamp",
         "decimal": "decimal({p},{s})",
     },
-    "spark": {
-        "string": "string",
-        "bool": "boolean",
-        "int32": "int",
-        "int64": "bigint",
-        "float32": "float",
-        "float64": "double",
-        "date": "date",
-        "timestamp": "timestamp",
-        "decimal": "decimal({p},{s})",
-    },
 }
+# dbt-spark and dbt-databricks name types alike (both are Spark SQL).
+_TYPES["spark"] = _TYPES["databricks"]
+
 
 _JINJA_OPENERS = ("{{", "{%", "{#")
 _JINJA_WRAPPED = re.compile(r'^\{\{ (".*") \}\}$', re.S)
