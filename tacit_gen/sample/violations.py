@@ -1,0 +1,510 @@
+"""Data that breaks exactly one clause: one candidate generator per clause kind.
+
+``candidates`` yields changes of the clean rows, smallest first; ``sample`` keeps the first whose
+reference verdict fails the asked clause alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.expr import nodes as n
+from tacit_gen.sample.generate import Col, Context, dec_units, fill_row
+from tacit_gen.sample.model import (
+    EXTRA_COLUMN,
+    INT_BOUNDS,
+    OTHER_UNIT,
+    US,
+    SampleError,
+    epoch_us,
+    truncate,
+)
+from tacit_gen.sample.verdicts import catalog_interval, within_window
+from tacit_gen.semantics.catalog import CatalogData
+from tacit_gen.semantics.evaluate import evaluate
+
+if TYPE_CHECKING:
+    from tacit_gen.plan_types import Clause
+
+
+@dataclass
+class Candidate:
+    rows: list[dict[str, Any]]
+    names: list[str]
+    types: dict[str, str]
+    description: str
+    catalog: CatalogData | None = None
+
+
+def copy_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dict(r) for r in rows]
+
+
+def other_value(col: Col, v: Any) -> Any:
+    """A different value of the same type (for fixed_value)."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, str):
+        return OTHER_UNIT.get(v, v + "_other")
+    if isinstance(v, Decimal):
+        return v + col.ulp()
+    if isinstance(v, float):
+        return v + 1.0
+    if isinstance(v, int):
+        return v + 1
+    return v
+
+
+def beyond(col: Col, side: str, bound: Decimal, inclusive: bool) -> Any | None:
+    """The value just outside a bound, if the column's type can hold it."""
+    ulp = col.ulp()
+    s = col.scale
+    if side == "min":
+        u = dec_units(bound, s, ROUND_CEILING) - (1 if inclusive or
+                                                    Decimal(dec_units(bound, s, ROUND_CEILING)
+                                                            ).scaleb(-s) != bound else 0)
+        v = Decimal(u).scaleb(-s)
+        if not (v < bound or (not inclusive and v == bound)):
+            v = bound - ulp
+    else:
+        u = dec_units(bound, s, ROUND_FLOOR) + (1 if inclusive or
+                                                  Decimal(dec_units(bound, s, ROUND_FLOOR)
+                                                          ).scaleb(-s) != bound else 0)
+        v = Decimal(u).scaleb(-s)
+        if not (v > bound or (not inclusive and v == bound)):
+            v = bound + ulp
+    u = dec_units(v, s, ROUND_FLOOR)
+    if col.type.kind == "decimal" and abs(u) > 10 ** (col.type.precision or 0) - 1:
+        return None
+    if col.type.kind in INT_BOUNDS:
+        lo, hi = INT_BOUNDS[col.type.kind]
+        if not lo <= u <= hi:
+            return None
+    return col.from_units(u)
+
+
+def row_order(ctx: Context, rows: list[dict[str, Any]]) -> list[int]:
+    """Rows to try a change on: restatements first, then the rest from the oldest."""
+    idx = list(range(len(rows)))
+    return sorted(idx, key=lambda i: (0 if (rows[i].get("revision") or 0) != 0 else 1, i))
+
+
+@dataclass
+class Violation:
+    """What a candidate generator works on: the clean rows and the clause to break."""
+
+    ctx: Context
+    clause: Clause
+    rows: list[dict[str, Any]]
+    types: dict[str, str]
+    catalog: CatalogData | None
+    seed: int
+
+    def __post_init__(self) -> None:
+        self.names = list(self.ctx.names)
+        self.lookup: Mapping[Any, Any] = self.catalog.lookup() if self.catalog is not None else {}
+        self.col_name = str(self.clause.param("column"))
+        self.col = self.ctx.cols.get(self.col_name)
+
+    def candidate(self, rows: list[dict[str, Any]], description: str,
+                  types: dict[str, str] | None = None, names: list[str] | None = None
+                  ) -> Candidate:
+        return Candidate(rows, self.names if names is None else names,
+                         dict(self.types) if types is None else types, description)
+
+    def one(self, i: int, changes: Mapping[str, Any], what: str) -> Candidate:
+        new = copy_rows(self.rows)
+        new[i].update(changes)
+        return self.candidate(new, f"row {i + 1}: {what}")
+
+    def resampled(self, i: int, pinned: Mapping[str, Any], what: str, tries: int = 400
+                  ) -> Candidate | None:
+        """Row i with `pinned` set and its other free columns regenerated to stay valid."""
+        ctx, rows = self.ctx, self.rows
+        rng = random.Random(f"{self.seed}:{self.clause.id}:{i}")
+        row = dict(rows[i])
+        row.update(pinned)
+        frozen = set(ctx.pinned) | set(pinned)
+        j = 0
+        if ctx.series:
+            j = sum(1 for r in rows[:i] if r.get(ctx.series[0]) != rows[i].get(ctx.series[0]))
+        if not fill_row(ctx, row, j, rng, self.catalog, self.lookup, frozen, skip=self.clause.id,
+                        null_p=0.5, tries=tries):
+            return None
+        new = copy_rows(rows)
+        new[i] = row
+        return self.candidate(new, f"row {i + 1}: {what}")
+
+    def row_level(self, change: Callable[[int], tuple[dict[str, Any], str] | None],
+                  first: Callable[[int], bool] | None = None) -> Iterator[Candidate]:
+        """One row changed: every row in turn as is, then the first six with their other
+        columns regenerated (for a change another clause would otherwise catch)."""
+        order = row_order(self.ctx, self.rows)
+        if first is not None:
+            order.sort(key=lambda i: 0 if first(i) else 1)
+        for i in order:
+            got = change(i)
+            if got is not None:
+                yield self.one(i, *got)
+        for i in order[:6]:
+            got = change(i)
+            if got is not None:
+                cand = self.resampled(i, *got)
+                if cand is not None:
+                    yield cand
+
+
+def _column(v: Violation) -> Iterator[Candidate]:
+    """The wrong type: naive timestamps, float64 for exact numbers, or the column missing."""
+    col, col_name, rows = v.col, v.col_name, v.rows
+    assert col is not None
+    t = col.type
+    if t.kind == "timestamp":
+        new = copy_rows(rows)
+        for r in new:
+            if r[col_name] is not None:
+                r[col_name] = r[col_name].replace(tzinfo=None)
+        ty = dict(v.types)
+        ty[col_name] = f"timestamp_{t.ts_unit}"
+        yield v.candidate(new, f"{col_name}: naive timestamps (no UTC offset)", ty)
+    elif t.kind == "decimal":
+        extra = Decimal(1).scaleb(-(col.scale + 1))
+        ty = dict(v.types)
+        ty[col_name] = "float64"
+        for i in row_order(v.ctx, rows):
+            x = rows[i][col_name]
+            if x is None:
+                continue
+            for d in (extra, -extra):
+                new = copy_rows(rows)
+                new[i][col_name] = x + d
+                yield v.candidate(new, f"{col_name}: float64 column; row {i + 1} holds {x + d}, "
+                                  f"more digits than {t}", dict(ty))
+    elif t.is_integer:
+        # a float64 column, and one value that no integer type holds (an engine that accepts
+        # whole floats as integers still sees it)
+        ty = dict(v.types)
+        ty[col_name] = "float64"
+        for i in row_order(v.ctx, rows):
+            if rows[i][col_name] is None:
+                continue
+            for nudge in (0.5, -0.5):
+                new = copy_rows(rows)
+                for r in new:
+                    if r[col_name] is not None:
+                        r[col_name] = float(r[col_name])
+                new[i][col_name] = float(new[i][col_name]) + nudge
+                yield v.candidate(new, f"{col_name}: float64 column; row {i + 1} "
+                                  f"holds {new[i][col_name]!r}, not an {t}", dict(ty))
+        new = copy_rows(rows)  # last resort: whole floats (e.g. revisions must all be 0)
+        for r in new:
+            if r[col_name] is not None:
+                r[col_name] = float(r[col_name])
+        yield v.candidate(new, f"{col_name}: float64 values (1.0) instead of {t}", dict(ty))
+    else:
+        new = [{k: x for k, x in r.items() if k != col_name} for r in rows]
+        ty = {k: x for k, x in v.types.items() if k != col_name}
+        yield v.candidate(new, f"{col_name}: column missing", ty,
+                          [x for x in v.names if x != col_name])
+
+
+def _no_unknown_columns(v: Violation) -> Iterator[Candidate]:
+    extra_name = EXTRA_COLUMN
+    while extra_name in v.names:
+        extra_name += "_"
+    new = copy_rows(v.rows)
+    for i, r in enumerate(new):
+        r[extra_name] = f"extra_{i + 1}"
+    ty = dict(v.types)
+    ty[extra_name] = "string"
+    yield v.candidate(new, f"extra column {extra_name}", ty, [*v.names, extra_name])
+
+
+def _not_null(v: Violation) -> Iterator[Candidate]:
+    name, rows = v.col_name, v.rows
+    yield from v.row_level(lambda i: ({name: None}, f"{name} is NULL")
+                           if rows[i][name] is not None else None)
+
+
+def _accepted_values(v: Violation) -> Iterator[Candidate]:
+    vals = tuple(v.clause.param("values") or ())
+    badv = next(x for x in ("unknown", "invalid", "n/a_x") if x not in vals)
+    yield from v.row_level(lambda i: ({v.col_name: badv}, f"{v.col_name} = {badv!r}"))
+
+
+def _fixed_value(v: Violation) -> Iterator[Candidate]:
+    assert v.col is not None
+    other = other_value(v.col, v.col.fixed)
+    yield from v.row_level(lambda i: ({v.col_name: other}, f"{v.col_name} = {other!r}"))
+
+
+def _range(v: Violation) -> Iterator[Candidate]:
+    col, clause = v.col, v.clause
+    assert col is not None
+    sides = []
+    if clause.param("min") is not None:
+        sides.append(("min", Decimal(clause.param("min")), bool(clause.param("min_inclusive"))))
+    if clause.param("max") is not None:
+        sides.append(("max", Decimal(clause.param("max")), bool(clause.param("max_inclusive"))))
+    for side, bound, incl in sides:
+        x = beyond(col, side, bound, incl)
+        if x is not None:
+            def change(i: int, x: Any = x, side: str = side) -> tuple[dict[str, Any], str]:
+                return {v.col_name: x}, f"{v.col_name} = {x} beyond the {side}"
+
+            yield from v.row_level(change)
+
+
+def _invariant(v: Violation) -> Iterator[Candidate]:
+    assert v.clause.expr is not None
+    yield from invariant_candidates(v.ctx, v.clause, v.rows, v.names, v.types, v.catalog,
+                                    v.lookup)
+
+
+def _freshness(v: Violation) -> Iterator[Candidate]:
+    max_age = int(v.clause.param("max_age_seconds"))
+    delta = timedelta(seconds=(max_age // 60 + 1) * 60)
+    new = copy_rows(v.rows)
+    for r in new:
+        for k, x in r.items():
+            if isinstance(x, datetime):
+                r[k] = x - delta
+    yield v.candidate(new, f"every timestamp shifted back by {int(delta.total_seconds())}s")
+
+
+def _cadence(v: Violation) -> Iterator[Candidate]:
+    yield from cadence_candidates(v.ctx, v.clause, v.rows, v.names, v.types, v.catalog, v.lookup)
+
+
+def _catalog_unit(v: Violation) -> Iterator[Candidate]:
+    catalog, rows, lookup, col_name = v.catalog, v.rows, v.lookup, v.col_name
+    assert catalog is not None
+    key = str(v.clause.param("key"))
+    unit_col = catalog.spec.unit or ""
+
+    def wrong_unit(i: int) -> tuple[dict[str, Any], str] | None:
+        entry = lookup.get(rows[i][key])
+        if entry is None or rows[i][col_name] is None:
+            return None
+        good = str(entry[unit_col])
+        other = OTHER_UNIT.get(good, good + "_other")
+        return {col_name: other}, f"{col_name} = {other!r}, the catalog says {good!r}"
+
+    def in_bar(i: int) -> bool:  # the kPa incident: a series in bar reported in kPa
+        entry = lookup.get(rows[i][key])
+        return entry is not None and entry.get(unit_col) == "bar"
+
+    yield from v.row_level(wrong_unit, in_bar)
+
+
+def _catalog_bounds(v: Violation) -> Iterator[Candidate]:
+    catalog, col, rows, lookup, col_name = v.catalog, v.col, v.rows, v.lookup, v.col_name
+    assert catalog is not None and col is not None
+    key = str(v.clause.param("key"))
+
+    def out_of_bounds(i: int) -> tuple[dict[str, Any], str] | None:
+        entry = lookup.get(rows[i][key])
+        if entry is None or rows[i][col_name] is None:
+            return None
+        hi = entry[catalog.spec.hard_max or ""]
+        x = beyond(col, "max", Decimal(hi), True)
+        if x is None:
+            x = beyond(col, "min", Decimal(entry[catalog.spec.hard_min or ""]), True)
+        if x is None:
+            return None
+        return {col_name: x}, f"{col_name} = {x}, beyond the catalog hard bounds"
+
+    yield from v.row_level(out_of_bounds)
+
+
+def _revision_window(v: Violation) -> Iterator[Candidate]:
+    ctx, clause, rows = v.ctx, v.clause, v.rows
+    if not clause.param("allowed"):
+        key_cols = ctx.key
+        existing = {tuple(r.get(k) for k in key_cols) for r in rows}
+
+        def restate(i: int) -> tuple[dict[str, Any], str] | None:
+            r = dict(rows[i])
+            r["revision"] = 1
+            if tuple(r.get(k) for k in key_cols) in existing:
+                return None
+            return {"revision": 1}, "revision = 1 where revisions are not allowed"
+
+        yield from v.row_level(restate)
+        return
+    ingest = clause.param("ingest_column")
+    tcol = str(clause.param("time_column"))
+
+    def late(i: int) -> tuple[dict[str, Any], str] | None:
+        r = rows[i]
+        if not r.get("revision") or r.get(tcol) is None:
+            return None
+        t = r[tcol]
+        unit = ctx.cols[str(ingest)].type.ts_unit or "us"
+        if clause.param("business_days") is not None:
+            late_t = t
+            while within_window(clause, t, late_t):
+                late_t += timedelta(days=1)
+        else:
+            late_t = t + timedelta(seconds=int(clause.param("window_seconds")) + 1)
+        late_t = truncate(late_t, unit)
+        return {str(ingest): late_t}, f"restatement ingested at {late_t.isoformat()}"
+
+    yield from v.row_level(late)
+
+
+def _unique(v: Violation) -> Iterator[Candidate]:
+    ctx, rows = v.ctx, v.rows
+    key_cols = tuple(v.clause.param("columns") or ())
+    latest: dict[tuple[Any, ...], Any] = {}
+    if ctx.has_revision and ctx.time_col is not None:
+        for r in rows:
+            p = (*(r[s] for s in ctx.series), r[ctx.time_col])
+            latest[p] = max(latest.get(p, r["revision"]), r["revision"])
+    order = list(range(len(rows)))
+    if latest and ctx.time_col is not None:
+        tc = ctx.time_col
+        # a row below the latest revision of its point: its copy is no extra point for cadence
+        order.sort(key=lambda i: 0 if rows[i]["revision"] < latest[
+            (*(rows[i][s] for s in ctx.series), rows[i][tc])] else 1)
+    for i in order:
+        new = copy_rows(rows)
+        new.insert(i + 1, dict(rows[i]))
+        key_text = ", ".join(f"{k}={rows[i][k]}" for k in key_cols)
+        yield v.candidate(new, f"row {i + 1} duplicated ({key_text})")
+
+
+# One candidate generator per clause kind (keep sorted: several engineers add kinds).
+GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
+    "accepted_values": _accepted_values,
+    "cadence": _cadence,
+    "catalog_bounds": _catalog_bounds,
+    "catalog_unit": _catalog_unit,
+    "column": _column,
+    "fixed_value": _fixed_value,
+    "freshness": _freshness,
+    "invariant": _invariant,
+    "no_unknown_columns": _no_unknown_columns,
+    "not_null": _not_null,
+    "range": _range,
+    "revision_window": _revision_window,
+    "unique": _unique,
+}
+
+
+def candidates(ctx: Context, clause: Clause, rows: list[dict[str, Any]], types: dict[str, str],
+               catalog: CatalogData | None, seed: int) -> Iterator[Candidate]:
+    """Changes of the clean rows that may break `clause` alone, smallest first."""
+    generate = GENERATORS.get(clause.kind)
+    if generate is None:
+        raise SampleError(f"cannot violate clause kind {clause.kind}")
+    yield from generate(Violation(ctx, clause, rows, types, catalog, seed))
+
+
+def alternatives(ctx: Context, name: str, row: Mapping[str, Any], node: n.Node) -> list[Any]:
+    col = ctx.cols[name]
+    alts: list[Any] = []
+    if col.nullable:
+        alts.append(None)
+    t = col.type
+    if t.kind == "enum":
+        alts.extend(t.values)
+    elif t.kind == "bool":
+        alts.extend([True, False])
+    elif t.is_numeric:
+        ulp = col.ulp()
+        for x in n.walk(node):
+            v = None
+            if isinstance(x, n.Column) and x.name != name and isinstance(row.get(x.name),
+                                                                          Decimal | int | float):
+                v = Decimal(str(row[x.name]))
+            elif isinstance(x, n.Number):
+                v = Decimal(x.text)
+            if v is not None:
+                for d in (v + ulp, v - ulp, v):
+                    alts.append(d)
+        lo, hi = col.unit_bounds()
+        alts.extend([Decimal(lo).scaleb(-col.scale), Decimal(hi).scaleb(-col.scale)])
+        out = []
+        for a in alts:
+            if a is None or not isinstance(a, Decimal):
+                out.append(a)
+                continue
+            u = dec_units(a, col.scale, ROUND_FLOOR)
+            if lo <= u <= hi:
+                out.append(col.from_units(u))
+        alts = out
+    elif t.kind == "string":
+        alts.append(name + "_other")
+    dedup: list[Any] = []
+    for a in alts:
+        if not any(a is b or (a == b and type(a) is type(b)) for b in dedup):
+            dedup.append(a)
+    return dedup
+
+
+def invariant_candidates(ctx: Context, clause: Clause, rows: list[dict[str, Any]],
+                          names: list[str], types: dict[str, str], catalog: CatalogData | None,
+                          lookup: Mapping[Any, Any]) -> Iterator[Candidate]:
+    assert clause.expr is not None
+    cols = [c for c in n.columns(clause.expr) if c in ctx.cols and c not in ctx.pinned]
+    for i in row_order(ctx, rows):
+        row = rows[i]
+        options = [(c, a) for c in cols for a in alternatives(ctx, c, row, clause.expr)]
+        combos: list[tuple[tuple[str, Any], ...]] = [(o,) for o in options]
+        combos += [(a, b) for k, a in enumerate(options) for b in options[k + 1:] if a[0] != b[0]]
+        for combo in combos:
+            new_row = dict(row)
+            new_row.update(dict(combo))
+            if evaluate(clause.expr, new_row, catalog, lookup) is not False:
+                continue
+            if ctx.row_violations(new_row, catalog, lookup, skip=clause.id):
+                continue
+            new = copy_rows(rows)
+            new[i] = new_row
+            what = ", ".join(f"{c} = {v!r}" for c, v in combo)
+            yield Candidate(new, names, dict(types), f"row {i + 1}: {what}")
+            break
+
+
+def cadence_candidates(ctx: Context, clause: Clause, rows: list[dict[str, Any]], names: list[str],
+                        types: dict[str, str], catalog: CatalogData | None,
+                        lookup: Mapping[Any, Any]) -> Iterator[Candidate]:
+    tcol = str(clause.param("column"))
+    series_cols = tuple(clause.param("series") or ())
+    unit = ctx.cols[tcol].type.ts_unit or "us"
+    tol = Decimal(str(clause.param("tolerance_pct") or "0"))
+    groups: dict[tuple[Any, ...], list[datetime]] = {}
+    for r in rows:
+        if r[tcol] is not None:
+            g = groups.setdefault(tuple(r[s] for s in series_cols), [])
+            if r[tcol] not in g:
+                g.append(r[tcol])
+    for key, times in groups.items():
+        times.sort(key=epoch_us)
+        interval = catalog_interval(clause, catalog, lookup, key)
+        if interval is None or len(times) < 2:
+            continue
+        # shift one point by more than the tolerance: one short step and one long step
+        shift_us = int(Decimal(interval * 1_000_000) * (Decimal(50) + tol / 2) / 100)
+        shift_us = -(-shift_us // US[unit]) * US[unit]
+        middle = list(range(1, len(times) - 1)) or [len(times) - 1]
+        for k in middle:
+            for sign in (1, -1):
+                old = times[k]
+                new_t = old + timedelta(microseconds=sign * shift_us)
+                new = copy_rows(rows)
+                for r in new:
+                    if r[tcol] == old and tuple(r[s] for s in series_cols) == key:
+                        r[tcol] = new_t
+                        if ctx.ingest_col is not None and r.get(ctx.ingest_col) is not None:
+                            r[ctx.ingest_col] = r[ctx.ingest_col] + (new_t - old)
+                label = ", ".join(str(x) for x in key)
+                yield Candidate(new, names, dict(types),
+                                 f"series {label}: point {old.isoformat()} moved off the "
+                                 f"{interval}s grid to {new_t.isoformat()}")
