@@ -257,7 +257,7 @@ def pin_now(query: str, now_sql: str) -> str:
     """The query with its "now" (``current_timestamp``, any case, ``()`` or not) pinned."""
     import re
 
-    from tacit_gen.targets.gx.render import NOW_TOKEN
+    from tacit_gen.targets.gx.compile import NOW_TOKEN
 
     return re.sub(rf"(?i)\b{NOW_TOKEN}\b(\(\))?", lambda _m: now_sql, query)
 

@@ -160,8 +160,8 @@ def _resolve(node: n.Node, columns: set[str]) -> n.Node:
 
 
 def _expected(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]] | None:
+    from tacit_gen.targets.gx.compile import expectations_for
     from tacit_gen.targets.gx.invariants import NoNative
-    from tacit_gen.targets.gx.render import expectations_for
 
     try:
         return [{"type": e["type"], "kwargs": e["kwargs"]}
@@ -186,9 +186,9 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
+    from tacit_gen.targets.gx.compile import SEVERITY, type_from_list
     from tacit_gen.targets.gx.numbers import number_text
     from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
-    from tacit_gen.targets.gx.render import SEVERITY, type_from_list
 
     where = str(path)
     try:

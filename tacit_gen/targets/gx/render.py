@@ -10,14 +10,15 @@ expresses becomes an ``unexpected_rows_expectation`` (custom SQL, DuckDB dialect
 only); those are listed in the suite's ``meta.tacit_custom_sql``. The freshness query compares with
 ``current_timestamp``; `tacit-gen verify` pins it (see docs/engines/gx.md).
 
-This module imports nothing from great_expectations: rendering and reading must stay fast.
+Layout: `compile.py` (a clause to its expectations, type lists), `invariants.py` (the invariant
+compiler), `queries.py` (custom SQL), `suite.py` (the suite document), this module (the target).
+None imports great_expectations: rendering and reading must stay fast.
 """
+
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
@@ -26,307 +27,15 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
-    Unsupported,
     sql_projection,
 )
-from tacit_gen.targets.gx.invariants import (
-    NoNative,
-    expectation,
-    native_invariant,
-    range_kwargs,
-)
-from tacit_gen.targets.gx.queries import (
-    CUSTOM_SQL,
-    cadence_query,
-    catalog_bounds_query,
-    catalog_unit_query,
-    decimal_type_query,
-    freshness_query,
-    invariant_query,
-    revision_window_query,
-    unexpected_rows,
-)
-from tacit_gen.targets.header import header_meta
+from tacit_gen.targets.gx.compile import NAME, expectations_for, type_list
+from tacit_gen.targets.gx.suite import dump, suite_document
 
 if TYPE_CHECKING:
-
     from tacit_gen.contract.model import Contract
     from tacit_gen.plan_types import Clause
 
-NAME = "gx"
-SEVERITY = "critical"
-NOW_TOKEN = "current_timestamp"  # the freshness query's "now"; `verify` substitutes a pinned literal
-
-# Types: one expect_column_values_to_be_in_type_list per column whose list names the type for
-# pandas (first entries) and for SQLAlchemy dialects (upper-case / class names). GX skips names a
-# backend does not know, so one list works on both. The pandas names assume the frame convention
-# of tacit_gen.targets.gx.engine.to_pandas (nullable Int32/Int64/boolean dtypes; str, Decimal, date and
-# tz-aware Timestamp values in object columns, checked value by value). See docs/engines/gx.md.
-_TS_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
-
-
-# SQL-only dialects (the whole suite runs in the engine, never on pandas): the type names the
-# dialect's SQLAlchemy reflection reports, precision and scale included (PostgreSQL: NUMERIC(18, 8),
-# TIMESTAMP WITH TIME ZONE), so no custom SQL is needed for a decimal's precision.
-_SQL_TYPES: dict[str, dict[str, list[str]]] = {
-    "postgres": {"string": ["TEXT"], "bool": ["BOOLEAN"], "int32": ["INTEGER"],
-                 "int64": ["BIGINT"], "float32": ["REAL"], "float64": ["DOUBLE PRECISION"],
-                 "date": ["DATE"], "timestamp": ["TIMESTAMP WITH TIME ZONE"],
-                 "decimal": ["NUMERIC({p}, {s})"]},
-}
-
-
-# Spark: the suite runs on a Spark dataframe, where GX tests `isinstance(field.dataType,
-# getattr(pyspark.sql.types, name))`: class names, no precision (a decimal's precision and scale are
-# checked by custom SQL on Spark's typeof()). TimestampNTZType is no TimestampType: a naive column fails.
-_SPARK_TYPES: dict[str, list[str]] = {
-    "string": ["StringType"], "bool": ["BooleanType"], "int32": ["IntegerType"],
-    "int64": ["LongType"], "float32": ["FloatType"], "float64": ["DoubleType"],
-    "date": ["DateType"], "timestamp": ["TimestampType"], "decimal": ["DecimalType"],
-}
-
-
-def type_list(type_text: str, dialect: str = "duckdb") -> list[str]:
-    """The GX type list for a contract type (canonical type text) on a dialect."""
-    if dialect == "spark":
-        key = ("string" if type_text.startswith("enum[") else
-               "timestamp" if type_text.startswith("timestamp_") else
-               "decimal" if type_text.startswith("decimal(") else type_text)
-        if key in _SPARK_TYPES:
-            return list(_SPARK_TYPES[key])
-        raise ValueError(f"no GX type list for type '{type_text}' on {dialect}")
-    if dialect in _SQL_TYPES:
-        table = _SQL_TYPES[dialect]
-        m = re.fullmatch(r"decimal\((\d+),(\d+)\)", type_text)
-        if m:
-            return [t.format(p=m.group(1), s=m.group(2)) for t in table["decimal"]]
-        key = ("string" if type_text.startswith("enum[") else
-               "timestamp" if type_text.startswith("timestamp_") else type_text)
-        if key in table:
-            return list(table[key])
-        raise ValueError(f"no GX type list for type '{type_text}' on {dialect}")
-    return _duckdb_type_list(type_text)
-
-
-def _duckdb_type_list(type_text: str) -> list[str]:
-    """The list for DuckDB (pandas names first, then SQLAlchemy names)."""
-    if type_text == "string":
-        return ["str", "String", "VARCHAR", "TEXT"]
-    if type_text.startswith("enum["):
-        return ["str", "String", "VARCHAR", "TEXT", "Enum"]
-    if type_text == "bool":
-        return ["BooleanDtype", "Boolean", "BOOLEAN"]
-    if type_text == "int32":
-        return ["Int32Dtype", "INTEGER", "Integer", "INT"]
-    if type_text == "int64":
-        return ["Int64Dtype", "BIGINT", "BigInteger"]
-    if type_text == "float32":
-        return ["float32", "REAL", "FLOAT", "Float"]
-    if type_text == "float64":
-        return ["float64", "DOUBLE", "DOUBLE_PRECISION", "Double", "FLOAT", "Float"]
-    if type_text == "date":
-        return ["date", "Date", "DATE"]
-    m = re.fullmatch(r"decimal\((\d+),(\d+)\)", type_text)
-    if m:
-        # No "DECIMAL(18,8)": numpy parses a comma in a type name as a record format and raises
-        # ValueError (not TypeError), which aborts the whole expectation on pandas.
-        return ["Decimal", "DECIMAL", "NUMERIC"]
-    m = re.fullmatch(r"timestamp_(s|ms|us|ns)_utc", type_text)
-    if m:
-        digits = _TS_DIGITS[m.group(1)]
-        return ["Timestamp", "TIMESTAMP", "DateTime", f"TIMESTAMP({digits}) WITH TIME ZONE"]
-    raise ValueError(f"no GX type list for type '{type_text}'")
-
-
-def type_from_list(
-    types: Any, enum_values: tuple[str, ...] | None, meta_type: str | None = None
-) -> str | None:
-    """The contract type a rendered type list stands for, or None when it is not one of ours.
-
-    A decimal's precision and scale are checked by no backend through GX (pandas sees Decimal
-    objects, SQLAlchemy classes carry no precision in an isinstance test): they come from
-    ``meta.tacit_type`` when that names a decimal.
-    """
-    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-        return None
-    for key, names in _SPARK_TYPES.items():
-        if types == names:
-            if key == "decimal":
-                return meta_type if meta_type and re.fullmatch(r"decimal\(\d+,\d+\)", meta_type) else "decimal"
-            if key == "timestamp":
-                return meta_type if meta_type and meta_type.startswith("timestamp_") else "timestamp_us_utc"
-            if key == "string" and meta_type and meta_type.startswith("enum["):
-                return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
-            return key
-    for dialect in _SQL_TYPES:
-        m = re.fullmatch(r"NUMERIC\((\d+), (\d+)\)", types[0]) if len(types) == 1 else None
-        if m and types == type_list(f"decimal({m.group(1)},{m.group(2)})", dialect):
-            return f"decimal({m.group(1)},{m.group(2)})"
-        for cand in ("string", "bool", "int32", "int64", "float32", "float64", "date"):
-            if types == type_list(cand, dialect):
-                if cand == "string" and meta_type and meta_type.startswith("enum["):
-                    return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
-                return cand
-        if types == type_list("timestamp_us_utc", dialect):
-            if meta_type and meta_type.startswith("timestamp_"):
-                return meta_type
-            return "timestamp_us_utc"
-    candidates = ["string", "bool", "int32", "int64", "float32", "float64", "date"]
-    candidates += [f"timestamp_{u}_utc" for u in _TS_DIGITS]
-    for cand in candidates:
-        if type_list(cand) == types:
-            return cand
-    if types[:5] == type_list("enum[a]") and len(types) == 5:
-        return "enum[" + ", ".join(enum_values) + "]" if enum_values else "enum[?]"
-    if types == type_list("decimal(1,0)"):
-        if meta_type and re.fullmatch(r"decimal\(\d+,\d+\)", meta_type):
-            return meta_type
-        return "decimal"
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# clause -> expectations (the invariant compiler is invariants.py, the SQL queries.py)
-
-
-def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]]:
-    """The expectations (type + kwargs, no meta) for one clause.
-
-    Raises:
-        ValueError: the clause has no GX form (reported as Unsupported).
-    """
-    k = clause.kind
-    p = clause.param
-    if k == "column":
-        out = [
-            expectation("expect_column_to_exist", {"column": p("column")}),
-            {**expectation("expect_column_values_to_be_in_type_list",
-                    {"column": p("column"), "type_list": type_list(p("type"), dialect)}),
-             "meta": {"tacit_type": p("type")}},
-        ]
-        m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(p("type")))
-        if m and dialect not in _SQL_TYPES:
-            # No type list carries precision and scale (see type_list), so a SQL datasource checks
-            # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
-            out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2)),
-                                                          dialect),
-                                   f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
-        return out
-    if k == "no_unknown_columns":
-        return [expectation("expect_table_columns_to_match_set",
-                     {"column_set": list(p("columns")), "exact_match": True})]
-    if k == "not_null":
-        return [expectation("expect_column_values_to_not_be_null", {"column": p("column")})]
-    if k == "unique":
-        cols = list(p("columns"))
-        if len(cols) == 1:
-            return [expectation("expect_column_values_to_be_unique", {"column": cols[0]})]
-        return [expectation("expect_compound_columns_to_be_unique",
-                     {"column_list": cols, "ignore_row_if": "never"})]
-    if k == "accepted_values":
-        return [expectation("expect_column_values_to_be_in_set",
-                     {"column": p("column"), "value_set": list(p("values"))})]
-    if k == "fixed_value":
-        v = p("value")
-        if isinstance(v, str) and not isinstance(v, bool):
-            # decimals are kept as text in the plan; a numeric column compares with a number
-            pass
-        return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
-    if k == "range":
-        return [expectation("expect_column_values_to_be_between",
-                     range_kwargs(p("column"), p("min"), p("max"),
-                                   bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
-    if k == "invariant":
-        if clause.expr is None:
-            raise ValueError("the invariant has no resolved expression")
-        try:
-            return native_invariant(clause.expr)
-        except NoNative:
-            pass
-        try:
-            return [unexpected_rows(invariant_query(clause.expr, dialect), f"rows violating: {p('expr')}")]
-        except ValueError as e:
-            raise ValueError(f"no SQL form: {e}") from e
-    if k == "freshness":
-        return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect),
-                            f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
-    if k == "cadence":
-        return [unexpected_rows(cadence_query(clause, has_revision, dialect),
-                            f"consecutive {p('column')} points off cadence")]
-    if k == "catalog_unit":
-        return [unexpected_rows(catalog_unit_query(clause, dialect),
-                            f"{p('column')} differs from the catalog unit")]
-    if k == "catalog_bounds":
-        return [unexpected_rows(catalog_bounds_query(clause, dialect),
-                            f"{p('column')} outside the catalog hard bounds")]
-    if k == "revision_window":
-        if not p("allowed"):
-            return [expectation("expect_column_values_to_be_in_set",
-                         {"column": p("column") or "revision", "value_set": [0]})]
-        if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
-            return [unexpected_rows(revision_window_query(clause, dialect), "revisions outside the window")]
-        raise ValueError("revisions are allowed but no window and ingest column to check")
-    raise ValueError(f"unknown clause kind '{k}'")
-
-
-def params_meta(clause: Clause) -> dict[str, Any]:
-    """Clause params as JSON-able meta (kept for the reader to re-render custom SQL)."""
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in clause.params}
-
-
-# ---------------------------------------------------------------------------------------------
-# the suite document
-
-
-def _sorted(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: d[k] for k in sorted(d)}
-
-
-def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
-    meta: dict[str, Any] = {"tacit_clause": clause.id, "tacit_text": clause.text, **exp.get("meta", {})}
-    if exp["type"] == CUSTOM_SQL:
-        meta["tacit_custom_sql"] = True
-        meta["tacit_params"] = params_meta(clause)
-        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"].lower() and clause.kind == "freshness":
-            meta["tacit_now"] = NOW_TOKEN
-    return {
-        "type": exp["type"],
-        "kwargs": _sorted(exp["kwargs"]),
-        "meta": _sorted(meta),
-        "severity": SEVERITY,
-    }
-
-
-def suite_document(contract: Contract, clauses: tuple[Clause, ...],
-                   dialect: str = "duckdb") -> tuple[dict[str, Any], list[Unsupported]]:
-    has_revision = contract.field("revision") is not None
-    expectations: list[dict[str, Any]] = []
-    unsupported: list[Unsupported] = []
-    custom: list[str] = []
-    for clause in clauses:
-        try:
-            exps = expectations_for(clause, has_revision, dialect)
-        except (ValueError, NoNative) as e:
-            unsupported.append(Unsupported(NAME, clause.id, str(e)))
-            continue
-        for exp in exps:
-            expectations.append(build_expectation(exp, clause))
-            if exp["type"] == CUSTOM_SQL and clause.id not in custom:
-                custom.append(clause.id)
-    meta: dict[str, Any] = {
-        "tacit_gen": header_meta(contract),
-        "tacit_custom_sql": custom,
-        "tacit_unsupported": [{"clause": u.clause_id, "reason": u.reason} for u in unsupported],
-    }
-    if dialect != "duckdb":
-        meta["tacit_dialect"] = dialect
-    name = contract.target_option(NAME, "suite") or contract.name
-    return {"name": str(name), "expectations": expectations, "meta": meta}, unsupported
-
-
-def dump(doc: dict[str, Any]) -> str:
-    """Deterministic JSON: key order as built, indent 2, trailing newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 class GxTarget:
@@ -353,7 +62,5 @@ class GxTarget:
         doc, unsupported = suite_document(contract, clauses, options.dialect_for(NAME, contract))
         art = Artifact(self.artifact_paths(contract)[0], dump(doc))
         return RenderResult((art,), tuple(unsupported))
-
-
 
 __all__ = ["GxTarget", "expectations_for", "type_list"]

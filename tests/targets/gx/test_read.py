@@ -73,7 +73,7 @@ def test_changed_bound() -> None:
 
 def test_changed_type() -> None:
     contract, clauses, doc = _setup("ohlcv_1m")
-    from tacit_gen.targets.gx.render import type_list
+    from tacit_gen.targets.gx.compile import type_list
 
     _edit(doc, "column:volume", "expect_column_values_to_be_in_type_list")["kwargs"]["type_list"] = type_list("float64")
     fs = _findings(contract, clauses, doc)

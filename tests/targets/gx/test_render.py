@@ -138,7 +138,7 @@ def test_suite_name_option(tmp_path: Path) -> None:
 
 def test_unsupported_is_reported_and_listed() -> None:
     from tacit_gen.plan_types import Clause, make_params
-    from tacit_gen.targets.gx.render import suite_document
+    from tacit_gen.targets.gx.suite import suite_document
 
     contract = load(ROOT / "contracts" / "fct_sensor_readings.yaml")
     odd = Clause("revision_window", "revision_window", ("revision",),

@@ -1,0 +1,68 @@
+"""Great Expectations: the suite document (expectations with their clause meta), deterministic JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.targets.base import Unsupported
+from tacit_gen.targets.gx.compile import NAME, NOW_TOKEN, SEVERITY, expectations_for, params_meta
+from tacit_gen.targets.gx.invariants import NoNative
+from tacit_gen.targets.gx.queries import CUSTOM_SQL
+from tacit_gen.targets.header import header_meta
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.plan_types import Clause
+
+
+def _sorted(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in sorted(d)}
+
+
+def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
+    meta: dict[str, Any] = {"tacit_clause": clause.id, "tacit_text": clause.text, **exp.get("meta", {})}
+    if exp["type"] == CUSTOM_SQL:
+        meta["tacit_custom_sql"] = True
+        meta["tacit_params"] = params_meta(clause)
+        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"].lower() and clause.kind == "freshness":
+            meta["tacit_now"] = NOW_TOKEN
+    return {
+        "type": exp["type"],
+        "kwargs": _sorted(exp["kwargs"]),
+        "meta": _sorted(meta),
+        "severity": SEVERITY,
+    }
+
+
+def suite_document(contract: Contract, clauses: tuple[Clause, ...],
+                   dialect: str = "duckdb") -> tuple[dict[str, Any], list[Unsupported]]:
+    has_revision = contract.field("revision") is not None
+    expectations: list[dict[str, Any]] = []
+    unsupported: list[Unsupported] = []
+    custom: list[str] = []
+    for clause in clauses:
+        try:
+            exps = expectations_for(clause, has_revision, dialect)
+        except (ValueError, NoNative) as e:
+            unsupported.append(Unsupported(NAME, clause.id, str(e)))
+            continue
+        for exp in exps:
+            expectations.append(build_expectation(exp, clause))
+            if exp["type"] == CUSTOM_SQL and clause.id not in custom:
+                custom.append(clause.id)
+    meta: dict[str, Any] = {
+        "tacit_gen": header_meta(contract),
+        "tacit_custom_sql": custom,
+        "tacit_unsupported": [{"clause": u.clause_id, "reason": u.reason} for u in unsupported],
+    }
+    if dialect != "duckdb":
+        meta["tacit_dialect"] = dialect
+    name = contract.target_option(NAME, "suite") or contract.name
+    return {"name": str(name), "expectations": expectations, "meta": meta}, unsupported
+
+
+def dump(doc: dict[str, Any]) -> str:
+    """Deterministic JSON: key order as built, indent 2, trailing newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
