@@ -25,7 +25,7 @@ from tacit_gen.contract.model import Contract
 from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
-from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.base import RenderOptions, for_engines
 from tacit_gen.textsafe import text_table
 
 
@@ -475,8 +475,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
     # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
     # their default place under the artifacts root)
     options = engine_options(engine, options)
-    options = dataclasses.replace(options, targets=tuple(
-        o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
+    options = for_engines(options)
     owned = workdir is None
     # Absolute: engines change their working directory (dbt runs in its project folder), so a
     # relative --keep would otherwise nest the project inside itself.
@@ -506,8 +505,7 @@ def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: Rend
     from tacit_gen.engines.postgres_server import throwaway_server, utc_dsn
 
     options = engine_options("postgres", options)
-    options = dataclasses.replace(options, targets=tuple(
-        o.for_engine() if hasattr(o, "for_engine") else o for o in options.targets))
+    options = for_engines(options)
     owned = workdir is None
     root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
     root.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -64,6 +64,15 @@ class ContractKey:
     choices: tuple[str, ...] = ()
 
 
+def dialect_key() -> ContractKey:
+    """The `targets.<name>.dialect` key of the targets that write SQL of a chosen dialect."""
+    from tacit_gen.sql.dialects import DIALECTS
+
+    return ContractKey("dialect", "SQL dialect of the target's queries and type names (default: "
+                       "the --dialect option, else the dbt adapter's, else duckdb)", kind="choice",
+                       choices=DIALECTS)
+
+
 def flag(name: str, help: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
     """Field metadata declaring a CLI flag of a target's options class.
 
@@ -112,13 +121,30 @@ class RenderOptions:
         return implied[0] if implied else "duckdb"
 
 
+@runtime_checkable
+class EngineOptions(Protocol):
+    """An options class whose engine reads the artifacts with other options than the user's
+    render (dbt: the macros at their default place under the artifacts root)."""
+
+    def for_engine(self) -> Any:
+        """These options as `verify`'s engine reads the artifacts."""
+        ...
+
+
+def for_engines(options: RenderOptions) -> RenderOptions:
+    """`options` with every target's options as its engine reads the artifacts."""
+    return replace(options, targets=tuple(
+        o.for_engine() if isinstance(o, EngineOptions) else o for o in options.targets))
+
+
 class Target(Protocol):
     """Everything about one target: options, render, read back, projection, engine.
 
     Attributes:
         name: the target's name (`--target NAME`, `targets.NAME` in a contract, `generated/NAME/`).
         options: a frozen dataclass of the options `render` reads, default-constructible; fields
-            carrying `flag(...)` metadata are CLI flags of `render` and `check`.
+            carrying `flag(...)` metadata are CLI flags of `render` and `check`; it may implement
+            `EngineOptions.for_engine` when `verify` reads the artifacts differently.
         contract_keys: the keys the target takes under `targets.<name>` in a contract (every target
             also takes `enabled`).
         artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
     NoOptions,
     RenderOptions,
     RenderResult,
+    dialect_key,
     sql_projection,
 )
 from tacit_gen.targets.gx.compile import NAME, expectations_for, type_list
@@ -45,7 +45,7 @@ class GxTarget:
     options = NoOptions
     contract_keys = (
         ContractKey("suite", "Great Expectations suite name"),
-        ContractKey("dialect", "SQL dialect of the target's queries and type names (default: the --dialect option, else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
+        dialect_key(),
     )
     artifact_name_option = "suite"
     engine = "tacit_gen.targets.gx.engine"

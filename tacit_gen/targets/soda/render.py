@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
@@ -31,6 +30,7 @@ from tacit_gen.targets.base import (
     RenderOptions,
     RenderResult,
     Unsupported,
+    dialect_key,
 )
 from tacit_gen.targets.header import comment_header
 
@@ -258,7 +258,7 @@ class SodaTarget:
     options = NoOptions
     contract_keys = (
         ContractKey("dataset", "Soda dataset name"),
-        ContractKey("dialect", "SQL dialect of the target's queries and type names (default: the --dialect option, else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
+        dialect_key(),
     )
     artifact_name_option = "dataset"
     engine = "tacit_gen.targets.soda.engine"
