@@ -39,6 +39,13 @@ def _echo_text(text: str) -> None:
     click.echo("\n".join(printable(line) for line in text.split("\n")))
 
 
+def _echo_diagnostics(diags: Any, err: bool = False, sources: dict[str, str] | None = None) -> None:
+    """Diagnostics as a compiler shows them: the source line and a caret (tacit_gen.console)."""
+    from tacit_gen.console import echo_diagnostics
+
+    echo_diagnostics(diags, err=err, sources=sources)
+
+
 def _load_or_exit(path: str) -> Any:
     from tacit_gen.contract.errors import ContractError
     from tacit_gen.contract.loader import load
@@ -46,8 +53,7 @@ def _load_or_exit(path: str) -> Any:
     try:
         return load(path)
     except ContractError as e:
-        for diag in e.diagnostics:
-            click.echo(diag.render(), err=True)
+        _echo_diagnostics(e.diagnostics, err=True)
         sys.exit(2)
 
 
@@ -105,8 +111,7 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
         _echo_json({"ok": code == 0, "files": [str(f) for f in files],
                     "diagnostics": [d.as_json() for d in diags]})
     else:
-        for d in diags:
-            click.echo(d.render())
+        _echo_diagnostics(diags)
         click.echo(f"{len(files)} contract(s): {errors} error(s), {warnings} warning(s)")
     sys.exit(code)
 
@@ -160,8 +165,7 @@ def _settings() -> Any:
     try:
         return settings.discover()
     except settings.SettingsError as e:
-        for diag in e.diagnostics:
-            click.echo(diag.render(), err=True)
+        _echo_diagnostics(e.diagnostics, err=True)
         sys.exit(2)
 
 
@@ -316,8 +320,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
         run = r.render_all(files, targets, proj.options)
     except ValueError as e:  # a --templates folder that would be ignored
         _fail_usage(str(e))
-    for d in run.errors:
-        click.echo(d.render(), err=True)
+    _echo_diagnostics(run.errors, err=True)
     if run.errors:
         sys.exit(2)
     _echo_unsupported(run.unsupported)
@@ -574,8 +577,7 @@ def _load_file_or_revision(spec: str) -> Any:
     try:
         return load(spec, text=text)
     except ContractError as e:
-        for diag in e.diagnostics:
-            click.echo(diag.render(), err=True)
+        _echo_diagnostics(e.diagnostics, err=True, sources={d.path: text for d in e.diagnostics})
         sys.exit(2)
 
 
@@ -724,13 +726,15 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
         try:
             text = read_text(f)
         except YamlSyntaxError as e:
-            click.echo(f"{printable(display_path(f))}:{e.line}:{e.col}: error: {e} [{e.code}]", err=True)
+            from tacit_gen.diagnostics import Diagnostic
+
+            _echo_diagnostics([Diagnostic(display_path(f), e.line, e.col, "error", e.code, str(e))],
+                              err=True)
             sys.exit(2)
         try:
             new = format_text(text, display_path(f))
         except ContractError as e:
-            for d in e.diagnostics:
-                click.echo(d.render(), err=True)
+            _echo_diagnostics(e.diagnostics, err=True)
             sys.exit(2)
         if new != text:
             changed += 1

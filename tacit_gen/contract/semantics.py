@@ -59,6 +59,12 @@ def _combine(a: str, b: str, op: str) -> str:
         return DEFERRED
 
 
+def _quoted(text: str, limit: int = 60) -> str:
+    """An invariant as quoted in a message: on one line, cut after `limit` characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> n.Node:
     return parse(text)
@@ -71,12 +77,13 @@ def resolve(
     try:
         ast = _parse_cached(text)
     except ExprSyntaxError as e:
-        return None, [Problem("TG108", f"invalid invariant: {e}", e.offset, e.word)]
+        return None, [Problem("TG108", f"invalid invariant '{_quoted(text)}': {e}", e.offset, e.word)]
     try:
         resolved, problems = check(ast, column_infos(contract, broken), _same, _combine, _same_dim)
     except RecursionError:
         word = text.split()[0] if text.split() else text
-        return None, [Problem("TG108", "invalid invariant: expression nested too deeply", 0, word)]
+        return None, [Problem("TG108", f"invalid invariant '{_quoted(text)}': expression nested too "
+                                      "deeply", 0, word)]
     return resolved, problems
 
 

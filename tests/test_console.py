@@ -1,0 +1,125 @@
+"""What a person sees: errors with the source line and a caret, colour only on a terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+from tacit_gen.console import format_diagnostic, use_color
+from tacit_gen.diagnostics import Diagnostic
+from tests.ptyrun import run_tty
+
+BAD = """\
+contract: x
+version: 1.0.0
+key: [a]
+fields:
+  a: {type: int64}
+  b: {type: strng}
+invariants:
+  - a <= > b
+"""
+
+
+def _bad(tmp_path: Path) -> Path:
+    p = tmp_path / "bad.yaml"
+    p.write_text(BAD, encoding="utf-8")
+    return p
+
+
+def test_lint_error_shows_the_line_and_a_caret_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _bad(tmp_path)
+    result = CliRunner().invoke(main, ["lint", "bad.yaml"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "bad.yaml:6:13: error: unknown type 'strng' [TG105]\n"
+        "  |\n"
+        "6 |   b: {type: strng}\n"
+        "  |             ^^^^^\n"
+        "bad.yaml:8:10: error: invalid invariant 'a <= > b': unexpected '>' [TG108]\n"
+        "  |\n"
+        "8 |   - a <= > b\n"
+        "  |          ^\n"
+        "1 contract(s): 2 error(s), 0 warning(s)\n"
+    )
+
+
+def test_a_contract_that_does_not_load_shows_its_caret_on_stderr(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _bad(tmp_path)
+    result = CliRunner().invoke(main, ["explain", "bad.yaml"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "6 |   b: {type: strng}\n  |             ^^^^^\n" in result.stderr
+
+
+def test_json_is_unchanged_no_source_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _bad(tmp_path)
+    result = CliRunner().invoke(main, ["lint", "--format", "json", "bad.yaml"])
+    data = json.loads(result.output)
+    assert [d["word"] for d in data["diagnostics"]] == ["strng", ">"]
+    assert set(data["diagnostics"][0]) == {"path", "line", "col", "severity", "code", "message", "word"}
+
+
+def test_caret_under_escaped_and_wide_text() -> None:
+    """Unprintable characters in the source line are escaped, and the caret still stands under
+    the word: it counts the escaped width and double-width characters."""
+    lines = ["  - \x1b[31m = 1 and 量 = zz"]
+    d = Diagnostic("c.yaml", 1, 23, "error", "TG107", "unknown column 'zz'", "zz")
+    assert format_diagnostic(d, lines) == (
+        "c.yaml:1:23: error: unknown column 'zz' [TG107]\n"
+        "  |\n"
+        "1 |   - \\x1b[31m = 1 and 量 = zz\n"
+        "  | " + " " * 26 + "^^"
+    )
+
+
+def test_a_huge_line_shows_a_window_around_the_caret() -> None:
+    line = "  - " + "a + " * 5000 + "zz > 1"
+    d = Diagnostic("c.yaml", 1, line.index("zz") + 1, "error", "TG107", "unknown column 'zz'", "zz")
+    shown = format_diagnostic(d, [line]).splitlines()
+    assert len(shown[2]) < 120 and shown[2].startswith("1 | …") and shown[2].endswith("zz > 1")
+    assert shown[3].index("^^") == shown[2].index("zz")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path: Path) -> None:
+    bad = _bad(tmp_path)
+    on_tty = run_tty("lint", str(bad), stdout_tty=True, env={"NO_COLOR": ""})
+    assert on_tty.returncode == 1
+    out = on_tty.stdout.replace("\r\n", "\n")
+    assert "\x1b[1;31merror:\x1b[0m unknown type 'strng'" in out
+    assert "\x1b[1;31m^^^^^\x1b[0m" in out
+    no_color = run_tty("lint", str(bad), stdout_tty=True, env={"NO_COLOR": "1"})
+    assert "\x1b" not in no_color.stdout and "^^^^^" in no_color.stdout
+    piped = run_tty("lint", str(bad), stdout_tty=False)
+    assert "\x1b" not in piped.stdout and "^^^^^" in piped.stdout
+
+
+def test_use_color_honours_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_color(Tty())  # type: ignore[arg-type]
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(Tty())  # type: ignore[arg-type]
+
+
+def test_readme_error_example_is_real_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ tacit-gen lint contracts/bad.yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "bad.yaml").write_text(BAD, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["lint", "contracts/bad.yaml"]).output == block
