@@ -708,6 +708,55 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     sys.exit(code)
 
 
+# ------------------------------------------------------------------------------ import/export
+@main.group("import")
+def import_group() -> None:
+    """Adopt what a team has: dbt properties or an ODCS v3 document, as contracts
+    (docs/import-export.md). Exit 0 all mapped, 1 something not mapped (listed, kept as x-*)."""
+
+
+def _finish_import(report: Any, force: bool, fmt: str) -> NoReturn:
+    from tacit_gen.adopt.report import write
+    from tacit_gen.render import WriteError
+
+    try:
+        write(report, force)
+    except WriteError as e:
+        _fail_usage(str(e))
+    if fmt == "json":
+        _echo_json(report.as_json())
+    else:
+        _echo_text(report.text())
+    sys.exit(report.exit_code)
+
+
+@import_group.command("dbt", epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--model", "names", multiple=True, help="Only this model (repeatable).")
+@click.option("--manifest", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="dbt's target/manifest.json: models and tests as dbt resolved them.")
+@click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="dbt's target/catalog.json: column types the properties do not declare.")
+@click.option("--adapter", default=None, type=click.Choice(
+    ["duckdb", "postgres", "snowflake", "bigquery", "databricks", "spark"]),
+              help="Read types as this warehouse names them [default: the manifest's, else duckdb].")
+@click.option("--out", default="contracts", show_default=True, type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite a contract file that exists and differs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def import_dbt(paths: tuple[str, ...], names: tuple[str, ...], manifest: str | None,
+               catalog: str | None, adapter: str | None, out: str, force: bool, fmt: str) -> None:
+    """dbt properties files (or folders, or a manifest) to one contract per model."""
+    from tacit_gen.adopt.dbt import DbtInputError, import_dbt
+
+    if not paths and not manifest:
+        _fail_usage("give properties files or folders, or --manifest")
+    try:
+        report = import_dbt(paths, names, manifest, catalog, adapter, Path(out))
+    except DbtInputError as e:
+        _fail_usage(str(e))
+    _finish_import(report, force, fmt)
+
+
 # ---------------------------------------------------------------------------------------- fmt
 @main.command(epilog=EXIT_CODES)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))

@@ -1,0 +1,1 @@
+"""Adopt what a team already has: dbt properties and ODCS v3 documents in, ODCS v3 out."""
