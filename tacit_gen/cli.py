@@ -135,9 +135,10 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
         if fmt == "json":
             _echo_json(matrix)
         else:
+            from tacit_gen.console import terminal_width
             from tacit_gen.explain import render_matrix
 
-            click.echo(render_matrix(matrix))
+            click.echo(render_matrix(matrix, terminal_width()))
         return
     if fmt == "json":
         _echo_json({
@@ -152,9 +153,10 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
                              for f in c.fields if f.lint_allow],
         })
         return
+    from tacit_gen.console import terminal_width
     from tacit_gen.explain import render_plan
 
-    click.echo(render_plan(c, clauses))
+    click.echo(render_plan(c, clauses, terminal_width()))
 
 
 # ------------------------------------------------------------------------------------- render
@@ -470,7 +472,9 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     if fmt == "json":
         _echo_json(report.as_json())
     else:
-        _echo_text(report.render_text())
+        from tacit_gen.console import terminal_width
+
+        _echo_text(report.render_text(terminal_width()))
     sys.exit(report.exit_code)
 
 

@@ -155,3 +155,99 @@ def echo_diagnostics(diags: Iterable[Diagnostic], err: bool = False,
     if diags:
         stream.write(format_diagnostics(diags, use_color(stream), sources) + "\n")
         stream.flush()
+
+
+# ----------------------------------------------------------------------------------- tables
+
+
+def terminal_width(stream: IO[str] | None = None) -> int | None:
+    """The width tables fit: ``COLUMNS`` when set, else the terminal's, else None (a pipe or a
+    file: no limit, every row on one line, nothing cut)."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    stream = stream if stream is not None else sys.stdout
+    try:
+        if stream is not None and stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+def _chunks(text: str) -> list[str]:
+    """`text` in pieces a line may break after: a space, a comma or a colon ends a piece."""
+    out, cur = [], ""
+    for ch in text:
+        cur += ch
+        if ch in " ,:":
+            out.append(cur)
+            cur = ""
+    return [*out, cur] if cur else out
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken after a space or a comma where it
+    can, inside a word only when a word alone is wider. Nothing is dropped."""
+    if len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    cur = ""
+    for piece in _chunks(text):
+        if len(cur) + len(piece.rstrip()) <= width:
+            cur += piece
+            continue
+        if cur.strip():
+            lines.append(cur.rstrip())
+        cur = piece.lstrip() if lines else piece
+        while len(cur.rstrip()) > width:
+            lines.append(cur[:width])
+            cur = cur[width:]
+    if cur.strip():
+        lines.append(cur.rstrip())
+    return lines or [""]
+
+
+def fit_table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None,
+              wrap_cols: Sequence[tuple[int, int]] = (),
+              suffixes: Sequence[str] | None = None) -> list[str]:
+    """A plain-text table: a header line, a dashed rule, rows, columns two spaces apart.
+
+    Within `width` (None: no limit) the `wrap_cols` shrink and their cells wrap onto more lines,
+    never cut; the other columns keep their width. Cells must already be printable text.
+
+    Args:
+        wrap_cols: ``(column, floor)`` in the order they give way: each shrinks to its floor
+            before the next one shrinks; then, if the table is still too wide, the widest of them
+            shrinks, down to its header's width.
+        suffixes: per row, text after the row's first line (`" <- disagree"`).
+    """
+    n = len(headers)
+    widths = [max([len(headers[i]), *(len(r[i]) for r in rows)]) for i in range(n)]
+    extra = max((len(s) for s in suffixes or ()), default=0)
+    if width is not None:
+        over = sum(widths) + 2 * (n - 1) + extra - width
+        for i, floor in wrap_cols:
+            give = max(0, min(over, widths[i] - max(floor, len(headers[i]))))
+            widths[i] -= give
+            over -= give
+        while over > 0:
+            shrinkable = [i for i, _ in wrap_cols if widths[i] > max(len(headers[i]), 6)]
+            if not shrinkable:
+                break
+            widest = max(shrinkable, key=lambda i: (widths[i], -i))
+            widths[widest] -= 1
+            over -= 1
+
+    def lines_of(cells: Sequence[str], suffix: str = "") -> list[str]:
+        parts = [wrap(c, widths[i]) for i, c in enumerate(cells)]
+        out = []
+        for k in range(max(len(p) for p in parts)):
+            padded = [(p[k] if k < len(p) else "").ljust(widths[i]) for i, p in enumerate(parts)]
+            out.append(("  ".join(padded) + (suffix if k == 0 else "")).rstrip())
+        return out
+
+    table = [*lines_of(headers), "  ".join("-" * w for w in widths)]
+    for j, r in enumerate(rows):
+        table.extend(lines_of(r, suffixes[j] if suffixes else ""))
+    return table

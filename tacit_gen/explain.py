@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan_types import Clause
-from tacit_gen.textsafe import text_table
 
 if TYPE_CHECKING:
     from tacit_gen.targets.base import RenderOptions
 
 
-def _table(headers: list[str], rows: list[list[str]], max_last: int | None = None) -> str:
-    return "\n".join(text_table(headers, rows, max_last))
+def render_plan(contract: Contract, clauses: tuple[Clause, ...], width: int | None = None) -> str:
+    """The plan as a terminal table; within `width` columns (None: no limit) the id, columns and
+    text columns wrap, never cut (`--format json` has every text verbatim)."""
+    from tacit_gen.console import fit_table
+    from tacit_gen.textsafe import printable
 
+    def cell(text: str) -> str:
+        return printable(" ".join(text.split()), None)
 
-def render_plan(contract: Contract, clauses: tuple[Clause, ...]) -> str:
-    """The plan as a terminal table."""
-    width = shutil.get_terminal_size((140, 20)).columns
-    rows = [[c.id if len(c.id) <= 48 else c.id[:47] + "…", c.kind, ",".join(c.columns),
-             str(c.line or "-"), c.text] for c in clauses]
-    fixed = sum(max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(["id", "kind", "columns", "line"]))
+    rows = [[cell(c.id), c.kind, ", ".join(c.columns), str(c.line or "-"), cell(c.text)]
+            for c in clauses]
     from tacit_gen.plan import unenforced
 
     head = f"{contract.name} {contract.version} ({contract.path}): {len(clauses)} clauses"
-    out = head + "\n" + _table(["id", "kind", "columns", "line", "text"], rows, width - fixed)
+    out = head + "\n" + "\n".join(fit_table(["id", "kind", "columns", "line", "text"], rows, width,
+                                            wrap_cols=((2, 14), (0, 16), (4, 24))))
     extra = unenforced(contract)
     if extra:
         out += "\n\nstated but not checked by any clause:\n" + "\n".join(
@@ -62,19 +62,23 @@ def support_matrix(contract: Contract, clauses: tuple[Clause, ...],
             "clauses": [{"id": c.id, "kind": c.kind, **status[c.id]} for c in clauses]}
 
 
-def render_matrix(matrix: dict[str, Any]) -> str:
+def render_matrix(matrix: dict[str, Any], width: int | None = None) -> str:
+    """The support matrix as a table; within `width` the clause column wraps."""
+    from tacit_gen.console import fit_table
+    from tacit_gen.textsafe import printable
+
     targets = matrix["targets"]
     rows = []
     notes = []
     for row in matrix["clauses"]:
-        cells = [row["id"] if len(row["id"]) <= 48 else row["id"][:47] + "…"]
+        cells = [printable(" ".join(row["id"].split()), None)]
         for t in targets:
             v = row[t]
             cells.append("yes" if v == "yes" else "NO")
             if v != "yes":
                 notes.append(f"  {t} / {row['id']}: {v}")
         rows.append(cells)
-    out = _table(["clause", *targets], rows)
+    out = "\n".join(fit_table(["clause", *targets], rows, width, wrap_cols=((0, 20),)))
     if notes:
         out += "\n\nnot expressible:\n" + "\n".join(notes)
     return out

@@ -26,7 +26,6 @@ from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
 from tacit_gen.targets.base import RenderOptions, for_engines
-from tacit_gen.textsafe import text_table
 
 
 def parse_now(text: str | None) -> datetime:
@@ -106,7 +105,11 @@ class VerifyReport:
             ],
         }
 
-    def render_text(self) -> str:
+    def render_text(self, width: int | None = None) -> str:
+        """The report as text; within `width` columns (None: no limit) the clause column wraps."""
+        from tacit_gen.console import fit_table
+        from tacit_gen.textsafe import printable
+
         def cell(v: Verdict) -> str:
             if v.status == "pass":
                 return "pass"
@@ -118,14 +121,14 @@ class VerifyReport:
         rows: list[list[str]] = []
         marks: list[str] = []
         for r in self.rows:
-            cid = r.clause.id if len(r.clause.id) <= 46 else r.clause.id[:45] + "…"
+            cid = printable(" ".join(r.clause.id.split()), None)
             mark = " <- disagree" if r.disagreement else ""
             rows.append([cid, *(cell(r.verdicts[t]) if t in r.verdicts else "-" for t in self.targets)])
             marks.append(mark)
         lines = [
             f"verify {self.contract.name} {self.contract.version}"
             + (f" (now {self.now.isoformat()})" if self.now else ""),
-            *text_table(headers, rows, suffixes=marks),
+            *fit_table(headers, rows, width, wrap_cols=((0, 20),), suffixes=marks),
         ]
         for note in self.load_notes:
             lines.append(f"data: {note}")

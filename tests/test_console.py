@@ -123,3 +123,92 @@ def test_readme_error_example_is_real_output(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "contracts" / "bad.yaml").write_text(BAD, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert CliRunner().invoke(main, ["lint", "contracts/bad.yaml"]).output == block
+
+
+ORDERS = """\
+contract: orders
+version: 1.0.0
+key: [order_id]
+fields:
+  order_id: {type: int64}
+  amount: {type: decimal(12,2), unit: USD}
+  status: {type: "enum[open, shipped, cancelled]"}
+invariants:
+  - amount >= 0 and amount <= 1000000 or status = cancelled
+"""
+
+
+def test_a_narrow_explain_wraps_the_text_and_cuts_nothing(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "orders.yaml").write_text(ORDERS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "72")
+    result = CliRunner().invoke(main, ["explain", "orders.yaml"])
+    assert result.exit_code == 0
+    assert result.output == (
+        'orders 1.0.0 (orders.yaml): 8 clauses\n'
+        'id              kind                columns         line  text\n'
+        '--------------  ------------------  --------------  ----  --------------\n'
+        'column:         column              order_id        5     order_id:\n'
+        'order_id                                                  {type: int64}\n'
+        'column:amount   column              amount          6     amount: {type:\n'
+        '                                                          decimal(12,2),\n'
+        '                                                          unit: USD}\n'
+        'column:status   column              status          7     status: {type:\n'
+        '                                                          "enum[open,\n'
+        '                                                          shipped,\n'
+        '                                                          cancelled]"}\n'
+        'no_unknown_col  no_unknown_columns  order_id,       4     fields:\n'
+        'umns                                amount, status        order_id,\n'
+        '                                                          amount, status\n'
+        'not_null:       not_null            order_id        3     key:\n'
+        'order_id                                                  [order_id]\n'
+        'unique:         unique              order_id        3     key:\n'
+        'order_id                                                  [order_id]\n'
+        'accepted_value  accepted_values     status          7     status: {type:\n'
+        's:status                                                  "enum[open,\n'
+        '                                                          shipped,\n'
+        '                                                          cancelled]"}\n'
+        'invariant:      invariant           amount, status  9     amount >= 0\n'
+        'amount >= 0                                               and amount <=\n'
+        'and amount <=                                             1000000 or\n'
+        '1000000 or                                                status =\n'
+        'status =                                                  cancelled\n'
+        'cancelled\n'
+    )
+    assert max(len(line) for line in result.output.splitlines()) <= 72
+    assert "…" not in result.output
+
+
+def test_without_a_terminal_every_row_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "orders.yaml").write_text(ORDERS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = CliRunner().invoke(main, ["explain", "orders.yaml"]).output.splitlines()
+    assert len(lines) == 3 + 8  # title, header, rule, one line per clause
+    assert lines[-1].startswith("invariant:amount >= 0 and amount <= 1000000 or status = cancelled  ")
+    assert lines[-1].endswith("  amount >= 0 and amount <= 1000000 or status = cancelled")
+
+
+def test_a_narrow_verify_table_wraps_the_clause_column() -> None:
+    from tacit_gen.contract.loader import load
+    from tacit_gen.engines.base import Verdict
+    from tacit_gen.plan import plan
+    from tacit_gen.verify import ClauseRow, VerifyReport
+    from tests.conftest import ROOT
+
+    c = load(ROOT / "contracts" / "ohlcv_1m.yaml")
+    rows = [ClauseRow(cl, {t: Verdict(cl.id, "pass", 0, None) for t in ("dbt", "soda", "gx")})
+            for cl in plan(c) if cl.kind == "invariant"]
+    rows[0].verdicts["gx"] = Verdict(rows[0].clause.id, "fail", 3, None)
+    assert VerifyReport(c, ("dbt", "soda", "gx"), rows).render_text(width=40) == (
+        "verify ohlcv_1m 3.1.0\n"
+        "clause                dbt   soda  gx\n"
+        "--------------------  ----  ----  ------\n"
+        "invariant:low <=      pass  pass  FAIL 3\n"
+        "open <= high\n"
+        "invariant:low <=      pass  pass  pass\n"
+        "close <= high\n"
+        "\n"
+        "1 clause(s) violated; all engines agree"
+    )
