@@ -4,7 +4,7 @@
 
 The reference evaluator (`sample`) counts Python dates, the runtime builds the same formula as an
 ibis expression (`least=ibis.least`), and `tacit_gen.sql.weekdays_through` as a sqlglot tree from
-the same epoch.
+the same epoch; the dbt macro `tacit_weekday_number` (templates/dbt/tacit_tests.sql) counts from it too.
 """
 
 from __future__ import annotations
