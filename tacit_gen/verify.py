@@ -301,6 +301,7 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
         loaded = load_data(contract, str(data), str(db), table=contract.name,
                            catalog_path=str(catalog) if catalog else None)
     load_notes = loaded.messages()
+    load_notes.extend(_dialect_overrides(contract, targets, options))
     broken = {c: "missing" for c in loaded.missing}
     for f in loaded.failures:
         broken.setdefault(f.column, f"loaded as {loaded.column_type(f.column) or 'text'}")
@@ -311,6 +312,21 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
             + "; clauses reading them are n/a (their column clause carries the verdict)")
     return _Prepared(contract, clauses, targets, now, artifacts, db, workdir, unsupported, broken,
                      load_notes, loaded.to_dict(), postgres)
+
+
+def _dialect_overrides(contract: Contract, targets: tuple[str, ...],
+                       options: RenderOptions) -> list[str]:
+    """A note per target whose contract pins a SQL dialect other than the engine's: verify runs
+    the artifacts in the engine's dialect (the pinned one would not run there)."""
+    if not options.engine_dialect:
+        return []
+    notes = []
+    for t in targets:
+        own = contract.target_option(t, "dialect")
+        if own and str(own) != options.engine_dialect:
+            notes.append(f"{t}: the contract pins targets.{t}.dialect: {own}; verify renders it "
+                         f"for the {options.engine_dialect} engine it runs on")
+    return notes
 
 
 def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[str, EngineRun]:
@@ -400,14 +416,16 @@ def engine_options(engine: str, options: RenderOptions | None) -> RenderOptions:
 
         dbt = dataclasses.replace(options.get(DbtOptions), adapter="postgres")
         others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
-        return dataclasses.replace(options, dialect="postgres", targets=(*others, dbt))
+        return dataclasses.replace(options, dialect="postgres", engine_dialect="postgres",
+                                   targets=(*others, dbt))
     if engine != "spark":
         return options
     from tacit_gen.targets.dbt.render import DbtOptions
 
     dbt = dataclasses.replace(options.get(DbtOptions), adapter="spark")
     others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
-    return dataclasses.replace(options, dialect=None, targets=(*others, dbt))
+    return dataclasses.replace(options, dialect=None, engine_dialect=dbt.sql_dialect,
+                               targets=(*others, dbt))
 
 
 @dataclass(frozen=True)

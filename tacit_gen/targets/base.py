@@ -96,6 +96,9 @@ class RenderOptions:
     # field-number lock) reads it from this folder; None renders as if the folder were empty.
     out_dir: str | None = None
     dialect: str | None = None  # --dialect: SQL of the targets that take one (None: see dialect_for)
+    # verify --engine: the SQL dialect of the engine the artifacts run on, which wins over a
+    # contract's own `targets.<t>.dialect` (verify notes the override).
+    engine_dialect: str | None = None
     targets: tuple[Any, ...] = field(default=())  # per-target options objects, one per class
 
     def get(self, cls: type[OptionsT]) -> OptionsT:
@@ -106,11 +109,14 @@ class RenderOptions:
         return cls()
 
     def dialect_for(self, target: str, contract: Contract | None = None) -> str:
-        """The SQL dialect `target` writes for `contract`: ``targets.<target>.dialect`` in the
-        contract, else `dialect` (``--dialect``), else the dialect an options object here
-        implies (`sql_dialect`: the dbt adapter's), else ``duckdb``."""
+        """The SQL dialect `target` writes for `contract`: the engine's (`engine_dialect`, under
+        ``verify --engine``), else ``targets.<target>.dialect`` in the contract, else `dialect`
+        (``--dialect``), else the dialect an options object here implies (`sql_dialect`: the dbt
+        adapter's), else ``duckdb``."""
         from tacit_gen.sql.dialects import check_dialect
 
+        if self.engine_dialect:
+            return check_dialect(self.engine_dialect)
         if contract is not None:
             own = contract.target_option(target, "dialect")
             if own:

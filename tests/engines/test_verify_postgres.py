@@ -82,3 +82,28 @@ def test_cli_unreachable_server_is_a_usage_error(tmp_path: Path) -> None:
                                     "--target", "ibis"])
     assert res.exit_code == 2, res.output
     assert "cannot connect to PostgreSQL" in res.output and "secret" not in res.output
+
+
+def test_a_contract_pinned_dialect_runs_in_the_engine_dialect(pg_server: Server,
+                                                                tmp_path: Path) -> None:
+    """A contract pinning `targets.<t>.dialect: duckdb` still runs on PostgreSQL: verify renders
+    for the engine and says so, instead of running DuckDB SQL on PostgreSQL."""
+    pinned = tmp_path / "pinned.yaml"
+    text = FIXTURE.read_text(encoding="utf-8")
+    assert "\ntargets:" not in text
+    pinned.write_text(text + "targets:\n  soda: {dialect: duckdb}\n  gx: {dialect: duckdb}\n",
+                      encoding="utf-8")
+    contract = load(str(pinned))
+    assert contract.target_option("soda", "dialect") == "duckdb"
+    raw = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
+    change = DST_CHANGES[0]
+    now = change + dt.timedelta(minutes=10)
+    report = run_verify(contract, _csv(tmp_path / "clean.csv", change), None, ("soda", "gx"), now,
+                        keep=tmp_path / "w", engine="postgres", dsn=raw)
+    assert report.exit_code == 0, report.render_text()
+    assert all(v.status == "pass" for r in report.rows for v in r.verdicts.values())
+    for t in ("soda", "gx"):
+        assert (f"{t}: the contract pins targets.{t}.dialect: duckdb; verify renders it for the "
+                "postgres engine it runs on") in report.load_notes
+    gx_suite = json.loads(next((tmp_path / "w").rglob("gx/*.json")).read_text(encoding="utf-8"))
+    assert gx_suite["meta"]["tacit_dialect"] == "postgres"
