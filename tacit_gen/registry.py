@@ -25,6 +25,7 @@ GROUP = "tacit_gen.targets"
 BUILTIN: dict[str, str] = {
     "dbt": "tacit_gen.targets.dbt:TARGET",
     "soda": "tacit_gen.targets.soda:TARGET",
+    "soda4": "tacit_gen.targets.soda4:TARGET",
     "gx": "tacit_gen.targets.gx:TARGET",
     "pandera": "tacit_gen.targets.pandera:TARGET",
     "ibis": "tacit_gen.targets.ibis:TARGET",

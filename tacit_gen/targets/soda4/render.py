@@ -1,0 +1,322 @@
+"""Soda v4 target: one Soda Core 4 data contract per contract (`soda4/<contract>.yml`).
+
+Soda Core 4 replaced SodaCL with data contract YAML (`dataset`, `columns` with `data_type` and
+column checks, dataset `checks`), validated against the JSON Schema soda-core 4.28 ships
+(`soda_core/contracts/soda_data_contract_json_schema_1_0_0.json`). Each clause becomes one check
+whose `qualifier` is the clause id (Soda identifies a check by type, column and qualifier, so two
+`failed_rows` checks need distinct qualifiers anyway) and whose `name` is the verbatim contract
+text, whitespace normalised. The `column:` clauses and `no_unknown_columns` are the column list
+plus ONE `schema` check (`allow_extra_columns: false`, any column order).
+
+The SQL of invariants and of the time-series and catalog clauses is the Soda v3 target's (one
+sqlglot tree per clause, printed for the dialect): `failed_rows` with `expression` (the rows where
+the condition is FALSE) or `query` (the failing rows). See docs/targets/soda4.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.sql.dialects import DIALECTS
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    Unsupported,
+)
+from tacit_gen.targets.header import comment_header, one_line
+from tacit_gen.targets.soda.queries import (
+    fail_query_sql,
+    invariant_sql,
+    normalize_sql,
+    strip_parens,
+)
+from tacit_gen.targets.soda.writer import Block, Num, dump
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+
+NAME = "soda4"
+DATA_SOURCE = "tacit"
+SCHEMA_QUALIFIER = "schema"
+CLAUSE_MARK = "-- tacit_clause: "
+# The dataset prefix (database / schema) Soda 4 expects on each data source, before the relation.
+PREFIX = {"duckdb": "main", "postgres": "postgres/public"}
+# Soda resolves `${namespace.name}` anywhere in a contract (no escape exists): a clause whose
+# text or SQL holds one is declared unsupported rather than silently rewritten.
+VARIABLE = re.compile(r"\$\{ *([a-z]+)\.([a-zA-Z_][a-zA-Z_0-9]*) *\}")
+# Contract type -> Soda's data-source-neutral type name (SodaDataTypeName); each data source maps
+# it to its own (DuckDB: timestamp_tz is `TIMESTAMP WITH TIME ZONE`).
+TYPES = {"string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
+         "float32": "float", "float64": "double", "date": "date"}
+COUNT_METRIC = {"missing": "missing_count", "invalid": "invalid_count",
+                "duplicate": "duplicate_count", "failed_rows": "failed_rows_count"}
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
+def soda4_type(contract_type: str) -> tuple[str, int | None, int | None]:
+    """(data_type, numeric_precision, numeric_scale) of a contract type."""
+    t = contract_type.replace(" ", "")
+    if t in TYPES:
+        return TYPES[t], None, None
+    if t.startswith("timestamp_"):
+        return "timestamp_tz", None, None
+    if t.startswith("enum["):
+        return "varchar", None, None
+    m = _DECIMAL.fullmatch(t)
+    if m:
+        return "decimal", int(m.group(1)), int(m.group(2))
+    raise ValueError(f"no Soda 4 data type for '{contract_type}'")
+
+
+def type_text(data_type: str, precision: Any = None, scale: Any = None) -> str:
+    """One text for a column's type as the contract file states it: `decimal(18,8)`, `bigint`."""
+    if precision is not None or scale is not None:
+        return f"{data_type}({precision},{scale})"
+    return str(data_type)
+
+
+def dataset_name(contract: Contract) -> str:
+    """The relation: the contract name unless `targets: {soda4: {dataset: ...}}` says otherwise."""
+    return str(contract.target_option(NAME, "dataset", contract.name))
+
+
+def qualified_name(contract: Contract, dialect: str) -> str:
+    """`<data source>/<prefix...>/<relation>`, as Soda 4's `dataset:` wants it."""
+    source = str(contract.target_option(NAME, "data_source", DATA_SOURCE))
+    return f"{source}/{PREFIX.get(dialect, 'main')}/{dataset_name(contract)}"
+
+
+def artifact_path(contract: Contract) -> str:
+    return f"{NAME}/{contract.name}.yml"
+
+
+def check_name(clause: Clause) -> str:
+    """The verbatim contract text of a clause, whitespace normalised (its id is the qualifier)."""
+    if clause.kind == "invariant":
+        return clause.id.removeprefix("invariant:")
+    return one_line(clause.text) or clause.id
+
+
+def freshness_threshold(seconds: int) -> tuple[str, Num]:
+    """(unit, number) of a freshness threshold: days, hours or minutes, whichever is whole; else
+    minutes as the float Soda computes (it divides whole seconds by 60)."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            return unit, Num(str(seconds // size))
+    return "minute", Num(repr(seconds / 60))
+
+
+def _fail_query(clause_id: str, text: str) -> Block:
+    return Block(CLAUSE_MARK + clause_id + "\n" + text.rstrip("\n") + "\n")
+
+
+def _range_inclusive(c: Clause) -> bool:
+    return ((c.param("min") is None or bool(c.param("min_inclusive", True)))
+            and (c.param("max") is None or bool(c.param("max_inclusive", True))))
+
+
+def _row_sql(c: Clause, dialect: str) -> str | None:
+    """The condition a row must meet, as SQL, for clauses checked with a failed_rows expression."""
+    if c.kind == "fixed_value":
+        from tacit_gen import sql
+
+        col = sql.ident(c.param("column"), dialect)
+        value = c.param("value")
+        lit = ("TRUE" if value else "FALSE") if isinstance(value, bool) else str(value)
+        return f"{col} = {lit}"
+    return invariant_sql(c, dialect)
+
+
+def _uses_expression(c: Clause) -> bool:
+    """Clauses checked by a `failed_rows` expression rather than a native column check."""
+    return ((c.kind == "range" and not _range_inclusive(c))
+            or (c.kind == "fixed_value" and isinstance(c.param("value"), bool)))
+
+
+def build(contract: Contract, clauses: tuple[Clause, ...],
+          dialect: str = "duckdb") -> tuple[dict[str, Any], list[Unsupported]]:
+    """The contract document (a mapping in file order) and the clauses it cannot state."""
+    unsupported: list[Unsupported] = []
+    cols = [c for c in clauses if c.kind == "column"]
+    columns: dict[str, dict[str, Any]] = {}
+    for c in cols:
+        data_type, precision, scale = soda4_type(str(c.param("type")))
+        entry: dict[str, Any] = {"name": c.param("column"), "data_type": data_type}
+        if precision is not None:
+            entry["numeric_precision"] = Num(str(precision))
+            entry["numeric_scale"] = Num(str(scale))
+        columns[c.param("column")] = entry
+    dataset_checks: list[dict[str, Any]] = []
+    if cols:
+        schema: dict[str, Any] = {
+            "name": "every contract column is present with its type",
+            "qualifier": SCHEMA_QUALIFIER,
+            "allow_other_column_order": True,
+        }
+        if any(c.kind == "no_unknown_columns" for c in clauses):
+            schema["name"] += ", and no other column"
+            schema["allow_extra_columns"] = False
+        else:
+            schema["allow_extra_columns"] = True
+        dataset_checks.append({"schema": schema})
+
+    def column_check(c: Clause, kind: str, body: dict[str, Any]) -> None:
+        entry = columns.get(c.param("column"))
+        if entry is None:  # a clause on a column the contract does not declare: no column entry
+            unsupported.append(Unsupported(NAME, c.id, "its column has no column clause"))
+            return
+        entry.setdefault("checks", []).append(
+            {kind: {"name": check_name(c), "qualifier": c.id, **body}})
+
+    for c in clauses:
+        k = c.kind
+        if k in ("column", "no_unknown_columns"):
+            continue
+        if VARIABLE.search(c.text) or VARIABLE.search(c.id):
+            unsupported.append(Unsupported(
+                NAME, c.id, "its text holds ${namespace.name}, which Soda 4 resolves as a variable"))
+            continue
+        if k == "not_null":
+            column_check(c, "missing", {})
+        elif k == "unique":
+            dataset_checks.append({"duplicate": {"name": check_name(c), "qualifier": c.id,
+                                                 "columns": list(c.param("columns"))}})
+        elif k == "accepted_values":
+            column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
+        elif k == "fixed_value" and not _uses_expression(c):
+            v = c.param("value")
+            column_check(c, "invalid", {"valid_values": [Num(str(v)) if isinstance(v, int) else str(v)]})
+        elif k == "range" and not _uses_expression(c):
+            body: dict[str, Any] = {}
+            if c.param("min") is not None:
+                body["valid_min"] = Num(str(c.param("min")))
+            if c.param("max") is not None:
+                body["valid_max"] = Num(str(c.param("max")))
+            column_check(c, "invalid", body)
+        elif k in ("invariant", "range", "fixed_value"):
+            text = _row_sql(c, dialect)
+            if text is None or VARIABLE.search(text):
+                unsupported.append(Unsupported(NAME, c.id, "no single-row SQL form"))
+                continue
+            dataset_checks.append({"failed_rows": {
+                "name": check_name(c), "qualifier": c.id,
+                "expression": f"NOT ({strip_parens(text)})"}})
+        elif k == "freshness":
+            unit, value = freshness_threshold(int(c.param("max_age_seconds")))
+            dataset_checks.append({"freshness": {
+                "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
+                "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
+        elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
+            text = fail_query_sql(contract, c, dialect)
+            if text is None:
+                reason = ("the revision policy states no row-level rule (no ingest column or no window)"
+                          if k == "revision_window" else "a catalog cadence needs exactly one series column")
+                unsupported.append(Unsupported(NAME, c.id, reason))
+                continue
+            if VARIABLE.search(text):
+                unsupported.append(Unsupported(NAME, c.id, "its SQL holds a Soda variable reference"))
+                continue
+            dataset_checks.append({"failed_rows": {
+                "name": check_name(c), "qualifier": c.id, "query": _fail_query(c.id, text)}})
+        else:
+            unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda 4 check"))
+    doc: dict[str, Any] = {"dataset": qualified_name(contract, dialect)}
+    if columns:
+        doc["columns"] = list(columns.values())
+    if dataset_checks:
+        doc["checks"] = dataset_checks
+    return doc, unsupported
+
+
+class Soda4Target:
+    """(The reader is bound in `target.py`.) Renders Soda Core 4 contracts and reads them back."""
+
+    name = NAME
+    options = NoOptions
+    contract_keys = (
+        ContractKey("dataset", "Soda 4 dataset (relation) name"),
+        ContractKey("data_source", "Soda 4 data source name, the first part of the qualified "
+                    f"dataset name (default {DATA_SOURCE})"),
+        ContractKey("dialect", "SQL dialect of the target's queries (default: the --dialect option, "
+                    "else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
+    )
+    artifact_name_option = "dataset"
+    engine = None  # verify's Soda 4 engine lands next (engine.py)
+    templates = False
+
+    def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
+        return (artifact_path(contract),)
+
+    def render(self, contract: Contract, clauses: tuple[Clause, ...],
+               options: RenderOptions) -> RenderResult:
+        dialect = options.dialect_for(NAME, contract)
+        doc, unsupported = build(contract, clauses, dialect)
+        head = comment_header(contract)
+        head += (f"# Soda Core 4 data contract. Run: soda contract verify -ds <data source>.yml "
+                 f"-c {artifact_path(contract)}")
+        if any(c.kind == "freshness" for c in clauses):
+            head += " (pin the freshness clock with --data-timestamp <ISO-8601 UTC instant>)"
+        head += "\n"
+        if dialect != "duckdb":
+            head += f"# SQL dialect: {dialect}\n"
+        if unsupported:
+            head += "# Clauses this file cannot check (unsupported by the Soda 4 target):\n"
+            for u in unsupported:
+                head += f"#   - {one_line(u.clause_id)}: {one_line(u.reason)}\n"
+        return RenderResult(artifacts=(Artifact(artifact_path(contract), head + dump(doc)),),
+                            unsupported=tuple(unsupported))
+
+    def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
+        """What a faithful Soda 4 contract says about `clause` (the reader returns exactly this);
+        None when the clause is unsupported."""
+        return project(contract, clause, options.dialect_for(NAME, contract))
+
+
+def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
+    k = clause.kind
+    p = clause.param
+    params: dict[str, Any]
+    cols: tuple[str, ...] = ()
+    if k not in ("column", "no_unknown_columns") and (VARIABLE.search(clause.text)
+                                                      or VARIABLE.search(clause.id)):
+        return None
+    if k == "column":
+        params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type"))))}
+        cols = (p("column"),)
+    elif k == "no_unknown_columns":
+        params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
+    elif k == "not_null":
+        params, cols = {"column": p("column")}, (p("column"),)
+    elif k == "unique":
+        params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
+    elif k == "accepted_values":
+        params = {"column": p("column"), "values": tuple(str(v) for v in p("values"))}
+        cols = (p("column"),)
+    elif k == "fixed_value" and not _uses_expression(clause):
+        params, cols = {"column": p("column"), "values": (str(p("value")),)}, (p("column"),)
+    elif k == "range" and not _uses_expression(clause):
+        params = {"column": p("column"), "min": p("min"), "max": p("max")}
+        cols = (p("column"),)
+    elif k in ("invariant", "range", "fixed_value"):
+        text = _row_sql(clause, dialect)
+        if text is None or VARIABLE.search(text):
+            return None
+        params = {"sql": normalize_sql(text)}
+    elif k == "freshness":
+        params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
+        cols = (p("column"),)
+    elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
+        text = fail_query_sql(contract, clause, dialect)
+        if text is None or VARIABLE.search(text):
+            return None
+        params = {"sql": normalize_sql(text)}
+    else:
+        return None
+    # the column clauses share the column list and the schema check: no text of their own
+    text = "" if k in ("column", "no_unknown_columns") else check_name(clause)
+    return Clause(clause.id, k, cols, make_params(**params), text)

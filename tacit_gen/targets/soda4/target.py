@@ -1,0 +1,24 @@
+"""The soda4 target: `Soda4Target` of `render.py` bound to the reader of `read.py`; `engine.py` is
+what `verify` runs. The registry finds `TARGET` through the package."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tacit_gen.targets.soda4.read import read as read_artifact
+from tacit_gen.targets.soda4.render import Soda4Target
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tacit_gen.drift.base import ReadResult
+
+
+class Target(Soda4Target):
+    """Everything about the soda4 target (see `tacit_gen.targets.base.Target`)."""
+
+    def read(self, path: Path, text: str) -> ReadResult:
+        return read_artifact(path, text)
+
+
+TARGET = Target()
