@@ -23,6 +23,7 @@ SECTION_KEYS: dict[str, tuple[str, ...]] = {
     "time": loader.TIME_KEYS,
     "revision_policy": loader.REVISION_KEYS,
     "catalog": loader.CATALOG_KEYS,
+    "calendar": loader.CALENDAR_KEYS,
     "evolution": loader.EVOLUTION_KEYS,
 }
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tacit_gen.contract.model import Catalog, Contract
+from tacit_gen.contract.model import Calendar, Catalog, Contract
 from tacit_gen.contract.semantics import resolve
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import KINDS, Clause, make_params
 
-__all__ = ["Clause", "as_range", "effective_catalog", "plan", "unenforced"]
+__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "unenforced"]
 
 DEFAULT_CATALOG_RELATION = "series_catalog"
 
@@ -33,8 +33,28 @@ def effective_catalog(contract: Contract, key_column: str) -> Catalog:
             hard_max=cat.hard_max,
             cadence=cat.cadence,
             declared=cat.declared,
+            calendar=cat.calendar,
         )
     return cat
+
+
+def calendar_params(contract: Contract) -> dict[str, Any]:
+    """The params naming the sessions a clause reads: the calendar's code (None when each series
+    takes its own from the catalog), the sessions relation and its columns, and for a per-series
+    calendar the catalog relation, key and calendar column. Empty without `time.calendar`."""
+    t = contract.time
+    if t is None or (t.calendar is None and not t.calendar_from_catalog):
+        return {}
+    cal = contract.calendar or Calendar(declared=False)
+    out: dict[str, Any] = dict(
+        calendar=t.calendar, sessions_relation=cal.relation, sessions_calendar=cal.calendar,
+        sessions_session=cal.session, sessions_open=cal.open, sessions_close=cal.close)
+    if t.calendar_from_catalog:
+        series = contract.series_key
+        cat = effective_catalog(contract, series[0] if series else "series_id")
+        out.update(calendar_catalog=cat.relation, calendar_catalog_key=cat.key,
+                   calendar_catalog_column=cat.calendar)
+    return out
 
 
 @dataclass
@@ -239,6 +259,11 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
         if c.from_catalog:
             cat = effective_catalog(contract, series[0] if series else "series_id")
             extra = dict(relation=cat.relation, catalog_key=cat.key, catalog_column=cat.cadence)
+        cal = calendar_params(contract)
+        if c.sessions == "trading_day" or (c.sessions and cal):
+            # `1 trading day` counts Monday to Friday without a calendar (lint TG219);
+            # `within session` without one stays a note (lint TG221)
+            extra.update(sessions=c.sessions, **cal)
         out.append(_clause(f"cadence:{t.column}", "cadence", (t.column, *series),
                            ttexts.get("cadence", c.text), tlines.get("cadence", 0),
                            column=t.column, series=series,
@@ -251,13 +276,16 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
         windowed = rp.window is not None and ingest is not None
         if not rp.allowed or windowed:
             w = rp.window
+            sessions = (calendar_params(contract) if w is not None and w.trading and windowed
+                        and rp.allowed else {})
             out.append(_clause(
                 "revision_window", "revision_window",
                 tuple(c for c in ("revision", time_col, ingest) if c), rp.text, rp.pos.line,
                 column="revision", time_column=time_col, ingest_column=ingest,
                 allowed=rp.allowed,
                 window_seconds=(w.seconds if w is not None and w.business_days is None and windowed else None),
-                business_days=(w.business_days if w is not None and windowed else None)))
+                business_days=(w.business_days if w is not None and windowed else None),
+                **sessions))
     rank = {k: i for i, k in enumerate(KINDS)}
     return tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind
 
@@ -282,5 +310,7 @@ def unenforced(contract: Contract) -> list[tuple[int, str, str]]:
             out.append((dict(t.lines).get("timezone", 0), t.timezone_note, "a note, carried as text"))
         if t.cadence is not None and t.cadence.note:
             out.append((dict(t.lines).get("cadence", 0), t.cadence.note,
-                        "a note, carried as text; gaps fail unless the cadence says 'gaps allowed'"))
+                        "a note, carried as text; gaps fail unless the cadence says 'gaps allowed'"
+                        + ("" if t.cadence.sessions is None or calendar_params(contract) else
+                           "; set time.calendar to check sessions (lint TG221)")))
     return out

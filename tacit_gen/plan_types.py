@@ -59,6 +59,12 @@ class Clause:
         return dict(self.params)
 
 
+def uses_sessions(clause: Clause) -> bool:
+    """Whether a clause reads exchange sessions (`within session`, `1 trading day`, a window in
+    trading days with `time.calendar`) rather than plain instants and weekdays."""
+    return clause.param("sessions") is not None or clause.param("sessions_relation") is not None
+
+
 def make_params(**kwargs: Any) -> tuple[tuple[str, Any], ...]:
     """Params as a sorted tuple, lists turned into tuples."""
     return tuple(

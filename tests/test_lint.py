@@ -37,6 +37,13 @@ CASES: dict[str, str] = {
     "TG216": HEAD + "fields:\n  id: {type: string}\ntargets:\n  dbt: {enabled: false}  # <-\n",
     "TG217": HEAD + "fields:\n  id: {type: string}\nevolution:\n  compatibility: NONE  # <-\n",
     "TG218": HEAD + "fields:\n  total_price: {type: float64, unit: dimensionless}  # <-\n",
+    "TG219": HEAD + "key: [id, ts, revision]\ntime: {column: ts, ingest_column: ing}\nfields:\n"
+    "  id: {type: string}\n  ts: {type: timestamp_ms_utc}\n  ing: {type: timestamp_ms_utc}\n"
+    "  revision: {type: int64}\nrevision_policy:\n  allowed: true\n  window: 5 trading days  # <-\n",
+    "TG221": HEAD + "key: [ts]\ntime:\n  column: ts\n  cadence: 60s within session  # <-\nfields:\n"
+    "  ts: {type: timestamp_ms_utc}\n",
+    "TG220": HEAD + "key: [ts]\ntime:\n  column: ts\n  calendar: XNYS  # <-\nfields:\n"
+    "  ts: {type: timestamp_ms_utc}\n",
 }
 
 

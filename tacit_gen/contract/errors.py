@@ -35,4 +35,5 @@ CODES = {
     "TG115": "a name no target can use",
     "TG116": "a character no artifact can carry",
     "TG117": "a number beyond its column type",
+    "TG118": "unknown exchange calendar",
 }

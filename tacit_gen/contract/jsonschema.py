@@ -19,6 +19,7 @@ from typing import Any
 
 from tacit_gen.contract import loader
 from tacit_gen.contract.types import SIMPLE, TIMESTAMP_UNITS
+from tacit_gen.semantics.calendar import CALENDAR_CODES
 
 SCHEMA_ID = "https://github.com/tacit-gen/tacit-gen/blob/main/docs/contract.schema.json"
 IDENT_PATTERN = f"^{loader.IDENT.pattern}$"
@@ -140,8 +141,14 @@ def contract_schema() -> dict[str, Any]:
             "precision": {"enum": list(TIMESTAMP_UNITS), "description": "timestamp precision"},
             "timezone": _str("'UTC instant', prose after ';' kept as a note",
                              pattern=TIMEZONE_PATTERN),
-            "cadence": _str("a duration (60s, 15m) or 'per series from catalog'; then "
-                            "'; tolerance +/-N% of interval', '; gaps allowed', prose",
+            "calendar": _str("an exchange calendar code exchange_calendars knows (XNYS, XLON), "
+                             "or 'per series from catalog'",
+                             anyOf=[{"enum": list(CALENDAR_CODES)},
+                                    {"pattern": f"^{_ci('per series from catalog')}$"}]),
+            "cadence": _str("a duration (60s, 15m) or 'per series from catalog', optionally "
+                            "'within session', or '1 trading day'; then "
+                            "'; tolerance +/-N% of interval', '; gaps allowed', "
+                            "'; no bars outside session', prose",
                             pattern=CADENCE_PATTERN),
             "freshness": _str("maximum age of the newest row, a duration (15m, 2h)",
                               pattern=DURATION_PATTERN),
@@ -178,10 +185,25 @@ def contract_schema() -> dict[str, Any]:
                              pattern=IDENT_PATTERN),
             "cadence": _str("catalog column with the interval in seconds (default cadence_seconds)",
                             pattern=IDENT_PATTERN),
+            "calendar": _str("catalog column with the series' exchange calendar code (default "
+                             "calendar)", pattern=IDENT_PATTERN),
         },
         loader.CATALOG_KEYS,
         "the series catalog",
         required=("relation",),
+    )
+    calendar = _obj(
+        {
+            "relation": _str("table of exchange sessions (tacit-gen calendar writes it; default "
+                             "trading_sessions)", pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$"),
+            "calendar": _str("column with the calendar code (default calendar)", pattern=IDENT_PATTERN),
+            "session": _str("column with the session date (default session)", pattern=IDENT_PATTERN),
+            "open": _str("column with the open, a UTC instant (default open)", pattern=IDENT_PATTERN),
+            "close": _str("column with the close, a UTC instant (default close)",
+                          pattern=IDENT_PATTERN),
+        },
+        loader.CALENDAR_KEYS,
+        "the exchange sessions relation",
     )
     evolution = _obj(
         {
@@ -215,6 +237,7 @@ def contract_schema() -> dict[str, Any]:
         "revision_policy": revision,
         "provenance_required": _names("required non-null provenance columns"),
         "catalog": catalog,
+        "calendar": calendar,
         "evolution": evolution,
         "targets": _targets(),
     }

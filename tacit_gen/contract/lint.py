@@ -33,6 +33,9 @@ RULES: dict[str, tuple[str, str]] = {
     "TG216": ("warning", "a target disabled 'temporarily' is a contract nobody enforces (seed: Common Mistakes)"),
     "TG217": ("warning", "compatibility NONE lets any breaking change through (seed: Common Mistakes)"),
     "TG218": ("warning", "money declared dimensionless hides its currency; declare it, and waive TG201 with a reason if it is stored as float"),
+    "TG219": ("warning", "trading days without time.calendar are Monday to Friday: exchange holidays count as trading days"),
+    "TG220": ("warning", "a calendar without a 'calendar' section assumes the sessions relation 'trading_sessions'"),
+    "TG221": ("warning", "'within session' without time.calendar cannot be checked: every session close is a gap"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -59,6 +62,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG115": "names become file names, SQL identifiers and Python names: one spelling every target accepts, unique whatever the case",
     "TG116": "control characters, surrogates and line separators break or silently change YAML, Python and headers",
     "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",
+    "TG118": "a calendar code exchange_calendars does not know has no sessions to check against",
 }
 
 
@@ -135,9 +139,31 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             add("TG207", rp.pos, "revision_policy allows revisions but 'revision' is not in the key", "revision_policy")
         if rp.window is not None and (t is None or not t.ingest_column):
             add("TG209", rp.pos, f"revision window '{rp.window}' cannot be enforced: time.ingest_column is not set", str(rp.window))
+        if rp.window is not None and rp.window.trading and (
+                t is None or (t.calendar is None and not t.calendar_from_catalog
+                              and contract.positions.value("time", "calendar") is None)):
+            wpos = contract.positions.value("revision_policy", "window") or rp.pos
+            add("TG219", wpos, f"window '{rp.window}' counts Monday to Friday without time.calendar: "
+                "exchange holidays count as trading days (set time.calendar: XNYS, or write "
+                "'business days')", str(rp.window))
         if rp.reasons and contract.field("revision_reason") is None:
             add("TG214", rp.pos, "revision reasons are documented only: the contract has no 'revision_reason' column", "reasons")
     _check_settings(contract, add)
+    has_cal = t is not None and (t.calendar is not None or t.calendar_from_catalog
+                                 or contract.positions.value("time", "calendar") is not None)
+    if t is not None and t.cadence is not None and t.cadence.sessions and not has_cal:
+        cpos = contract.positions.value("time", "cadence") or t.pos
+        if t.cadence.sessions == "trading_day":
+            add("TG219", cpos, "cadence '1 trading day' counts Monday to Friday without "
+                "time.calendar: an exchange holiday is a gap (set time.calendar: XNYS)", "trading")
+        else:
+            add("TG221", cpos, "'within session' is a note without time.calendar: the step over "
+                "each session close fails as a gap (set time.calendar: XNYS)", "session")
+    if t is not None and (t.calendar or t.calendar_from_catalog) and contract.calendar is None:
+        cpos = contract.positions.value("time", "calendar") or t.pos
+        add("TG220", cpos, "calendar used without a 'calendar' section; assuming the sessions "
+            "relation 'trading_sessions' with columns calendar, session, open, close "
+            "(tacit-gen calendar CODE --start --end --out writes it)", "calendar")
     if contract.catalog is None:
         for inv in contract.invariants:
             try:

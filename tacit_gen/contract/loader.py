@@ -20,6 +20,7 @@ from tacit_gen.contract import names, yamlpos
 from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.model import (
     Cadence,
+    Calendar,
     Catalog,
     Contract,
     Duration,
@@ -47,6 +48,7 @@ TOP_KEYS = (
     "revision_policy",
     "provenance_required",
     "catalog",
+    "calendar",
     "evolution",
     "targets",
 )
@@ -63,9 +65,13 @@ FIELD_KEYS = (
     "lint",
 )
 LINT_WAIVER_KEYS = ("allow", "reason")
-TIME_KEYS = ("column", "precision", "timezone", "cadence", "freshness", "ingest_column")
+TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "freshness", "ingest_column")
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
-CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence")
+CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar")
+CALENDAR_KEYS = ("relation", "calendar", "session", "open", "close")
+PER_SERIES_CALENDAR = "per series from catalog"
+_WITHIN_SESSION = re.compile(r"^within\s+sessions?$", re.I)
+_NO_OUTSIDE = re.compile(r"^no\s+bars\s+outside\s+sessions?$", re.I)
 EVOLUTION_KEYS = ("compatibility", "notice_period", "reserved")
 COMPAT_MODES = (
     "NONE",
@@ -106,6 +112,7 @@ def parse_duration(text: str) -> tuple[Duration, str] | None:
     num = Decimal(m.group("n"))
     unit = m.group("u").lower()
     business = None
+    trading = "trading" in unit
     if "trading" in unit or "business" in unit:
         if num != num.to_integral_value():
             return None
@@ -120,7 +127,7 @@ def parse_duration(text: str) -> tuple[Duration, str] | None:
         seconds = num * _UNIT_SECONDS[key]
     if seconds != seconds.to_integral_value() or seconds <= 0:
         return None
-    return Duration(m.group(0).strip(), int(seconds), business), text[m.end() :].strip()
+    return Duration(m.group(0).strip(), int(seconds), business, trading), text[m.end() :].strip()
 
 
 @dataclass
@@ -423,6 +430,7 @@ def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
             "(write 'UTC instant', prose after ';')",
             tz_main.strip(),
         )
+    calendar, calendar_from_catalog = _time_calendar(ctx, node.get("calendar"))
     cadence = None
     cnode = node.get("cadence")
     ctext = _string(ctx, cnode, "'time.cadence'")
@@ -445,10 +453,31 @@ def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
         cadence=cadence,
         freshness=freshness,
         ingest_column=_string(ctx, node.get("ingest_column"), "'time.ingest_column'"),
+        calendar=calendar,
+        calendar_from_catalog=calendar_from_catalog,
         pos=_pos(node),
         lines=tuple(lines),
         texts=tuple(texts),
     )
+
+
+def _time_calendar(ctx: _Ctx, node: YNode | None) -> tuple[str | None, bool]:
+    """`time.calendar`: an exchange_calendars code, or `per series from catalog`."""
+    from tacit_gen.semantics.calendar import CALENDAR_CODES
+
+    text = _string(ctx, node, "'time.calendar'")
+    if text is None or node is None:
+        return None, False
+    code = text.strip()
+    if code.lower() == PER_SERIES_CALENDAR:
+        return None, True
+    if code not in CALENDAR_CODES:
+        close = difflib.get_close_matches(code.upper(), CALENDAR_CODES, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        ctx.error(node, "TG118", f"unknown exchange calendar '{code}'{hint} (a code exchange_calendars "
+                  "knows, such as XNYS, XLON, XTKS; or 'per series from catalog')", code)
+        return None, False
+    return code, False
 
 
 def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
@@ -457,9 +486,16 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
     notes: list[str] = []
     interval = None
     from_catalog = False
+    sessions = None
     if head.lower().startswith("per series from catalog"):
         from_catalog = True
         rest = head[len("per series from catalog") :].strip()
+    elif (daily := parse_duration(head)) is not None and daily[0].business_days is not None:
+        if daily[0].business_days != 1 or not daily[0].trading:
+            ctx.error(cnode, "TG106", f"cadence '{head}': the calendar cadence is '1 trading day' "
+                      "(one bar per session)", head.split()[0])
+            return None
+        sessions, rest = "trading_day", daily[1]
     else:
         parsed = parse_duration(head)
         if parsed is None or parsed[0].business_days is not None:
@@ -472,6 +508,8 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
             )
             return None
         interval, rest = parsed
+    if rest and _WITHIN_SESSION.match(rest):
+        sessions, rest = "within", ""
     if rest:
         notes.append(rest)
     tolerance = "0"
@@ -481,7 +519,12 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
             continue
         m = _TOLERANCE.match(p)
         g = _GAPS.match(p)
-        if m:
+        if _NO_OUTSIDE.match(p) or _WITHIN_SESSION.match(p):
+            sessions = sessions or "within"
+        elif m and sessions == "trading_day":
+            ctx.error(cnode, "TG114", f"'{p}': a '1 trading day' cadence has no interval to "
+                      "tolerate (a bar stamps its session's date or open)", p)
+        elif m:
             tolerance = m.group(1)
         elif g:
             gaps = g.group(1).lower() == "allowed"
@@ -496,6 +539,7 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
         gaps_allowed=gaps,
         note="; ".join(notes) or None,
         text=text,
+        sessions=sessions,
     )
 
 
@@ -554,7 +598,25 @@ def _load_catalog(ctx: _Ctx, node: YNode) -> Catalog | None:
         hard_max=vals["hard_max"] or defaults.hard_max,
         cadence=vals["cadence"] or defaults.cadence,
         pos=_pos(node),
+        calendar=vals["calendar"] or defaults.calendar,
     )
+
+
+def _load_calendar(ctx: _Ctx, node: YNode) -> Calendar | None:
+    if not _expect(ctx, node, "map", "'calendar'"):
+        return None
+    _check_keys(ctx, node, CALENDAR_KEYS, "'calendar'")
+    vals = {k: _string(ctx, node.get(k), f"'calendar.{k}'") for k in CALENDAR_KEYS}
+    for k, v in vals.items():
+        if v is None:
+            continue
+        problem = names.name_problem(v, f"'calendar.{k}'", names.RELATION if k == "relation" else names.IDENT)
+        if problem is not None:
+            ctx.error(node.get(k), "TG115", problem, v)
+    d = Calendar()
+    return Calendar(relation=vals["relation"] or d.relation, calendar=vals["calendar"] or d.calendar,
+                    session=vals["session"] or d.session, open=vals["open"] or d.open,
+                    close=vals["close"] or d.close, pos=_pos(node))
 
 
 def _load_evolution(ctx: _Ctx, node: YNode) -> Evolution:
@@ -860,6 +922,10 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     cnode = root.get("catalog")
     if cnode is not None:
         catalog = _load_catalog(ctx, cnode)
+    calendar = None
+    calnode = root.get("calendar")
+    if calnode is not None:
+        calendar = _load_calendar(ctx, calnode)
     evolution = Evolution()
     enode = root.get("evolution")
     if enode is not None:
@@ -927,6 +993,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         evolution=evolution,
         targets=targets,
         meta=tuple((str(k.value), yamlpos.plain(v)) for k, v in root.value if str(k.value).startswith("x-")),
+        calendar=calendar,
         path=portable_path(ctx.file) if ctx.file else ctx.path,
         source=text,
         canonical_hash=_hash(canonical_data(root)),

@@ -59,6 +59,7 @@ class Duration:
     text: str
     seconds: int  # exact seconds; for business days, days * 86400
     business_days: int | None = None
+    trading: bool = False  # written `trading days` (sessions of time.calendar when there is one)
 
     def __str__(self) -> str:
         return self.text
@@ -99,6 +100,9 @@ class Cadence:
     gaps_allowed: bool = False
     note: str | None = None
     text: str = ""
+    # `within session` / `no bars outside session` ("within") or `1 trading day` ("trading_day"):
+    # the sessions of time.calendar govern the steps; None: plain steps
+    sessions: str | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,8 @@ class TimeSpec:
     cadence: Cadence | None = None
     freshness: Duration | None = None
     ingest_column: str | None = None
+    calendar: str | None = None  # an exchange_calendars code (`time.calendar: XNYS`)
+    calendar_from_catalog: bool = False  # `calendar: per series from catalog`
     pos: Pos = field(default=NO_POS, compare=False)
     lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # key -> line
     texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # key -> verbatim
@@ -141,6 +147,21 @@ class Catalog:
     hard_min: str = "hard_min"
     hard_max: str = "hard_max"
     cadence: str = "cadence_seconds"
+    declared: bool = True  # False when defaults were assumed
+    pos: Pos = field(default=NO_POS, compare=False)
+    calendar: str = "calendar"  # the column naming each series' exchange calendar
+
+
+@dataclass(frozen=True)
+class Calendar:
+    """The `calendar:` section: the sessions relation (`tacit-gen calendar` writes it) and its
+    column names."""
+
+    relation: str = "trading_sessions"
+    calendar: str = "calendar"  # the calendar's code (XNYS)
+    session: str = "session"  # the session date
+    open: str = "open"  # the open, a UTC instant
+    close: str = "close"  # the close, a UTC instant
     declared: bool = True  # False when defaults were assumed
     pos: Pos = field(default=NO_POS, compare=False)
 
@@ -182,6 +203,7 @@ class Contract:
     evolution: Evolution
     targets: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
     meta: tuple[tuple[str, Any], ...]
+    calendar: Calendar | None = None  # the `calendar:` section (the sessions relation)
     path: str = field(default="", compare=False)
     source: str = field(default="", compare=False)
     canonical_hash: str = field(default="", compare=False)

@@ -609,12 +609,25 @@ def _time(d: _Diff) -> None:
                   f"declared time precision changed: {ta.precision or 'none'} -> {tb.precision or 'none'}",
                   _tline(d.a, "precision"), _tline(d.b, "precision"))
     _cadence(d, ta.cadence, tb.cadence)
+    _calendar(d, ta, tb)
     _freshness(d, ta.freshness, tb.freshness)
     ia = d.new_name(ta.ingest_column) if ta.ingest_column else None
     if ia != tb.ingest_column:
         d.add("time.ingest_column_changed", "time.ingest_column",
               f"ingest column changed: {ta.ingest_column or 'none'} -> {tb.ingest_column or 'none'}",
               _tline(d.a, "ingest_column"), _tline(d.b, "ingest_column"))
+
+
+def _calendar(d: _Diff, ta: Any, tb: Any) -> None:
+    def show(t: Any) -> str:
+        cal = "per series from catalog" if t.calendar_from_catalog else (t.calendar or "none")
+        mode = t.cadence.sessions if t.cadence is not None and t.cadence.sessions else "no sessions"
+        return f"calendar {cal}, cadence {mode}"
+
+    if show(ta) != show(tb):
+        d.add("time.calendar_changed", "time.calendar",
+              f"{show(ta)} -> {show(tb)}; bars outside sessions, holidays and trading days are "
+              "judged differently", _tline(d.a, "calendar"), _tline(d.b, "calendar"))
 
 
 def _cadence_text(c: Cadence) -> str:
@@ -750,6 +763,15 @@ def _catalog(d: _Diff) -> None:
 
         d.add("catalog.changed", "catalog", f"catalog changed: {show(ca)} -> {show(cb)}",
               top_line(d.a, "catalog"), top_line(d.b, "catalog"))
+    if d.a.calendar != d.b.calendar:
+        def cshow(c: Any) -> str:
+            if c is None:
+                return "none (default trading_sessions)"
+            return f"{c.relation} ({c.calendar}, {c.session}, {c.open}, {c.close})"
+
+        d.add("calendar.changed", "calendar",
+              f"sessions relation changed: {cshow(d.a.calendar)} -> {cshow(d.b.calendar)}",
+              top_line(d.a, "calendar"), top_line(d.b, "calendar"))
 
 
 def revision_policy_or_default(c: Contract) -> RevisionPolicy:

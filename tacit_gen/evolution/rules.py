@@ -152,6 +152,9 @@ RULES: dict[str, Rule] = {
                                    "cadence tolerance tightened"),
     "time.cadence_note_changed": Rule(COMPATIBLE, "patch", "changelog entry", "documentation only",
                                       "cadence note changed"),
+    "time.calendar_changed": Rule(BREAKING, "major", "major version; existing data may fail",
+                                  "Change cadence: No (the sessions that bound bars and count trading "
+                                  "days changed)", "exchange calendar or session cadence changed"),
     "time.freshness_tightened": Rule(COMPATIBLE, "minor", "minor version, changelog entry",
                                      "a stronger promise to consumers; stored data is unaffected",
                                      "freshness tightened or added"),
@@ -174,6 +177,9 @@ RULES: dict[str, Rule] = {
     # catalog, evolution, targets, documentation
     "catalog.changed": Rule(NOTICE, "minor", "minor version, {notice}; catalog entry",
                             "Add series to a dataset: minor version, catalog entry", "catalog relation changed"),
+    "calendar.changed": Rule(COMPATIBLE, "patch", "changelog entry; load the sessions under the new name",
+                             "where the sessions live; the calendar itself is time.calendar",
+                             "sessions relation changed"),
     "evolution.compatibility_changed": Rule(NOTICE, "minor", "minor version, {notice}",
                                             "the registry mode is a promise to consumers",
                                             "compatibility mode changed"),

@@ -1,10 +1,16 @@
-"""Business days, counted one way everywhere: Mon-Fri days from `WEEKDAY_EPOCH` (Monday
-1900-01-01) through a date, inclusive. A revision window of N business days holds when
-``weekday_number(ingest day) - weekday_number(event day) <= N``.
+"""Trading days, counted one way everywhere.
 
-The reference evaluator (`sample`) counts Python dates, the runtime builds the same formula as an
-ibis expression (`least=ibis.least`), and `tacit_gen.sql.weekdays_through` as a sqlglot tree from
-the same epoch; the dbt macro `tacit_weekday_number` (templates/dbt/tacit_tests.sql) counts from it too.
+Without an exchange calendar, trading (business) days are Mon-Fri days from `WEEKDAY_EPOCH`
+(Monday 1900-01-01) through a date, inclusive: a revision window of N business days holds when
+``weekday_number(ingest day) - weekday_number(event day) <= N``. The reference evaluator
+(`sample`) counts Python dates, the runtime builds the same formula as an ibis expression
+(`least=ibis.least`), `tacit_gen.sql.weekdays_through` as a sqlglot tree from the same epoch,
+and the dbt macro `tacit_weekday_number` (templates/dbt/tacit_tests.sql) counts from it too.
+
+With an exchange calendar (`time.calendar: XNYS`), days are the calendar's sessions: see
+`tacit_gen.semantics.sessions`. `CALENDAR_CODES` is the list of codes exchange_calendars knows,
+shipped here so that loading a contract never imports exchange_calendars (and pandas);
+`tests/semantics/test_sessions.py` keeps it equal to the installed library's list.
 """
 
 from __future__ import annotations
@@ -14,6 +20,19 @@ from datetime import date
 from typing import Any
 
 WEEKDAY_EPOCH = date(1900, 1, 1)  # a Monday
+
+# exchange_calendars.get_calendar_names(include_aliases=True), exchange_calendars 4.13
+CALENDAR_CODES = (
+    "24/5", "24/7", "AIXK", "ARCX", "ASEX", "ASX", "BATS", "BMF", "BSE", "BVB", "BVMF", "CBOT",
+    "CFE", "CME", "CMES", "COMEX", "FWB", "HKEX", "ICE", "ICEUS", "IEPA", "JKT", "JPX", "LSE",
+    "LUXSE", "NASDAQ", "NYFE", "NYMEX", "NYSE", "OOTC", "OSE", "SIX", "SSE", "TASE", "TSX", "XAMS",
+    "XASE", "XASX", "XBDA", "XBEL", "XBKK", "XBOG", "XBOM", "XBRA", "XBRU", "XBSE", "XBUD", "XBUE",
+    "XCBF", "XCSE", "XCYS", "XDUB", "XDUS", "XEEE", "XETR", "XEUR", "XFRA", "XHAM", "XHEL", "XHKG",
+    "XICE", "XIDX", "XIST", "XJSE", "XKAR", "XKLS", "XKRX", "XLIM", "XLIS", "XLIT", "XLJU", "XLON",
+    "XLUX", "XMAD", "XMEX", "XMIL", "XMOS", "XNAS", "XNYS", "XNZE", "XOSL", "XPAR", "XPHS", "XPRA",
+    "XRIS", "XSAU", "XSES", "XSGO", "XSHG", "XSTO", "XSTU", "XSWX", "XTAE", "XTAI", "XTAL", "XTKS",
+    "XTSE", "XTSX", "XWAR", "XWBO", "XZAG", "us_futures",
+)
 
 
 def weekday_number(days_since_epoch: Any, least: Callable[[Any, Any], Any] = min) -> Any:

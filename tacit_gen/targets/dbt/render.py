@@ -492,6 +492,8 @@ class DbtTarget:
             elif k == "freshness":
                 args = {"max_age_seconds": p["max_age_seconds"]}
                 col_test(p["column"], _test("tacit_freshness", cl, unique_name(cl.id), args))
+            elif k in ("cadence", "revision_window") and uses_sessions(cl):
+                unsupported.append(Unsupported(NAME, cl.id, SESSIONS_PENDING))
             elif k == "cadence":
                 series = list(p.get("series") or ())
                 args = {"series": [ident(c, adapter) for c in series]}

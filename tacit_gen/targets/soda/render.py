@@ -224,6 +224,8 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": check_name(c), "identity": c.id}})
+        elif k in ("cadence", "revision_window") and uses_sessions(c):
+            unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
