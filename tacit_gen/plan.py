@@ -308,9 +308,8 @@ def unenforced(contract: Contract) -> list[tuple[int, str, str]]:
     if t is not None:
         if t.timezone_note:
             out.append((dict(t.lines).get("timezone", 0), t.timezone_note, "a note, carried as text"))
-        if t.cadence is not None and t.cadence.note:
-            out.append((dict(t.lines).get("cadence", 0), t.cadence.note,
-                        "a note, carried as text; gaps fail unless the cadence says 'gaps allowed'"
-                        + ("" if t.cadence.sessions is None or calendar_params(contract) else
-                           "; set time.calendar to check sessions (lint TG221)")))
+        note = t.cadence.unchecked_note(bool(calendar_params(contract))) if t.cadence else None
+        if t.cadence is not None and note:
+            out.append((dict(t.lines).get("cadence", 0), note,
+                        "a note, carried as text; gaps fail unless the cadence says 'gaps allowed'"))
     return out

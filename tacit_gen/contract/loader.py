@@ -509,7 +509,7 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
             return None
         interval, rest = parsed
     if rest and _WITHIN_SESSION.match(rest):
-        sessions, rest = "within", ""
+        sessions = "within"  # kept in the note too: without a calendar it is only a note
     if rest:
         notes.append(rest)
     tolerance = "0"
@@ -521,6 +521,7 @@ def _parse_cadence(ctx: _Ctx, cnode: YNode, text: str) -> Cadence | None:
         g = _GAPS.match(p)
         if _NO_OUTSIDE.match(p) or _WITHIN_SESSION.match(p):
             sessions = sessions or "within"
+            notes.append(p)
         elif m and sessions == "trading_day":
             ctx.error(cnode, "TG114", f"'{p}': a '1 trading day' cadence has no interval to "
                       "tolerate (a bar stamps its session's date or open)", p)

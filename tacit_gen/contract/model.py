@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -101,8 +102,17 @@ class Cadence:
     note: str | None = None
     text: str = ""
     # `within session` / `no bars outside session` ("within") or `1 trading day` ("trading_day"):
-    # the sessions of time.calendar govern the steps; None: plain steps
+    # the sessions of time.calendar govern the steps; None: plain steps. The words stay in `note`
+    # (without a calendar they are only a note).
     sessions: str | None = None
+
+    def unchecked_note(self, with_calendar: bool) -> str | None:
+        """The note, less the session words a calendar makes operative."""
+        if not with_calendar or self.note is None:
+            return self.note
+        words = re.compile(r"^(within\s+sessions?|no\s+bars\s+outside\s+sessions?)$", re.I)
+        rest = [p for p in self.note.split("; ") if not words.match(p.strip())]
+        return "; ".join(rest) or None
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
-from tacit_gen.plan_types import Clause
+from tacit_gen.plan_types import Clause, uses_sessions
 from tacit_gen.runtime.backends import spark_instants
 from tacit_gen.runtime.compile import (
     CompileError,
@@ -624,6 +624,9 @@ class _Builder:
     def _cadence(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
         import ibis
 
+        if uses_sessions(c):
+            raise CompileError("exchange calendar sessions are not checked by the runtime yet")
+
         tcol = str(c.param("column"))
         series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
         # Rows with a NULL time or series value are not points (not_null's business). Every row at
@@ -684,6 +687,8 @@ class _Builder:
         ingest_name = c.param("ingest_column")
         if not ingest_name:
             return ibis.literal(True)
+        if uses_sessions(c):
+            raise CompileError("exchange calendar sessions are not checked by the runtime yet")
         t, ingest = wide[c.param("time_column")], wide[ingest_name]
         days = c.param("business_days")
         if days is not None:

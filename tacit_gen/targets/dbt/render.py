@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
+    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     RenderOptions,
@@ -369,6 +371,8 @@ class DbtTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, invariant SQL in the adapter's dialect (what the reader returns)."""
+        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause):
+            return None
         return sql_projection(clause, options.get(DbtOptions).sql_dialect)
 
     def render(

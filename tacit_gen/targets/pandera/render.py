@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
+from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
+    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -182,6 +184,8 @@ class PanderaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
+        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause):
+            return None
         return sql_projection(clause, options.dialect_for(NAME, contract))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
@@ -252,6 +256,8 @@ class PanderaTarget:
                     )
                     + ","
                 )
+            elif c.kind in ("cadence", "revision_window") and uses_sessions(c):
+                unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
             elif c.kind in TIME_HELPERS:
                 checks.append(self._time_check(c, contract))
                 need = _needs(c)

@@ -22,8 +22,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
-from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.plan_types import Clause, make_params, uses_sessions
 from tacit_gen.targets.base import (
+    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -339,6 +340,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
+    elif k in ("cadence", "revision_window") and uses_sessions(clause):
+        return None
     elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:
