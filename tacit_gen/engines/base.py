@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +23,8 @@ class Verdict:
     status: Status
     failures: int | None = None  # failing rows where the engine reports them
     detail: str = ""
+    # a few failing rows, column -> value as text (None for null), where the engine returns them
+    rows: tuple[tuple[tuple[str, str | None], ...], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

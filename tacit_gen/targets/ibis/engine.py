@@ -71,6 +71,22 @@ def run(inp: VerifyInput) -> EngineRun:
         con.disconnect()
 
 
+def sample_rows(rows: tuple[dict[str, Any], ...]) -> tuple[tuple[tuple[str, str | None], ...], ...]:
+    """The runtime's failing rows as text (None for null): picklable, printable by `verify`."""
+    return tuple(tuple((str(k), _text(v)) for k, v in row.items()) for row in rows)
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        if value != value:  # NaN, NaT
+            return None
+    except (TypeError, ValueError):  # pandas.NA has no truth value
+        return None
+    return str(value)
+
+
 def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
     """`parse()` of the generated Schema on the relation `table(inp.table)` of any backend.
 
@@ -109,6 +125,7 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
                 "error" if f.error is not None else "fail",
                 f.count,
                 f.message if f.error is None else f"{f.message} ({f.error})",
+                sample_rows(f.rows),
             )
     for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
         if cid.startswith("column:") or cid == "no_unknown_columns":
