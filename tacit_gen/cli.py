@@ -432,10 +432,13 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 @click.option("--dsn", default=None, metavar="URL",
               help="postgresql://user:password@host:port/database of an existing server "
                    "(--engine postgres); the data goes into a fresh schema, dropped afterwards.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
+              help="html: write a verdict page to --out (and print the text report).")
+@click.option("--out", "out_file", default=None, type=click.Path(dir_okay=False),
+              help="The file --format html writes (one page, no external assets).")
 def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
            artifacts: str | None, keep: str | None, engine: str, dsn: str | None,
-           fmt: str) -> None:
+           fmt: str, out_file: str | None) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -445,6 +448,8 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
     from tacit_gen import registry
     from tacit_gen.verify import parse_now, run_verify
 
+    if (fmt == "html") != (out_file is not None):
+        _fail_usage("--format html and --out FILE go together (the verdict page is a file)")
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
     without = [t for t in proj.targets if registry.get(t).engine is None]
@@ -469,12 +474,22 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
         _fail_usage(str(e))
     except ServerError as e:  # no PostgreSQL programs here, or the server did not start
         _fail_usage(f"cannot start a PostgreSQL server: {e}")
+    if out_file is not None:
+        from tacit_gen.render import write_atomic
+        from tacit_gen.site.pages import verdict_page
+
+        try:
+            write_atomic(Path(out_file), verdict_page(report))
+        except OSError as e:
+            _fail_usage(f"cannot write {out_file}: {e}")
     if fmt == "json":
         _echo_json(report.as_json())
     else:
         from tacit_gen.console import terminal_width
 
         _echo_text(report.render_text(terminal_width()))
+    if out_file is not None:
+        click.echo(f"verdict page: {Path(out_file).as_posix()}")
     sys.exit(report.exit_code)
 
 
@@ -838,6 +853,32 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
                     _fail_usage(str(e))
                 click.echo(f"reformatted {printable(str(f))}")
     sys.exit(1 if check and changed else 0)
+
+
+# --------------------------------------------------------------------------------------- docs
+@main.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to write the site into (index.html, contracts/<name>.html).")
+def docs(paths: tuple[str, ...], out: str) -> None:
+    """A static HTML catalog (default: the settings' contracts, else contracts/): one page per
+    contract (fields, units, clauses and the targets that enforce them, what is not checked, the
+    version history from git with diff's classification) and an index. No external assets."""
+    from tacit_gen.render import find_contracts
+    from tacit_gen.site.catalog import contract_doc
+    from tacit_gen.site.pages import SiteError, write_site
+
+    proj = _Project(paths)
+    files = find_contracts(proj.paths)
+    if not files:
+        _fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(proj.paths)}")
+    pages = [contract_doc(_load_or_exit(str(f)), f, proj.options) for f in files]
+    try:
+        written = write_site(Path(out), pages)
+    except (SiteError, OSError) as e:
+        _fail_usage(str(e))
+    click.echo(f"wrote {len(written)} page(s) to {Path(out).as_posix()}/ "
+               f"({len(pages)} contract(s)); open {(Path(out) / 'index.html').as_posix()}")
 
 
 @main.command("schema")

@@ -143,6 +143,34 @@ def history_from_git(path: str | os.PathLike[str], skipped: list[str] | None = N
     return dedupe(contracts)
 
 
+@dataclass(frozen=True)
+class CommittedVersion:
+    """One version of a contract as committed: the last commit that holds it, its committer date
+    (ISO-8601, from git) and the contract loaded from that commit."""
+
+    commit: str
+    date: str
+    contract: Contract
+
+
+def committed_versions(path: str | os.PathLike[str],
+                       skipped: list[str] | None = None) -> list[CommittedVersion]:
+    """`history_from_git` with the commit and date of each version, oldest first.
+
+    Raises:
+        HistoryError: git is missing, or the file is not in a git work tree.
+    """
+    root = repo_root(path)
+    by_label = {c.path: c for c in history_from_git(path, [] if skipped is None else skipped)}
+    out = []
+    for rev, name in _committed(root, _rel(path, root)):
+        contract = by_label.get(f"{name}@{rev[:12]}")
+        if contract is not None:
+            date = _git(["show", "-s", "--format=%cI", rev], root).strip()
+            out.append(CommittedVersion(rev, date, contract))
+    return out
+
+
 def history_from_dir(folder: str | os.PathLike[str]) -> list[Contract]:
     """Every contract file (``*.yaml``, ``*.yml``) in a folder, oldest first by semver.
 
