@@ -154,13 +154,19 @@ def _sections(c: Contract) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...
                 ("timezone", t.timezone + (f"; {t.timezone_note}" if t.timezone_note else "")),
                 ("cadence", t.cadence.text if t.cadence else ""),
                 ("freshness", str(t.freshness) if t.freshness else ""),
-                ("ingest column", t.ingest_column or "")]
+                ("ingest column", t.ingest_column or ""),
+                ("calendar", "per series from catalog" if t.calendar_from_catalog else t.calendar or "")]
         out.append(("Time", tuple((k, v) for k, v in rows if v)))
     if c.catalog is not None:
         k = c.catalog
         out.append(("Catalog", (("relation", k.relation), ("key", k.key), ("unit", k.unit),
                                 ("hard_min", k.hard_min), ("hard_max", k.hard_max),
-                                ("cadence", k.cadence))))
+                                ("cadence", k.cadence), ("calendar", k.calendar))))
+    cal = c.calendar
+    if cal is not None:
+        out.append(("Calendar (sessions)", (
+            ("relation", cal.relation), ("calendar", cal.calendar), ("session", cal.session),
+            ("open", cal.open), ("close", cal.close))))
     rp = c.revision_policy
     if rp is not None:
         rows = [("allowed", _text(rp.allowed)), ("window", str(rp.window) if rp.window else ""),
