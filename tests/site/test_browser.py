@@ -60,7 +60,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                        "--target", "pandera,ibis,jsonschema", "--format", "html",
                        "--out", str(tmp / "verdict.html"))
     assert code == 1, out
-    return {"site": tmp / "site", "verdict": tmp / "verdict.html", "shots": tmp}
+    return {"site": tmp / "site", "verdict": tmp / "verdict.html", "shots": tmp, "data": data}
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +106,15 @@ def _resolve(href: str, base: str, root: Path) -> tuple[Path, str]:
     assert target.is_file(), f"{href} on {base}: no file {target}"
     assert target.resolve().is_relative_to(root.resolve()), f"{href} points outside the site"
     return target.resolve(), fragment
+
+
+def test_the_verdict_page_is_the_same_bytes_on_a_second_run(built: dict[str, Path]) -> None:
+    again = built["shots"] / "again.html"
+    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), "--data", str(built["data"]),
+                       "--now", NOW, "--target", "pandera,ibis,jsonschema", "--format", "html",
+                       "--out", str(again))
+    assert code == 1, out
+    assert again.read_bytes() == built["verdict"].read_bytes()
 
 
 def test_every_page_loads_clean_and_every_link_resolves(browser: Any, built: dict[str, Path]) -> None:
