@@ -101,7 +101,9 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
 
 def _load(path: Path):  # type: ignore[no-untyped-def]
     try:
-        return load(path)
+        contract = load(path)
+        plan(contract)  # what only the plan can check (severity names a clause)
+        return contract
     except ContractError as e:
         raise ValueError("\n".join(x.render() for x in e.diagnostics)) from None
 

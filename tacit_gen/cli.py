@@ -49,9 +49,12 @@ def _echo_diagnostics(diags: Any, err: bool = False, sources: dict[str, str] | N
 def _load_or_exit(path: str) -> Any:
     from tacit_gen.contract.errors import ContractError
     from tacit_gen.contract.loader import load
+    from tacit_gen.plan import plan
 
     try:
-        return load(path)
+        contract = load(path)
+        plan(contract)  # what only the plan can check (severity names a clause)
+        return contract
     except ContractError as e:
         _echo_diagnostics(e.diagnostics, err=True)
         sys.exit(2)
@@ -102,8 +105,16 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
         _fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(paths)}")
     diags = []
     for f in files:
-        _, ds = load_report(f)
+        c, ds = load_report(f)
         diags.extend(ds)
+        if c is not None and c.severity:  # severity names clauses: only the plan knows them
+            import dataclasses
+
+            from tacit_gen.contract.loader import display_path
+            from tacit_gen.plan import plan, severity_problems
+
+            c_plain = dataclasses.replace(c, severity=())
+            diags.extend(severity_problems(c, plan(c_plain), display_path(f)))
     errors = sum(d.severity == "error" for d in diags)
     warnings = sum(d.severity == "warning" for d in diags)
     code = 1 if errors or (strict and warnings) else 0
@@ -146,7 +157,7 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
             "version": c.version,
             "clauses": [
                 {"id": cl.id, "kind": cl.kind, "columns": list(cl.columns), "line": cl.line,
-                 "text": cl.text, "params": {k: v for k, v in cl.params}}
+                 "text": cl.text, "severity": cl.severity, "params": {k: v for k, v in cl.params}}
                 for cl in clauses
             ],
             "lint_waivers": [{"field": f.name, "allow": list(f.lint_allow), "reason": f.lint_reason}

@@ -90,6 +90,12 @@ def compare(
             continue
         if cid in equivalent_to:
             continue  # worded differently, rejects exactly the same rows: not drift
+        if r.severity != projected.severity:  # a hand edit of a test's severity
+            out.append(Finding(
+                d.SEVERITY_WEAKENED if r.warn else d.PARAM_CHANGED, artifact,
+                f"{cid} severity is {r.severity}, contract says {projected.severity}",
+                clause_id=cid, expected=f"severity: {projected.severity}",
+                found=f"severity: {r.severity}", contract_path=cpath, contract_line=c.line or None))
         want = dict(projected.params)
         for key, found in sorted(r.params, key=lambda kv: kv[0]):
             if key not in want:

@@ -20,7 +20,9 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...], width: int | No
     def cell(text: str) -> str:
         return printable(" ".join(text.split()), None)
 
-    rows = [[cell(c.id), c.kind, ", ".join(c.columns), str(c.line or "-"), cell(c.text)]
+    # a warn clause is marked in its kind column (`range (warn)`): reported apart, fails nothing
+    rows = [[cell(c.id), c.kind + (" (warn)" if c.warn else ""), ", ".join(c.columns),
+             str(c.line or "-"), cell(c.text)]
             for c in clauses]
     from tacit_gen.plan import unenforced
 

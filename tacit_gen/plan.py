@@ -5,16 +5,20 @@ Every renderer, every drift reader and the runtime consume clauses, never the co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tacit_gen.contract.errors import ContractError
 from tacit_gen.contract.model import Calendar, Catalog, Contract
 from tacit_gen.contract.semantics import resolve
+from tacit_gen.diagnostics import Diagnostic
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
-from tacit_gen.plan_types import KINDS, Clause, make_params
+from tacit_gen.plan_types import KINDS, NEVER_WARN, Clause, make_params
 
-__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "unenforced"]
+__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "severity_problems",
+           "unenforced"]
 
 DEFAULT_CATALOG_RELATION = "series_catalog"
 
@@ -287,7 +291,55 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 business_days=(w.business_days if w is not None and windowed else None),
                 **sessions))
     rank = {k: i for i, k in enumerate(KINDS)}
-    return tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind
+    ordered = tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind
+    return _with_severity(contract, ordered)
+
+
+def _with_severity(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[Clause, ...]:
+    """The clauses with the contract's `severity:` applied; a severity for no clause (or for a
+    structural one) is a contract error, never silently dropped."""
+    if not contract.severity:
+        return clauses
+    problems = severity_problems(contract, clauses)
+    if problems:
+        raise ContractError(problems)
+    levels = dict(contract.severity)
+    return tuple(replace(c, severity=levels[c.id]) if c.id in levels else c for c in clauses)
+
+
+def severity_problems(contract: Contract, clauses: tuple[Clause, ...],
+                      path: str | None = None) -> list[Diagnostic]:
+    """Errors (TG119, TG114) for `severity:` entries naming no clause of `clauses` (with a
+    did-you-mean over the plan's ids) or a structural clause, at the entry's position."""
+    by_id = {c.id: c for c in clauses}
+    where = dict(contract.severity_pos)
+    shown = path or contract.path
+    out: list[Diagnostic] = []
+    for cid, level in contract.severity:
+        pos = where.get(cid)
+        line, col = (pos.line, pos.col) if pos is not None else (1, 1)
+        clause = by_id.get(cid)
+        if clause is None:
+            out.append(Diagnostic(shown, line, col, "error", "TG119",
+                                  f"severity.{level} names '{cid}', which is not a clause of this "
+                                  f"contract{_did_you_mean(cid, clauses)}", cid))
+        elif clause.kind in NEVER_WARN:
+            out.append(Diagnostic(shown, line, col, "error", "TG114",
+                                  f"'{cid}' cannot be a warning: a missing or mistyped column stops "
+                                  "every engine before any value is checked", cid))
+    return out
+
+
+def _did_you_mean(cid: str, clauses: tuple[Clause, ...]) -> str:
+    kind, _, rest = cid.partition(":")
+    if kind == "invariant":  # a one-column bound is a range clause, a catalog form its own kind
+        for c in clauses:
+            if c.kind in ("range", "catalog_unit", "catalog_bounds") and rest.strip() in (
+                    t.strip() for t in c.text.split(";")):
+                return f"; did you mean '{c.id}'? (`tacit-gen explain` lists the clause ids)"
+    close = difflib.get_close_matches(cid, [c.id for c in clauses], n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return hint + " (`tacit-gen explain` lists the clause ids)"
 
 
 def unenforced(contract: Contract) -> list[tuple[int, str, str]]:

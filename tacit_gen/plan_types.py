@@ -24,6 +24,13 @@ KINDS = (
     "revision_window",
 )
 
+# How a violated clause counts: an ``error`` fails (exit 1), a ``warn`` is reported apart and
+# fails nothing (``severity: {warn: [<clause id>, ...]}`` in the contract).
+SEVERITIES = ("error", "warn")
+# Structural clauses are never warnings: a missing or mistyped column stops every engine before
+# a value is read (dbt's enforced contract, Soda's schema scan, pandera's dtype check).
+NEVER_WARN = ("column", "no_unknown_columns")
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -38,6 +45,7 @@ class Clause:
         text: the verbatim contract text the clause came from.
         line: 1-based line of that text in the contract file (0 when implied).
         expr: the resolved AST for ``invariant`` and ``range`` clauses.
+        severity: ``error`` (a violation fails) or ``warn`` (reported apart, fails nothing).
     """
 
     id: str
@@ -47,6 +55,12 @@ class Clause:
     text: str
     line: int = field(default=0, compare=False)
     expr: Node | None = field(default=None, compare=False)
+    severity: str = "error"
+
+    @property
+    def warn(self) -> bool:
+        """Whether a violation is a warning (``severity: warn``), not a failure."""
+        return self.severity == "warn"
 
     def param(self, key: str, default: Any = None) -> Any:
         for k, v in self.params:

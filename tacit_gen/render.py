@@ -79,6 +79,7 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
     for p in paths:
         try:
             contract = load(p)
+            plan(contract)  # what only the plan can check (severity names a clause)
         except ContractError as e:
             run.errors.extend(e.diagnostics)
             continue

@@ -51,6 +51,11 @@ class ClauseRow:
     def failed(self) -> bool:
         return any(v.status == "fail" for v in self.verdicts.values())
 
+    @property
+    def warned(self) -> bool:
+        """A `severity: warn` clause the engines report violated: shown apart, exit 0."""
+        return any(v.status == "warn" for v in self.verdicts.values())
+
 
 @dataclass
 class VerifyReport:
@@ -86,12 +91,14 @@ class VerifyReport:
             "exit_code": self.exit_code,
             "targets": list(self.targets),
             "engines_failed": dict(self.failed),
+            "warnings": [r.clause.id for r in self.rows if r.warned and not r.failed],
             "load": self.load,
             "notes": {"load": self.load_notes, **self.engine_notes},
             "clauses": [
                 {
                     "id": r.clause.id,
                     "kind": r.clause.kind,
+                    "severity": r.clause.severity,
                     "text": r.clause.text,
                     "line": r.clause.line,
                     "agree": r.disagreement is None,
@@ -113,8 +120,9 @@ class VerifyReport:
         def cell(v: Verdict) -> str:
             if v.status == "pass":
                 return "pass"
-            if v.status == "fail":
-                return f"FAIL {v.failures}" if v.failures is not None else "FAIL"
+            if v.status in ("fail", "warn"):  # a warn clause's violation is never a FAIL
+                word = v.status.upper()
+                return f"{word} {v.failures}" if v.failures is not None else word
             return v.status.upper() if v.status == "error" else "n/a"
 
         headers = ["clause", *self.targets]
@@ -137,7 +145,7 @@ class VerifyReport:
             if r.disagreement:
                 details.append(f"DISAGREE {r.clause.id}: {r.disagreement}")
             for t, v in r.verdicts.items():
-                if v.status in ("fail", "error", "n/a") and v.detail:
+                if v.status in ("fail", "warn", "error", "n/a") and v.detail:
                     details.append(f"  {t} {r.clause.id}: {v.status}: {v.detail}")
         for t, notes in self.engine_notes.items():
             for note in notes:
@@ -149,6 +157,7 @@ class VerifyReport:
             lines.extend(details)
         code = self.exit_code
         fails = sum(r.failed for r in self.rows)
+        warns = sum(r.warned and not r.failed for r in self.rows)
         ran = len(self.targets) - len(self.failed)
         summary = {
             0: f"all {len(self.targets)} engine(s) pass all {len(self.rows)} clauses",
@@ -158,6 +167,12 @@ class VerifyReport:
             3: f"engines DISAGREE on {sum(bool(r.disagreement) for r in self.rows)} clause(s): "
                "this is a tacit-gen bug, please report it with this output",
         }[code]
+        if warns:  # apart from failures: they never change the exit code
+            summary += (f"; {warns} warn clause(s) violated (severity: warn, not failures)"
+                        if code != 0 else "")
+            if code == 0:
+                summary = (f"no clause failed in {len(self.targets)} engine(s); {warns} warn "
+                           "clause(s) violated (severity: warn), all engines agree")
         lines.append("")
         lines.append(summary)
         return "\n".join(lines)
@@ -170,7 +185,7 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
             problems.append(f"{t} errored ({v.detail or 'no detail'})")
         elif v.status == "n/a" and cid not in unsupported.get(t, set()):
             problems.append(f"{t} gave no verdict although it renders this clause ({v.detail or 'missing'})")
-    statuses = {t: v.status for t, v in verdicts.items() if v.status in ("pass", "fail")}
+    statuses = {t: v.status for t, v in verdicts.items() if v.status in ("pass", "fail", "warn")}
     if len(set(statuses.values())) > 1:
         problems.append(", ".join(f"{t} {s}" for t, s in sorted(statuses.items())))
     return "; ".join(problems) or None

@@ -36,4 +36,5 @@ CODES = {
     "TG116": "a character no artifact can carry",
     "TG117": "a number beyond its column type",
     "TG118": "unknown exchange calendar",
+    "TG119": "a clause id that names no clause of the contract",
 }

@@ -236,6 +236,9 @@ def contract_schema() -> dict[str, Any]:
         },
         "revision_policy": revision,
         "provenance_required": _names("required non-null provenance columns"),
+        "severity": _obj({"warn": _names("clause ids (as `tacit-gen explain` prints them) whose "
+                                         "violation is reported as a warning, never a failure")},
+                         loader.SEVERITY_KEYS, "which clauses only warn"),
         "catalog": catalog,
         "calendar": calendar,
         "evolution": evolution,

@@ -63,6 +63,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG116": "control characters, surrogates and line separators break or silently change YAML, Python and headers",
     "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",
     "TG118": "a calendar code exchange_calendars does not know has no sessions to check against",
+    "TG119": "a severity for a clause the contract does not have would silently change nothing; ids are the ones `tacit-gen explain` prints",
 }
 
 

@@ -47,6 +47,7 @@ TOP_KEYS = (
     "invariants",
     "revision_policy",
     "provenance_required",
+    "severity",
     "catalog",
     "calendar",
     "evolution",
@@ -65,6 +66,7 @@ FIELD_KEYS = (
     "lint",
 )
 LINT_WAIVER_KEYS = ("allow", "reason")
+SEVERITY_KEYS = ("warn",)  # `severity: {warn: [<clause id>, ...]}`; unlisted clauses are errors
 TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "freshness", "ingest_column")
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
 CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar")
@@ -575,6 +577,25 @@ def _load_revision(ctx: _Ctx, knode: YNode, node: YNode) -> RevisionPolicy | Non
     )
 
 
+def _load_severity(ctx: _Ctx, node: YNode) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Pos], ...]]:
+    """``severity: {warn: [<clause id>, ...]}``: the clauses whose violation is a warning. The
+    shape is checked here; that each id names a clause of the plan is checked by the plan
+    (`tacit_gen.plan.severity_problems`), with this position."""
+    if not _expect(ctx, node, "map", "'severity'"):
+        return (), ()
+    _check_keys(ctx, node, SEVERITY_KEYS, "'severity'")
+    levels: list[tuple[str, str]] = []
+    where: list[tuple[str, Pos]] = []
+    for cid, cn in _name_list(ctx, node.get("warn"), "'severity.warn'"):
+        cid = cid.strip()
+        if any(cid == seen for seen, _ in levels):
+            ctx.error(cn, "TG101", f"clause '{cid}' is listed twice in 'severity.warn'", cid)
+            continue
+        levels.append((cid, "warn"))
+        where.append((cid, Pos(cn.line, cn.col + _value_offset(cn))))
+    return tuple(levels), tuple(where)
+
+
 def _load_catalog(ctx: _Ctx, node: YNode) -> Catalog | None:
     if not _expect(ctx, node, "map", "'catalog'"):
         return None
@@ -931,6 +952,11 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     enode = root.get("evolution")
     if enode is not None:
         evolution = _load_evolution(ctx, enode)
+    severity: tuple[tuple[str, str], ...] = ()
+    severity_pos: tuple[tuple[str, Pos], ...] = ()
+    snode = root.get("severity")
+    if snode is not None:
+        severity, severity_pos = _load_severity(ctx, snode)
     targets: tuple[Any, ...] = ()
     tgnode = root.get("targets")
     if tgnode is not None:
@@ -995,6 +1021,8 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         targets=targets,
         meta=tuple((str(k.value), yamlpos.plain(v)) for k, v in root.value if str(k.value).startswith("x-")),
         calendar=calendar,
+        severity=severity,
+        severity_pos=severity_pos,
         path=portable_path(ctx.file) if ctx.file else ctx.path,
         source=text,
         canonical_hash=_hash(canonical_data(root)),

@@ -214,6 +214,8 @@ class Contract:
     targets: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
     meta: tuple[tuple[str, Any], ...]
     calendar: Calendar | None = None  # the `calendar:` section (the sessions relation)
+    # `severity: {warn: [<clause id>, ...]}`: (clause id, level), in file order
+    severity: tuple[tuple[str, str], ...] = ()
     path: str = field(default="", compare=False)
     source: str = field(default="", compare=False)
     canonical_hash: str = field(default="", compare=False)
@@ -223,6 +225,11 @@ class Contract:
     provenance_text: str = field(default="", compare=False)
     version_pos: Pos = field(default=NO_POS, compare=False)
     positions: Positions = field(default_factory=Positions, compare=False)
+    severity_pos: tuple[tuple[str, Pos], ...] = field(default=(), compare=False)  # id -> where
+
+    def severity_of(self, clause_id: str) -> str:
+        """``warn`` when the contract lists the clause under `severity.warn`, else ``error``."""
+        return next((level for cid, level in self.severity if cid == clause_id), "error")
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:

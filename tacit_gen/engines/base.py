@@ -12,7 +12,10 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.plan_types import Clause
 
-Status = Literal["pass", "fail", "n/a", "error"]
+# `warn`: a violation of a `severity: warn` clause, as the engine itself reported it (dbt's
+# `warn` status, Soda's warn outcome, a GX expectation of severity `warning`, a pandera or
+# runtime warning); it fails nothing.
+Status = Literal["pass", "fail", "warn", "n/a", "error"]
 
 
 @dataclass(frozen=True)

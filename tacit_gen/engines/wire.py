@@ -68,6 +68,8 @@ def verdicts(target: str, clauses: tuple[Clause, ...], carried: set[str], tally:
     for c in clauses:
         if c.id not in carried:
             out.append(Verdict(c.id, "n/a", None, f"not in the {target} schema"))
+        elif c.warn:  # declared unsupported at render: a schema cannot warn
+            out.append(Verdict(c.id, "n/a", None, f"severity warn: {target} cannot warn"))
         elif tally.counts[c.id]:
             out.append(Verdict(c.id, "fail", tally.counts[c.id], tally.why.get(c.id, "")))
         else:

@@ -374,6 +374,7 @@ def diff(old: Contract, new: Contract) -> DiffReport:
     _evolution(d)
     _provenance(d)
     _targets(d)
+    _severity(d)
     _docs(d)
     if not d.changes and _semantic(d.old.clauses) != _semantic(d.new.clauses):
         d.add("contract.unclassified", "contract", "the clause plans differ in a way no rule classifies",
@@ -387,6 +388,27 @@ def diff(old: Contract, new: Contract) -> DiffReport:
         changes=tuple(d.changes),
         declared_bump=declared_bump(old.version, new.version),
     )
+
+
+def _severity(d: _Diff) -> None:
+    """A clause in both versions whose severity changed: error -> warn loosens (with notice),
+    warn -> error is breaking (rows that only warned now fail)."""
+    old = {c.id: c for c in d.old.clauses}
+    where_a, where_b = dict(d.a.severity_pos), dict(d.b.severity_pos)
+    for cl in d.new.clauses:
+        before = old.get(cl.id)
+        if before is None or before.severity == cl.severity:
+            continue
+        ol = where_a.get(cl.id)
+        nl = where_b.get(cl.id)
+        if cl.warn:
+            d.add("severity.loosened", "severity.warn",
+                  f"{cl.id} made severity: warn (violations are reported, no longer enforced)",
+                  before.line or None, nl.line if nl else None)
+        else:
+            d.add("severity.tightened", "severity.warn",
+                  f"{cl.id} is an error again (was severity: warn); existing data may fail",
+                  ol.line if ol else None, cl.line or None)
 
 
 def _semantic(clauses: tuple[Clause, ...]) -> list[str]:

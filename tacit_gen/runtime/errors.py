@@ -16,6 +16,7 @@ __all__ = [
     "ClauseFailure",
     "CoercionError",
     "ConstraintError",
+    "ContractWarning",
     "StructuralError",
     "ValidationError",
     "ValidationPhase",
@@ -67,6 +68,7 @@ class ValidationError(Exception):
         failures: every failed clause, in plan order.
         function, parameter: set at a `@contract` boundary (``parameter`` is ``"return"`` for
             the output).
+        warnings: violated `severity: warn` clauses found in the same run (not failures).
     """
 
     default_title = "validation failed"
@@ -80,8 +82,10 @@ class ValidationError(Exception):
         function: str | None = None,
         parameter: str | None = None,
         title: str | None = None,
+        warnings: tuple[ClauseFailure, ...] = (),
     ) -> None:
         self.failures: tuple[ClauseFailure, ...] = tuple(failures)
+        self.warnings: tuple[ClauseFailure, ...] = tuple(warnings)
         self.phase = phase
         self.schema = schema
         self.function = function
@@ -134,13 +138,14 @@ class ValidationError(Exception):
             function=function,
             parameter=parameter,
             title=self.title,
+            warnings=self.warnings,
         )
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable despite keyword-only arguments
         return (
             _rebuild,
             (type(self), self.failures, self.phase, self.schema, self.function, self.parameter,
-             self.title),
+             self.title, self.warnings),
         )
 
 
@@ -152,9 +157,11 @@ def _rebuild(
     function: str | None,
     parameter: str | None,
     title: str,
+    warnings: tuple[ClauseFailure, ...] = (),
 ) -> ValidationError:
     return cls(
-        failures, phase=phase, schema=schema, function=function, parameter=parameter, title=title
+        failures, phase=phase, schema=schema, function=function, parameter=parameter, title=title,
+        warnings=warnings,
     )
 
 
@@ -180,3 +187,29 @@ class CheckExecutionError(ValidationError):
     """A check could not be evaluated (engine error, missing catalog...): never a pass."""
 
     default_title = "checks could not be evaluated"
+
+
+class ContractWarning(UserWarning):
+    """Violated `severity: warn` clauses: `parse()` (and `@contract`) issue it with
+    `warnings.warn` and return the data; it never stops a pipeline. Turn it into an error with
+    ``warnings.simplefilter("error", ContractWarning)``.
+
+    Attributes:
+        failures: the violated clauses (id, kind, text, count, a few rows), in plan order.
+        schema: the `Schema` subclass checked against.
+    """
+
+    def __init__(self, failures: tuple[ClauseFailure, ...], schema: type | None = None) -> None:
+        self.failures = tuple(failures)
+        self.schema = schema
+        name = schema.__name__ if schema is not None else "<schema>"
+        lines = [f"{name}: {len(self.failures)} warn clause(s) violated"]
+        lines += [f"  - {f.describe()}" for f in self.failures]
+        super().__init__("\n".join(lines))
+
+    @property
+    def clause_ids(self) -> tuple[str, ...]:
+        return tuple(f.clause_id for f in self.failures)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ContractWarning, (self.failures, self.schema))

@@ -34,6 +34,7 @@ from tacit_gen.runtime.errors import (
     ClauseFailure,
     CoercionError,
     ConstraintError,
+    ContractWarning,
     StructuralError,
     ValidationError,
     ValidationPhase,
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
     from tacit_gen.runtime.dataframe import DataFrame
     from tacit_gen.runtime.schema import ColumnSpec, Schema
 
-Status = Literal["pass", "fail", "error"]
+# `warn`: a violated `severity: warn` clause; `parse()` reports it as a `ContractWarning`
+Status = Literal["pass", "fail", "warn", "error"]
 Category = Literal["structural", "coercion", "constraint", "execution", "ok"]
 SAMPLE_ROWS = 5
 _OFFSET_RE = r"(Z|z|[+-][0-9][0-9](:?[0-9][0-9])?)$"
@@ -94,7 +96,20 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return all(r.status == "pass" for r in self.results)
+        """No clause failed or errored (warnings allowed)."""
+        return all(r.status in ("pass", "warn") for r in self.results)
+
+    @property
+    def warnings(self) -> tuple[ClauseResult, ...]:
+        """The violated `severity: warn` clauses."""
+        return tuple(r for r in self.results if r.status == "warn")
+
+    def warning(self) -> ContractWarning | None:
+        """The warning `parse()` issues for this report (None when no warn clause is violated)."""
+        found = self.warnings
+        if not found:
+            return None
+        return ContractWarning(tuple(r.failure() for r in found), schema=self.schema)
 
     def result(self, clause_id: str) -> ClauseResult:
         for r in self.results:
@@ -104,7 +119,7 @@ class Report:
 
     def error(self, phase: ValidationPhase) -> ValidationError | None:
         """The exception `parse()` raises for this report (None when every clause passed)."""
-        bad = [r for r in self.results if r.status != "pass"]
+        bad = [r for r in self.results if r.status not in ("pass", "warn")]
         if not bad:
             return None
         failures = [r.failure() for r in bad]
@@ -118,7 +133,8 @@ class Report:
             cls = CoercionError
         else:
             cls = ConstraintError
-        return cls(failures, phase=phase, schema=self.schema)
+        return cls(failures, phase=phase, schema=self.schema,
+                   warnings=tuple(r.failure() for r in self.warnings))
 
 
 # -- cast ---------------------------------------------------------------------------------------
@@ -209,6 +225,11 @@ def parse_table(
     err = report.error(ValidationPhase.PARSE)
     if err is not None:
         raise err
+    warned = report.warning()
+    if warned is not None:  # `severity: warn` clauses: a Python warning, the data goes on
+        import warnings
+
+        warnings.warn(warned, stacklevel=3)
     return DataFrame._wrap(report.table, schema)
 
 
@@ -296,6 +317,8 @@ class _Builder:
 
     # -- helpers --------------------------------------------------------------
     def _set(self, clause: Clause, status: Status, category: Category, **kw: Any) -> None:
+        if status == "fail" and category == "constraint" and clause.warn:
+            status = "warn"  # reported, never raised (structure and coercion never warn)
         self.results[clause.id] = ClauseResult(clause, status, category, **kw)
 
     def _execute(self, expr: ir.Table) -> list[dict[str, Any]]:

@@ -33,9 +33,27 @@ def unsupported(target: str, fmt: str, clauses: tuple[Clause, ...],
     for c in clauses:
         if c.id in extra:
             out.append(Unsupported(target, c.id, extra[c.id]))
+        elif c.warn:
+            out.append(Unsupported(target, c.id, WARN_REASON.format(fmt=fmt)))
         elif c.kind not in STRUCTURAL:
             out.append(Unsupported(target, c.id, unsupported_reason(fmt, c)))
     return out
+
+
+WARN_REASON = ("severity warn: {fmt} accepts or rejects a record, it cannot warn (a warn not_null "
+               "field has presence); the SQL and dataframe targets report the warning")
+
+
+def relaxed(contract: Contract, clauses: tuple[Clause, ...]) -> Contract:
+    """The contract as a wire schema carries it: a field whose `not_null:` is a warning has
+    presence (nullable), since a schema cannot warn."""
+    from dataclasses import replace
+
+    warn_nn = {c.param("column") for c in clauses if c.kind == "not_null" and c.warn}
+    if not warn_nn:
+        return contract
+    return replace(contract, fields=tuple(replace(f, nullable=True) if f.name in warn_nn else f
+                                          for f in contract.fields))
 
 
 def field_text(f: Field) -> str:

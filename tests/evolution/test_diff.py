@@ -75,7 +75,15 @@ class Case:
     codes: tuple[str, ...] = ()  # every code expected (default: just `code`)
 
 
+WARN_PRESSURE = ("provenance_required: [revision]\n",
+                 "provenance_required: [revision]\nseverity:\n  warn: [range:pressure]\n")
+
 CASES = [
+    Case("severity error -> warn: loosened, with notice", (WARN_PRESSURE,), "1.1.0",
+         "severity.loosened", "compatible-with-notice", "minor",
+         "range:pressure made severity: warn", 21, 30),
+    Case("severity warn -> error: breaking", (), "2.0.0", "severity.tightened", "breaking", "major",
+         "range:pressure is an error again (was severity: warn)", 30, 21, old=(WARN_PRESSURE,)),
     Case("added nullable field", ((SITE, SITE + "  comment: {type: string}\n"),), "1.1.0",
          "field.added", "compatible", "minor", "nullable field 'comment' (string) added", None, 20),
     Case("added required field", ((SITE, SITE + "  comment: {type: string, nullable: false}\n"),),

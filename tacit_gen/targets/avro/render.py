@@ -108,6 +108,7 @@ def _also_unsupported(contract: Contract) -> dict[str, str]:
 
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
+    contract = wire.relaxed(contract, clauses)
     unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
@@ -144,7 +145,7 @@ class AvroTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .avsc, or None when Avro cannot say it."""
-        if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
+        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract):
             return None
         if clause.kind == "column":
             m = re.fullmatch(r"timestamp_(s|ms|us|ns)_utc", str(clause.param("type")))

@@ -227,11 +227,11 @@ def _parse_mismatch(message: str) -> list[tuple[str, str, str, str]]:
 
 
 def _worst(verdicts: list[Verdict]) -> Verdict:
-    rank = {"error": 3, "fail": 2, "n/a": 1, "pass": 0}
+    rank = {"error": 4, "fail": 3, "warn": 2, "n/a": 1, "pass": 0}
     worst = max(verdicts, key=lambda v: rank[v.status])
-    if worst.status == "fail":
-        total = sum(v.failures or 0 for v in verdicts if v.status == "fail")
-        return Verdict(worst.clause_id, "fail", total or worst.failures, worst.detail)
+    if worst.status in ("fail", "warn"):
+        total = sum(v.failures or 0 for v in verdicts if v.status == worst.status)
+        return Verdict(worst.clause_id, worst.status, total or worst.failures, worst.detail)
     return worst
 
 
@@ -390,13 +390,8 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
             status = r["status"]
             if status == "pass":
                 v = Verdict(test_cid, "pass", 0)
-            elif status in ("fail", "warn"):
-                v = Verdict(
-                    test_cid,
-                    "fail",
-                    r.get("failures"),
-                    (r.get("message") or "") + (" (severity: warn)" if status == "warn" else ""),
-                )
+            elif status in ("fail", "warn"):  # dbt's own status: a `severity: warn` test warns
+                v = Verdict(test_cid, status, r.get("failures"), r.get("message") or "")
             else:
                 v = Verdict(test_cid, "error", None, str(r.get("message") or status))
             test_verdicts.setdefault(test_cid, []).append(v)

@@ -199,7 +199,8 @@ class Reader:
     ) -> None:
         self.findings.append(Finding(code, self.path, message, clause_id, expected, found))
 
-    def add(self, cid: str, kind: str, params: dict[str, Any], text: str) -> None:
+    def add(self, cid: str, kind: str, params: dict[str, Any], text: str,
+            severity: str = "error") -> None:
         cols: list[str] = list(sql_columns(params["sql"])) if kind == "invariant" else []
         for key in ("column", "columns", "series", "key"):
             v = params.get(key)
@@ -214,7 +215,9 @@ class Reader:
                     merged[k] = v
             params = merged
             text = prev.text or text
-        self.clauses[cid] = Clause(cid, kind, tuple(cols), make_params(**params), text)
+            severity = "warn" if "warn" in (prev.severity, severity) else severity
+        self.clauses[cid] = Clause(cid, kind, tuple(cols), make_params(**params), text,
+                                   severity=severity)
 
     # ---- models -------------------------------------------------------------------------
 
@@ -323,16 +326,18 @@ class Reader:
                 "enabled: false",
             )
             return
-        for key in ("severity", "warn_if", "error_if", "where", "limit"):
-            if key in config and not (key == "severity" and str(config[key]).lower() == "error"):
+        # `severity: warn` is the clause's severity, compared with the contract's by `check`
+        severity = "warn" if str(config.get("severity", "error")).strip().lower() == "warn" else "error"
+        for key in ("warn_if", "error_if", "where", "limit"):
+            if key in config:
                 self.finding(
                     SEVERITY_WEAKENED,
                     f"test {body.get('name', ttype)} has {key}: {config[key]}",
                     cid,
-                    "severity: error" if key == "severity" else f"no {key}",
+                    f"no {key}",
                     f"{key}: {config[key]}",
                 )
-        self.add(cid, kind, params, text)
+        self.add(cid, kind, params, text, severity)
 
     def params_for(
         self, short: str, ttype: str, a: dict[str, Any], column: str | None, cid_meta: Any
@@ -448,7 +453,8 @@ def _finish(clause: Clause) -> Clause:
     for side in ("min", "max"):
         p.setdefault(side, None)
         p.setdefault(f"{side}_inclusive", True)
-    return Clause(clause.id, clause.kind, clause.columns, make_params(**p), clause.text)
+    return Clause(clause.id, clause.kind, clause.columns, make_params(**p), clause.text,
+                  severity=clause.severity)
 
 
 def read(path: Path, text: str) -> ReadResult:

@@ -336,7 +336,10 @@ def _make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],
         body.update(args)
     elif args:
         body["arguments"] = args
-    body["config"] = _meta(clause)
+    config = _meta(clause)
+    if clause.warn:  # dbt reports the test as `warn`, and the build goes on
+        config["severity"] = "warn"
+    body["config"] = config
     return {kind: body}
 
 
@@ -452,6 +455,8 @@ class DbtTarget:
                 model_clauses[cl.id] = jinja_safe(cl.text)
             elif k == "not_null":
                 mode = "test" if opts.adapter in NOT_NULL_AS_TESTS else opts.not_null
+                if cl.warn:  # a constraint cannot warn: it fails the build; a warn test reports
+                    mode = "test"
                 if mode in ("constraint", "both"):
                     not_null.add(p["column"])
                 if mode in ("test", "both"):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 NAME = "gx"
 SEVERITY = "critical"
+WARN_SEVERITY = "warning"  # GX's FailureSeverity for a `severity: warn` clause
 NOW_TOKEN = "current_timestamp"  # the freshness query's "now"; `verify` substitutes a pinned literal
 
 # Types: one expect_column_values_to_be_in_type_list per column whose list names the type for

@@ -223,7 +223,9 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
                 if isinstance(mismatched, dict) and not mismatched.get("unexpected"):
                     success = True
             detail = err or _detail(cfg.type, r.result or {}, success)
-            out.append((dict(cfg.meta or {}), success and not err,
+            meta = dict(cfg.meta or {})
+            meta[SEVERITY_KEY] = str(getattr(cfg.severity, "value", cfg.severity))
+            out.append((meta, success and not err,
                         _count(cfg.type, r.result or {}), detail, err is not None))
     finally:
         if kind == "sql":
@@ -338,12 +340,15 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
     results = batches.run(context(), native, custom, notes)
 
     by_clause: dict[str, list[tuple[bool, int | None, str | None, bool]]] = {}
+    warning: set[str] = set()
     for meta, ok, count, detail, errored in results:
         cid = meta.get("tacit_clause")
         if not isinstance(cid, str):
             notes.append(f"an expectation without meta.tacit_clause: {detail or ''}".strip())
             continue
         by_clause.setdefault(cid, []).append((ok, count, detail, errored))
+        if meta.get(SEVERITY_KEY) == "warning":
+            warning.add(cid)
 
     verdicts: list[Verdict] = []
     for clause in inp.clauses:
@@ -351,10 +356,16 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
         if not rs:
             verdicts.append(Verdict(clause.id, "n/a", None, "no expectation for this clause in the suite"))
             continue
-        verdicts.append(_verdict(clause.id, rs))
+        v = _verdict(clause.id, rs)
+        if v.status == "fail" and clause.id in warning:  # GX's own severity: `warning`
+            v = Verdict(v.clause_id, "warn", v.failures, v.detail)
+        verdicts.append(v)
     for cid in sorted(by_clause):
         notes.append(f"suite has expectations for {cid}, which is not in the contract")
     return EngineRun(TARGET, tuple(verdicts), tuple(notes))
+
+
+SEVERITY_KEY = "_tacit_gx_severity"  # the expectation's severity, beside its meta in a result
 
 
 def _verdict(cid: str, rs: list[tuple[bool, int | None, str | None, bool]]) -> Verdict:

@@ -186,7 +186,7 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
-    from tacit_gen.targets.gx.compile import SEVERITY, type_from_list
+    from tacit_gen.targets.gx.compile import SEVERITY, WARN_SEVERITY, type_from_list
     from tacit_gen.targets.gx.numbers import number_text
     from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
 
@@ -207,6 +207,7 @@ def read(path: Path, text: str) -> ReadResult:
         return ReadResult((), tuple(findings_pre))
 
     groups: dict[str, list[dict[str, Any]]] = {}
+    warned: set[str] = set()
     texts: dict[str, str] = {}
     columns: set[str] = set()
     for i, e in enumerate(doc["expectations"]):
@@ -229,10 +230,12 @@ def read(path: Path, text: str) -> ReadResult:
                                     f"{etype} has mostly: {mostly}: violating rows may pass",
                                     clause_id=cid, expected="1", found=str(mostly)))
         sev = e.get("severity")
-        if sev is not None and sev != SEVERITY:
+        if sev is not None and sev not in (SEVERITY, WARN_SEVERITY):
             findings.append(Finding(d.SEVERITY_WEAKENED, where,
                                     f"{etype} has severity {sev!r}, the render says {SEVERITY!r}",
                                     clause_id=cid, expected=SEVERITY, found=str(sev)))
+        if sev == WARN_SEVERITY:  # the clause's severity, compared with the contract's by `check`
+            warned.add(cid)
         groups.setdefault(cid, []).append({"type": etype, "kwargs": kw, "meta": emeta})
         if isinstance(emeta.get("tacit_text"), str):
             texts.setdefault(cid, emeta["tacit_text"])
@@ -344,7 +347,8 @@ def read(path: Path, text: str) -> ReadResult:
         else:
             params["gx"] = _describe(es)
         clauses.append(Clause(cid, kind if kind in _KINDS else "invariant", cols,
-                              make_params(**params), texts.get(cid, "")))
+                              make_params(**params), texts.get(cid, ""),
+                              severity="warn" if cid in warned else "error"))
     return ReadResult(
         tuple(clauses), tuple(findings),
         header_contract=header.get("contract"), header_version=header.get("version"),

@@ -6,7 +6,14 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.targets.base import Unsupported
-from tacit_gen.targets.gx.compile import NAME, NOW_TOKEN, SEVERITY, expectations_for, params_meta
+from tacit_gen.targets.gx.compile import (
+    NAME,
+    NOW_TOKEN,
+    SEVERITY,
+    WARN_SEVERITY,
+    expectations_for,
+    params_meta,
+)
 from tacit_gen.targets.gx.invariants import NoNative
 from tacit_gen.targets.gx.queries import CUSTOM_SQL
 from tacit_gen.targets.header import header_meta
@@ -31,7 +38,7 @@ def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
         "type": exp["type"],
         "kwargs": _sorted(exp["kwargs"]),
         "meta": _sorted(meta),
-        "severity": SEVERITY,
+        "severity": WARN_SEVERITY if clause.warn else SEVERITY,
     }
 
 

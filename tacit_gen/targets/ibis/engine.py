@@ -94,7 +94,9 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
         inp: the engine input (contract, artifact folder, now).
         table: a relation's ibis Table by name, or None when the backend has no such relation.
     """
-    from tacit_gen.runtime.errors import ValidationError
+    import warnings
+
+    from tacit_gen.runtime.errors import ContractWarning, ValidationError
 
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.py"
     notes: list[str] = []
@@ -116,9 +118,15 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
         for f in exc.failures:
             structural[f.clause_id] = Verdict(f.clause_id, "fail", f.count,
                                               f"{f.message} (structural, as cast() checks it)")
+    warned: tuple[Any, ...] = ()
     try:
-        schema.parse(data, catalog=catalog or None, now=inp.now)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ContractWarning)
+            schema.parse(data, catalog=catalog or None, now=inp.now)
+        warned = tuple(f for w in caught if isinstance(w.message, ContractWarning)
+                       for f in w.message.failures)
     except ValidationError as exc:
+        warned = exc.warnings
         for f in exc.failures:
             status[f.clause_id] = Verdict(
                 f.clause_id,
@@ -127,6 +135,8 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
                 f.message if f.error is None else f"{f.message} ({f.error})",
                 sample_rows(f.rows),
             )
+    for f in warned:  # `severity: warn` clauses: the runtime's ContractWarning, not an error
+        status[f.clause_id] = Verdict(f.clause_id, "warn", f.count, f"{f.message} (ContractWarning)")
     for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
         if cid.startswith("column:") or cid == "no_unknown_columns":
             status[cid] = v

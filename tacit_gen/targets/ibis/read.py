@@ -130,6 +130,7 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
                             params=tuple(tuple(p) for p in kw.get("params", ())),
                             text=str(kw.get("text", "")),
                             line=int(kw.get("line", 0)),
+                            severity=str(kw.get("severity", "error")),
                         )
                     )
             elif target.id == "__strict__":

@@ -157,6 +157,8 @@ def _clause_source(c: Clause) -> str:
         ("text", c.text),
         ("line", c.line),
     ]
+    if c.warn:  # parse() reports it as a ContractWarning, never raises for it
+        pairs.append(("severity", c.severity))
     return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
 
 

@@ -114,6 +114,7 @@ def property_schema(f: Field) -> dict[str, Any]:
 
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
+    contract = wire.relaxed(contract, clauses)
     unsupported = wire.unsupported(NAME, FORMAT, clauses)
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
@@ -154,7 +155,7 @@ class JsonSchemaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
-        return clause if clause.kind in wire.STRUCTURAL else None
+        return clause if clause.kind in wire.STRUCTURAL and not clause.warn else None
 
 
 

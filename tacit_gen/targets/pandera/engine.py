@@ -208,6 +208,7 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         return EngineRun(NAME, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (*notes, detail))
 
     unsupported = {cid: reason for cid, reason in getattr(module, "UNSUPPORTED", ())}
+    warning = warning_checks(schema)
     rows: dict[str, set[Any]] = {}
     scalar: set[str] = set()
     raised: dict[str, str] = {}
@@ -222,7 +223,25 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
     present = set(df.columns)
     checked = schema_clause_ids(schema)
     verdicts = [_verdict(c, present, checked, unsupported, rows, scalar, raised) for c in inp.clauses]
+    verdicts = [Verdict(v.clause_id, "warn", v.failures, "pandera SchemaWarning (raise_warning=True)")
+                if v.status == "fail" and v.clause_id in warning else v for v in verdicts]
     return EngineRun(NAME, tuple(verdicts), tuple(notes))
+
+
+def warning_checks(schema: Any) -> set[str]:
+    """The names of the schema's checks that only warn (``raise_warning=True``: `severity: warn`).
+
+    pandera reports such a check as a `SchemaWarning` with its message only, no failure cases
+    (and not in every version), so this wrapper counts them itself: the flag is switched off
+    here, the lazy validation collects their failure cases with every other check's, and the
+    verdict of these clauses is `warn`, never `fail`."""
+    out: set[str] = set()
+    checks = [*schema.checks, *(c for col in schema.columns.values() for c in col.checks)]
+    for check in checks:
+        if getattr(check, "raise_warning", False) and check.name:
+            out.add(str(check.name))
+            check.raise_warning = False
+    return out
 
 
 def _verdict(

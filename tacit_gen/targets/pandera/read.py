@@ -4,13 +4,15 @@ What is read is the operative code: the ``pa.DataFrameSchema(...)`` call returne
 ``schema()`` (column dtypes, ``nullable``, check builtins and their arguments, ``unique``,
 ``strict``) and the compiled invariant lambdas, decompiled into the expression AST and printed
 canonically: the ``expr`` param of an invariant is re-derived from the code that runs, not from the
-embedded error text. Weakenings the plan cannot show (``raise_warning=True``, ``strict=False``,
+embedded error text. ``raise_warning=True`` is the clause's severity (warn). Weakenings the plan
+cannot show (``strict=False``,
 ``coerce=True``, unnamed or unknown checks) become findings.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,14 @@ TIME_HELPERS = {
 RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column")
 _ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
 _BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
+
+
+_DUPLICATED = re.compile(r"~df\.duplicated\(subset=(\[.*\]), keep=False\)")
+
+
+def _lambda_text(check: ast.Call) -> str:
+    body = check.args[0] if check.args else _kw(check, "check_fn")
+    return ast.unparse(body) if isinstance(body, ast.Lambda) else ""
 
 
 class _Unreadable(ValueError):
@@ -163,9 +173,10 @@ class _Reader:
     def finding(self, code: str, message: str, clause_id: str | None = None, found: str | None = None) -> None:
         self.findings.append(Finding(code, self.path, message, clause_id=clause_id, found=found))
 
-    def add(self, cid: str, cols: tuple[str, ...], text: str, **params: Any) -> None:
+    def add(self, cid: str, cols: tuple[str, ...], text: str, severity: str = "error",
+            **params: Any) -> None:
         kind = cid.split(":", 1)[0]
-        self.clauses.append(Clause(cid, kind, cols, make_params(**params), text))
+        self.clauses.append(Clause(cid, kind, cols, make_params(**params), text, severity=severity))
 
     # -- the schema call ----------------------------------------------------------------
     def schema_call(self, tree: ast.Module) -> ast.Call:
@@ -236,16 +247,16 @@ class _Reader:
         self.add(f"column:{name}", (name,), type_clause_text, column=name, type=type_text,
                  unit=meta.get("unit"), dimension=meta.get("dimension"))
 
-    def _named(self, check: ast.Call, where: str) -> tuple[str, str] | None:
+    def _named(self, check: ast.Call, where: str, warn: bool = False) -> tuple[str, str, str] | None:
+        """(clause id, text, severity) of a named check; ``raise_warning=True`` (or the
+        `_warn(...)` wrapper, `warn`) is severity warn, which `check` compares with the plan."""
         name = _const(_kw(check, "name"))
         if not isinstance(name, str) or not name:
             self.finding(d.UNKNOWN_CHECK, f"{where}: unnamed check {ast.unparse(check)[:80]}",
                          found=ast.unparse(check)[:200])
             return None
-        if _const(_kw(check, "raise_warning"), False):
-            self.finding(d.SEVERITY_WEAKENED, f"{name}: raise_warning=True only warns", name,
-                         "raise_warning=True")
-        return name, str(_const(_kw(check, "error"), ""))
+        warn = warn or bool(_const(_kw(check, "raise_warning"), False))
+        return name, str(_const(_kw(check, "error"), "")), "warn" if warn else "error"
 
     def read_column_check(self, column: str, check: ast.expr) -> None:
         if not isinstance(check, ast.Call):
@@ -254,19 +265,21 @@ class _Reader:
         named = self._named(check, f"column {column}")
         if named is None:
             return
-        cid, text = named
+        cid, text, sev = named
         fn = _func_name(check.func)
         builtin = fn.rsplit(".", 1)[-1] if fn.startswith(("pa.Check.", "pandera.Check.")) else ""
         args = list(check.args)
         try:
             if builtin == "isin":
                 values = _const(args[0] if args else _kw(check, "allowed_values"))
-                self.add(cid, (column,), text, column=column, values=tuple(str(v) for v in values))
+                self.add(cid, (column,), text, sev, column=column, values=tuple(str(v) for v in values))
             elif builtin == "eq":
-                self.add(cid, (column,), text, column=column,
+                self.add(cid, (column,), text, sev, column=column,
                          value=_const(args[0] if args else _kw(check, "value")))
             elif builtin in RANGE_BUILTINS:
-                self.add(cid, (column,), text, column=column, **_range_params(builtin, check))
+                self.add(cid, (column,), text, sev, column=column, **_range_params(builtin, check))
+            elif fn in ("pa.Check", "pandera.Check") and _lambda_text(check) == "lambda s: s.notna()":
+                self.add(cid, (column,), text, sev, column=column)  # a not_null that warns
             else:
                 self.finding(d.UNKNOWN_CHECK, f"{cid}: check {fn or ast.unparse(check.func)} is not one "
                              "tacit-gen writes", cid, ast.unparse(check)[:200])
@@ -277,10 +290,13 @@ class _Reader:
         if not isinstance(check, ast.Call):
             self.finding(d.UNKNOWN_CHECK, "a dataframe check is not a call")
             return
-        named = self._named(check, "dataframe")
+        wrapped = False
+        if _func_name(check.func) == "_warn" and len(check.args) == 1 and isinstance(check.args[0], ast.Call):
+            check, wrapped = check.args[0], True  # `_warn(helper(...))`: the helper's check warns
+        named = self._named(check, "dataframe", wrapped)
         if named is None:
             return
-        cid, text = named
+        cid, text, sev = named
         fn = _func_name(check.func)
         if fn in TIME_HELPERS:
             kind = TIME_HELPERS[fn]
@@ -289,9 +305,16 @@ class _Reader:
             if kind == "cadence":
                 params["from_catalog"] = _kw(check, "catalog") is not None
                 params["series"] = tuple(params.get("series") or ())
-            self.add(cid, _frame_columns(kind, params), text, **params)
+            self.add(cid, _frame_columns(kind, params), text, sev, **params)
             return
         body = check.args[0] if check.args else _kw(check, "check_fn")
+        if isinstance(body, ast.Lambda) and cid.startswith("unique:"):  # a unique that warns
+            dup = ast.unparse(body.body)
+            m = _DUPLICATED.fullmatch(dup)
+            if m is not None:
+                cols = tuple(ast.literal_eval(m.group(1)))
+                self.add(cid, cols, text, sev, columns=cols)
+                return
         if (
             isinstance(body, ast.Lambda)
             and isinstance(body.body, ast.Call)
@@ -304,7 +327,7 @@ class _Reader:
                 self.finding(d.UNKNOWN_CHECK, f"{cid}: {e}", cid, ast.unparse(body)[:200])
                 self.add(cid, (), text, expr=ast.unparse(body.body.args[1]))
                 return
-            self.add(cid, n.columns(expr), text, expr=to_text(expr))
+            self.add(cid, n.columns(expr), text, sev, expr=to_text(expr))
             if _const(_kw(check, "ignore_na"), True) is not False:
                 self.finding(d.SEVERITY_WEAKENED, f"{cid}: ignore_na is not False", cid, "ignore_na")
             return

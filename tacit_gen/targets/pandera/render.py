@@ -210,6 +210,7 @@ class PanderaTarget:
             unique=parts.unique,
             strict=parts.strict,
             schema_constant=not parts.needs,
+            warn_helper=any(c.warn and c.kind in TIME_HELPERS for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
         path = self.artifact_paths(contract)[0]
@@ -234,6 +235,12 @@ class PanderaTarget:
         for c in clauses:
             if c.kind == "no_unknown_columns":
                 strict = "True"
+            elif c.kind == "unique" and c.warn:  # `unique=` cannot warn: a named check can
+                cols = list(c.param("columns"))
+                checks.append(" " * 12 + _call("pa.Check", [
+                    f"lambda df: ~df.duplicated(subset={cols!r}, keep=False)",
+                    f"name={c.id!r}", f"error={c.text!r}", "ignore_na=False",
+                    "raise_warning=True"], " " * 12) + ",")
             elif c.kind == "unique":
                 unique = repr(list(c.param("columns")))
             elif c.kind == "invariant":
@@ -251,6 +258,7 @@ class PanderaTarget:
                             f"name={c.id!r}",
                             f"error={c.text!r}",
                             "ignore_na=False",
+                            *(["raise_warning=True"] if c.warn else []),
                         ],
                         " " * 12,
                     )
@@ -259,7 +267,10 @@ class PanderaTarget:
             elif c.kind in ("cadence", "revision_window") and uses_sessions(c):
                 unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
             elif c.kind in TIME_HELPERS:
-                checks.append(self._time_check(c, contract))
+                check = self._time_check(c, contract)
+                if c.warn:  # the helper's pa.Check, made to warn (`_warn` in the module)
+                    check = " " * 12 + "_warn(" + check.strip()[:-1] + "),"
+                checks.append(check)
                 need = _needs(c)
                 if need and need not in needs:
                     needs.append(need)
@@ -288,15 +299,19 @@ class PanderaTarget:
                     Unsupported(NAME, type_clause.id, f"type {type_text!r} has no pandera dtype")
                 )
         for c in clauses:
+            warn = ", raise_warning=True" if c.warn else ""  # a SchemaWarning, not an error
             if c.kind == "accepted_values":
                 values = "[" + ", ".join(repr(v) for v in c.param("values")) + "]"
-                checks.append(f"pa.Check.isin({values}, name={c.id!r}, error={c.text!r})")
+                checks.append(f"pa.Check.isin({values}, name={c.id!r}, error={c.text!r}{warn})")
             elif c.kind == "fixed_value":
                 value = value_source(c.param("value"), type_text or "")
-                checks.append(f"pa.Check.eq({value}, name={c.id!r}, error={c.text!r})")
+                checks.append(f"pa.Check.eq({value}, name={c.id!r}, error={c.text!r}{warn})")
             elif c.kind == "range":
-                checks.append(_range_check(c))
-        nullable = not any(c.kind == "not_null" for c in clauses)
+                checks.append(_range_check(c)[:-1] + warn + ")")
+            elif c.kind == "not_null" and c.warn:  # `nullable=False` cannot warn: a check can
+                checks.append(f"pa.Check(lambda s: s.notna(), name={c.id!r}, error={c.text!r}, "
+                              f"ignore_na=False{warn})")
+        nullable = not any(c.kind == "not_null" and not c.warn for c in clauses)
         args = [dtype or "None", f"nullable={nullable}"]
         if checks:
             items = "".join(f"\n{ind}        {ch}," for ch in checks)

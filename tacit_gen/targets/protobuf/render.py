@@ -124,6 +124,7 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
         lock: the numbers to use as they are (an earlier version rendered with today's lock, for
             `compat`); None: the committed lock under ``options.out_dir``, updated for the contract.
     """
+    contract = wire.relaxed(contract, clauses)
     unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
     enum_fields_ = enum_fields(contract)
     if lock is None:
@@ -182,7 +183,7 @@ class ProtobufTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .proto, or None when protobuf cannot say it."""
-        if clause.kind not in wire.STRUCTURAL or clause.id in _also_unsupported(contract):
+        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract):
             return None
         return clause
 

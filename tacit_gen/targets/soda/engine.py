@@ -194,9 +194,10 @@ def _combine(cid: str, outs: list[_Outcome]) -> Verdict:
     statuses = [o.outcome for o in outs]
     fails = [f for f in (_failures(o) for o in outs) if f is not None]
     failures = sum(fails) if fails else None
-    if any(s in ("fail", "warn") for s in statuses):
-        detail = "Soda outcome: warn" if "fail" not in statuses else ""
-        return Verdict(cid, "fail", failures, detail)
+    if "fail" in statuses:
+        return Verdict(cid, "fail", failures)
+    if "warn" in statuses:  # Soda's own outcome: a `warn:` threshold was crossed
+        return Verdict(cid, "warn", failures)
     if all(s == "pass" for s in statuses):
         return Verdict(cid, "pass", failures)
     errs = [o.error for o in outs if o.error]

@@ -12,7 +12,7 @@ or are derived from the check itself (`missing_count(c)` is `not_null:c`). Param
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,12 @@ class _Reader:
     def add(self, cid: str, kind: str, cols: tuple[str, ...], text: str, **params: Any) -> None:
         self.out.clauses.append(Clause(cid, kind, cols, make_params(**params), text))
 
+    def warns(self, cid: str) -> None:
+        """The check of `cid` warns (`warn:` and no `fail:`): the clause's severity is warn,
+        which `check` compares with the contract's."""
+        self.out.clauses = [replace(c, severity="warn") if c.id == cid else c
+                            for c in self.out.clauses]
+
     def finding(
         self,
         code: str,
@@ -169,13 +175,7 @@ class _Reader:
         if pop is None and default_zero:
             pop, pval = "=", "0"
         if warn_only:
-            self.finding(
-                SEVERITY_WEAKENED,
-                cid,
-                "check only warns (`warn:` instead of `fail:`)",
-                "fail",
-                "warn",
-            )
+            self.warns(cid)
         elif isinstance(cfg.get("warn"), str) and pop is None:
             self.finding(SEVERITY_WEAKENED, cid, "check only warns", "fail", "warn")
         if not _zero(pop, pval):
@@ -255,12 +255,12 @@ def read_check(line: str, cfg: Any) -> CheckRead:
     elif metric == "freshness" and cols:
         derived = f"freshness:{cols[0]}"
         pop, pval, warn_only = _pass_condition(op, value, cfg)
-        if warn_only:
-            r.finding(SEVERITY_WEAKENED, derived, "check only warns", "fail", "warn")
         secs = seconds(pval) if pval else None
         if pop not in ("<", "<=") or secs is None:
             r.finding(PARAM_CHANGED, derived, f"freshness threshold '{line}' is not '< <duration>'")
         r.add(derived, "freshness", (cols[0],), text, column=cols[0], max_age_seconds=secs)
+        if warn_only:
+            r.warns(derived)
     elif args is None and isinstance(cfg.get(f"{metric} query"), str):
         derived = _unknown_columns(r, metric, cfg, identity, text)
         if derived:
@@ -330,8 +330,6 @@ def _min_max(
 ) -> str:
     cid = f"range:{col}"
     pop, pval, warn_only = _pass_condition(op, value, cfg)
-    if warn_only:
-        r.finding(SEVERITY_WEAKENED, cid, f"{metric} check only warns", "fail", "warn")
     ok_ops = (">=", ">") if metric == "min" else ("<=", "<")
     if pop not in ok_ops or pval is None:
         r.finding(PARAM_CHANGED, cid, f"{metric}({col}) threshold '{pop} {pval}' is not a bound")
@@ -360,6 +358,8 @@ def _min_max(
             min_inclusive=True,
             max_inclusive=pop == "<=",
         )
+    if warn_only:
+        r.warns(cid)
     return cid
 
 
@@ -514,7 +514,8 @@ def _merge(a: Clause, b: Clause) -> Clause:
         if pa.get(side) is None and pb.get(side) is not None:
             merged[side] = pb[side]
             merged[f"{side}_inclusive"] = pb[f"{side}_inclusive"]
-    return Clause(a.id, a.kind, a.columns, make_params(**merged), a.text)
+    return Clause(a.id, a.kind, a.columns, make_params(**merged), a.text,
+                  severity="warn" if "warn" in (a.severity, b.severity) else "error")
 
 
 def read(path: Path, text: str) -> ReadResult:

@@ -167,6 +167,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             }})
     for c in clauses:
         k = c.kind
+        before = len(checks)
         if k == "column":
             continue
         if k == "no_unknown_columns":
@@ -247,7 +248,35 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             )
         else:
             unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda check"))
+            continue
+        if c.warn:
+            checks[before:] = [_as_warning(check) for check in checks[before:]]
     return checks, unsupported
+
+
+# The threshold that warns when the rendered pass condition does not hold (a count above 0, a
+# bound crossed, data older than the freshness): Soda's `warn: when ...` (no `fail:`).
+_WARN_WHEN = {"=": ">", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
+
+
+def _as_warning(check: Any) -> Any:
+    """A check of a `severity: warn` clause: its threshold moved to `warn:` (Soda reports the
+    outcome `warn`, and the scan does not fail on it)."""
+    ((line, cfg),) = check.items()
+    cfg = dict(cfg)
+    if line == "failed rows":
+        cfg["warn"] = "when > 0"
+        return {line: cfg}
+    import re
+
+    m = re.fullmatch(r"(?P<metric>.+?\))\s*(?P<op><=|>=|=|<|>)\s*(?P<value>.+)", line)
+    if m is None:
+        return check
+    op = _WARN_WHEN[m.group("op")]
+    if m.group("metric").startswith("freshness("):
+        op = ">"  # Soda's freshness threshold is `when > <duration>`: older than that warns
+    cfg["warn"] = f"when {op} {m.group('value')}"
+    return {m.group("metric"): cfg}
 
 
 def _comment(text: str) -> str:
@@ -349,4 +378,4 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         params = {"sql": normalize_sql(text_sql)}
     else:
         return None
-    return Clause(clause.id, k, cols, make_params(**params), text)
+    return Clause(clause.id, k, cols, make_params(**params), text, severity=clause.severity)

@@ -94,10 +94,11 @@ def test_warn_instead_of_fail(fct: tuple[str, dict]) -> None:
             "      warn: when > 0\n      name: invariant:value_degc is null",
         ),
     )
-    weakened = [f for f in got.findings if f.code == SEVERITY_WEAKENED]
-    assert [f.clause_id for f in weakened] == [
-        "invariant:value_degc is null only when quality = bad"
-    ]
+    # `warn:` without `fail:` is the clause's severity; check compares it with the contract's
+    assert [f for f in got.findings if f.code == SEVERITY_WEAKENED] == []
+    by_id = {c.id: c for c in got.clauses}
+    assert by_id["invariant:value_degc is null only when quality = bad"].severity == "warn"
+    assert by_id["range:value_degc"].severity == "error"
 
 
 def test_warn_on_schema_check(fct: tuple[str, dict]) -> None:
