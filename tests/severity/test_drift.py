@@ -16,7 +16,7 @@ from tacit_gen.targets.base import RenderOptions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
 TARGETS = ("dbt", "soda", "gx", "pandera", "ibis")
-WIRE = ("avro", "protobuf", "jsonschema")
+WIRE = ("avro", "protobuf", "jsonschema", "soda4")
 
 # (target, first-occurrence edit that makes the warn clause `not_null:volume` an error)
 TO_ERROR = {
@@ -89,5 +89,7 @@ def test_wire_schemas_declare_warn_clauses_unsupported(target: str) -> None:
     assert "cannot warn" in reasons["not_null:volume"]
     assert "not_null:symbol" not in reasons  # an error not_null is still carried
     text = arts[0].content
+    if target == "soda4":
+        assert "no warn level" in reasons["range:volume"]
     if target == "avro":  # the warn not_null field has presence: the schema cannot warn
         assert re.search(r'"name": "volume",\s*"type": \[\s*"null"', text), text

@@ -11,7 +11,7 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
-from tacit_gen.registry import names
+from tacit_gen.registry import get, names
 from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
@@ -19,6 +19,7 @@ from tacit_gen.verify import run_verify
 
 pytestmark = pytest.mark.engine
 
+ENGINES = tuple(t for t in names() if get(t).engine is not None)
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
 WARN_CASES = ("range:volume", "not_null:volume", "unique:symbol,bar_start,revision",
               "cadence:bar_start", "invariant:low <= close <= high")
@@ -29,11 +30,11 @@ def run(clause: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     data = sample(contract, plan(contract), rows=24, seed=7, violate=clause)
     assert data.violated == (clause,)
     data_path, catalog = write(data, tmp_path / "data.csv")
-    return run_verify(contract, data_path, catalog, names(), data.now, keep=tmp_path / "work")
+    return run_verify(contract, data_path, catalog, ENGINES, data.now, keep=tmp_path / "work")
 
 
 def declared_unsupported() -> dict[str, set[str]]:
-    _, found = render_contract(load(FIXTURE), names(), RenderOptions())
+    _, found = render_contract(load(FIXTURE), ENGINES, RenderOptions())
     out: dict[str, set[str]] = {}
     for u in found:
         out.setdefault(u.target, set()).add(u.clause_id)

@@ -181,6 +181,9 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             unsupported.append(Unsupported(
                 NAME, c.id, "its text holds ${namespace.name}, which Soda 4 resolves as a variable"))
             continue
+        if c.warn:
+            unsupported.append(Unsupported(NAME, c.id, WARN_REASON))
+            continue
         if k == "not_null":
             column_check(c, "missing", {})
         elif k == "unique":
@@ -277,13 +280,17 @@ class Soda4Target:
         return project(contract, clause, options.dialect_for(NAME, contract))
 
 
+# A Soda 4 contract check passes or fails: it has no warn level (Soda v3's `warn:` thresholds).
+WARN_REASON = "severity warn: a Soda 4 contract check passes or fails, it cannot warn (no warn level)"
+
+
 def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
     k = clause.kind
     p = clause.param
     params: dict[str, Any]
     cols: tuple[str, ...] = ()
     if k not in ("column", "no_unknown_columns") and (VARIABLE.search(clause.text)
-                                                      or VARIABLE.search(clause.id)):
+                                                      or VARIABLE.search(clause.id) or clause.warn):
         return None
     if k == "column":
         params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type"))))}
