@@ -46,6 +46,15 @@ def _echo_diagnostics(diags: Any, err: bool = False, sources: dict[str, str] | N
     echo_diagnostics(diags, err=err, sources=sources)
 
 
+def _report_progress(label: str, verbose: bool = False) -> None:
+    """Progress on stderr when it is a terminal (nothing otherwise); `verbose`: the engines' own
+    logging reaches the terminal too."""
+    from tacit_gen import console
+
+    console.VERBOSE = verbose
+    console.set_progress(console.Progress(label=label))
+
+
 def _load_or_exit(path: str) -> Any:
     from tacit_gen.contract.errors import ContractError
     from tacit_gen.contract.loader import load
@@ -447,9 +456,12 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
               help="html: write a verdict page to --out (and print the text report).")
 @click.option("--out", "out_file", default=None, type=click.Path(dir_okay=False),
               help="The file --format html writes (one page, no external assets).")
+@click.option("--verbose", is_flag=True,
+              help="Let the engines' own logging through to the terminal (by default it goes to "
+                   "engine.log in each engine's work folder; see --keep).")
 def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
            artifacts: str | None, keep: str | None, engine: str, dsn: str | None,
-           fmt: str, out_file: str | None) -> None:
+           fmt: str, out_file: str | None, verbose: bool) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -461,6 +473,7 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
 
     if (fmt == "html") != (out_file is not None):
         _fail_usage("--format html and --out FILE go together (the verdict page is a file)")
+    _report_progress("verify ", verbose)
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
     without = [t for t in proj.targets if registry.get(t).engine is None]
@@ -598,8 +611,12 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         _fail_usage(str(e))
     if out_path is not None and Path(out_path).suffix.lower() not in (".csv", ".parquet", ".pq"):
         _fail_usage(f"--out {out_path}: write a .csv or .parquet file")
+    from tacit_gen.console import Progress, ticking
+
+    shown = Progress(label="sample ", enabled=None if rows >= 100_000 else False)
     try:
-        data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
+        with ticking(f"{rows} rows", shown):
+            data = s.sample(c, clauses, rows=rows, seed=seed, violate=violate, now=pinned)
     except s.SampleError as e:
         _fail_usage(str(e))
     if violate is not None:
@@ -619,7 +636,8 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
                 click.echo("note: this contract has a catalog; use --out FILE to write it beside the data", err=True)
         return
     try:
-        data_path, catalog_path = s.write(data, out_path)
+        with ticking(f"write {Path(out_path).name}", shown):
+            data_path, catalog_path = s.write(data, out_path)
     except s.SampleError as e:
         _fail_usage(str(e))
     click.echo(f"wrote {data_path.as_posix()}", err=True)
@@ -733,15 +751,20 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
         + [f.render() for f in wire_findings] + [f"  note: {n}" for n in wire_notes])
     replay_text = ""
     if replay:
+        from tacit_gen.console import Progress, ticking
         from tacit_gen.engines.load import LoadError
         from tacit_gen.verify import parse_now
 
+        shown = Progress(label="compat ")
         try:
-            rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
+            with ticking("replay through the runtime", shown):
+                rep = evolution.replay(current, replay, catalog_path=catalog, now=parse_now(now))
         except (LoadError, ValueError) as e:
             _fail_usage(str(e))
         try:
-            wired = wire.replay_wire([*earlier, current], replay, lock_dir, catalog, parse_now(now))
+            with ticking("wire replay (avro, protobuf)", shown):
+                wired = wire.replay_wire([*earlier, current], replay, lock_dir, catalog,
+                                         parse_now(now))
         except (LoadError, ValueError) as e:
             _fail_usage(str(e))
         except ImportError as e:

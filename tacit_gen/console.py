@@ -7,6 +7,7 @@ are added after escaping, so a contract can never drive the terminal.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import unicodedata
@@ -251,3 +252,153 @@ def fit_table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int 
     for j, r in enumerate(rows):
         table.extend(lines_of(r, suffixes[j] if suffixes else ""))
     return table
+
+
+# --------------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Per-step progress on stderr, only when it is a terminal: which step runs, for how long,
+    then done or failed. Elsewhere (a pipe, a CI log, a library call) it prints nothing.
+
+    One line per step: a running line rewritten in place (``\\r``), then its final line.
+    """
+
+    def __init__(self, stream: IO[str] | None = None, enabled: bool | None = None,
+                 label: str = "") -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        if enabled is None:
+            enabled = _is_tty(self.stream) and os.environ.get("TERM") != "dumb"
+        self.enabled = enabled
+        self.label = label
+        self.color = enabled and use_color(self.stream)
+        self._name = ""
+        self._t0 = 0.0
+        self._last = 0.0
+
+    def _write(self, text: str) -> None:
+        if self.enabled and self.stream is not None:
+            self.stream.write(text)
+            self.stream.flush()
+
+    def start(self, name: str) -> None:
+        """A step begins."""
+        import time
+
+        self._name, self._t0, self._last = name, time.monotonic(), 0.0
+        self._write(f"\r\x1b[K{self.label}{name}: running")
+
+    def tick(self) -> None:
+        """Refresh the running step's elapsed time (at most twice a second)."""
+        import time
+
+        now = time.monotonic()
+        if self.enabled and self._name and now - self._last >= 0.5:
+            self._last = now
+            self._write(f"\r\x1b[K{self.label}{self._name}: running {now - self._t0:.0f} s")
+
+    def finish(self, ok: bool, detail: str = "") -> None:
+        """The running step ends: done, or failed (with why, shortened to one line)."""
+        import time
+
+        elapsed = time.monotonic() - self._t0
+        word = paint("done", "note", self.color) if ok else paint("failed", "error", self.color)
+        why = f" ({printable(' '.join(detail.split()), 120)})" if detail else ""
+        self._write(f"\r\x1b[K{self.label}{self._name}: {word} in {elapsed:.1f} s{why}\n")
+        self._name = ""
+
+
+def _is_tty(stream: IO[str] | None) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+_PROGRESS = Progress(enabled=False)
+VERBOSE = False  # `--verbose`: engines' own logging goes to the terminal, unfiltered
+
+
+def progress() -> Progress:
+    """The progress the running command reports to (silent unless the CLI turned it on)."""
+    return _PROGRESS
+
+
+def set_progress(p: Progress) -> None:
+    global _PROGRESS
+    _PROGRESS = p
+
+
+class ticking:
+    """A step reported while a blocking call runs: a thread refreshes its elapsed time. Only for
+    code that starts no process by fork (a fork with a second thread running is unsafe)."""
+
+    def __init__(self, name: str, p: Progress | None = None) -> None:
+        self.name = name
+        self.p = p or progress()
+        self.failed = ""
+        self._stop: object = None
+
+    def __enter__(self) -> ticking:
+        import threading
+
+        self.p.start(self.name)
+        if self.p.enabled:
+            stop = threading.Event()
+
+            def beat() -> None:
+                while not stop.wait(0.5):
+                    self.p.tick()
+
+            self._thread = threading.Thread(target=beat, daemon=True, name="tacit-progress")
+            self._thread.start()
+            self._stop = stop
+        return self
+
+    def __exit__(self, kind: object, value: object, tb: object) -> None:
+        import threading
+
+        if isinstance(self._stop, threading.Event):
+            self._stop.set()
+            self._thread.join()
+        self.p.finish(kind is None and not self.failed, self.failed or (str(value) if value else ""))
+
+
+# ------------------------------------------------------------------------ engine log silence
+
+
+class engine_output:
+    """While an engine runs, everything it writes to file descriptors 1 and 2 (print, logging
+    handlers, dbt's and py4j's output, native libraries) goes to `log` instead of the terminal,
+    unless `VERBOSE`. Restored afterwards."""
+
+    def __init__(self, log: str | os.PathLike[str]) -> None:
+        self.log = log
+        self._saved: list[int] = []
+
+    def __enter__(self) -> engine_output:
+        if VERBOSE:
+            return self
+        for s in (sys.stdout, sys.stderr):
+            if s is not None:
+                s.flush()
+        fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            for target in (1, 2):
+                self._saved.append(os.dup(target))
+                os.dup2(fd, target)
+        finally:
+            os.close(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._saved:
+            return
+        for s in (sys.stdout, sys.stderr):
+            if s is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    s.flush()
+        for target, saved in zip((1, 2), self._saved, strict=True):
+            os.dup2(saved, target)
+            os.close(saved)
+        self._saved = []

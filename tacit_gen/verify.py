@@ -200,8 +200,11 @@ def _engine_module(target: str) -> Any:
 
 def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
     """In the engine's own process: import it, run it, send back its run or why it failed."""
+    from tacit_gen.console import engine_output
+
     try:
-        result: Any = _engine_module(target).run(inp)
+        with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
+            result: Any = _engine_module(target).run(inp)
     except BaseException as e:
         result = _failure(e)
     try:
@@ -236,8 +239,11 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     import multiprocessing
 
     if "fork" not in multiprocessing.get_all_start_methods() or not _single_threaded():
+        from tacit_gen.console import engine_output
+
         try:
-            result: EngineRun = _engine_module(target).run(inp)
+            with engine_output(inp.workdir / "engine.log"):
+                result: EngineRun = _engine_module(target).run(inp)
             return result
         except Exception as e:
             return EngineRun(target, (), (traceback.format_exc(limit=3),), failure=_failure(e))
@@ -247,7 +253,11 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     proc.start()
     sender.close()
     got: Any = None
+    from tacit_gen.console import progress
+
     try:
+        while not receiver.poll(0.25):  # also true at EOF: the process died without answering
+            progress().tick()
         got = receiver.recv()
     except (EOFError, OSError):
         pass  # the process died before it could answer
@@ -357,8 +367,22 @@ def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[s
                           database=own_db, table=p.contract.name, now=p.now, workdir=wd,
                           engine="postgres" if p.postgres is not None else "duckdb",
                           postgres=p.postgres)
-        runs[t] = run_engine(t, inp)
+        runs[t] = run_reported(t, inp)
     return runs
+
+
+def run_reported(target: str, inp: VerifyInput) -> EngineRun:
+    """`run_engine`, reported on the terminal's progress line (tacit_gen.console): the engine,
+    its elapsed time, done or failed."""
+    from tacit_gen.console import progress
+
+    progress().start(target)
+    result = run_engine(target, inp)
+    counts = [(sum(v.status == s for v in result.verdicts), word)
+              for s, word in (("fail", "violated"), ("error", "errored"))]
+    progress().finish(result.failure is None, result.failure or ", ".join(
+        f"{n} clause(s) {word}" for n, word in counts if n))
+    return result
 
 
 def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
@@ -476,8 +500,11 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
     ]
     if not any(r.targets for r in requests):
         return out
+    from tacit_gen.console import ticking
+
     try:
-        runs, _timings = run_worker(requests, root / "worker")
+        with ticking("spark (" + ", ".join(sorted({t for r in requests for t in r.targets})) + ")"):
+            runs, _timings = run_worker(requests, root / "worker")
     except Exception as e:
         why = f"the Spark engine could not run: {_failure(e)}"
         runs = {r.id: {t: EngineRun(t, (), failure=why) for t in r.targets} for r in requests}

@@ -320,8 +320,10 @@ def scan_verdicts(inp: VerifyInput, source: Any) -> EngineRun:
     con = source
     with _in_dir(workdir):
         note = _telemetry_off()
-        if note:
-            notes.append(note)
+        if note:  # housekeeping, not a finding: to the engine's log (engine.log), not the report
+            import logging
+
+            logging.getLogger("tacit_gen.soda").warning(note)
         datasets = {h.removeprefix("checks for ").strip() for h in {c.header for c in checks}}
         for ds in sorted(datasets):
             if ds != inp.table:
