@@ -437,6 +437,9 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
               help="CSV or Parquet file of the dataset.")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV or Parquet file of the catalog relation.")
+@click.option("--calendar", "calendar_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The exchange sessions (tacit-gen calendar writes them) for a contract with "
+                   "time.calendar; default: generated from exchange_calendars for the data's dates.")
 @click.option("--target", "target_spec", default=None, help="Comma-separated engines (default: all).")
 @click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset) for freshness.")
 @click.option("--artifacts", default=None, type=click.Path(file_okay=False, exists=True),
@@ -459,9 +462,9 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 @click.option("--verbose", is_flag=True,
               help="Let the engines' own logging through to the terminal (by default it goes to "
                    "engine.log in each engine's work folder; see --keep).")
-def verify(contract: str, data: str, catalog: str | None, target_spec: str | None, now: str | None,
-           artifacts: str | None, keep: str | None, engine: str, dsn: str | None,
-           fmt: str, out_file: str | None, verbose: bool) -> None:
+def verify(contract: str, data: str, catalog: str | None, calendar_path: str | None,
+           target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None,
+           engine: str, dsn: str | None, fmt: str, out_file: str | None, verbose: bool) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -491,7 +494,7 @@ def verify(contract: str, data: str, catalog: str | None, target_spec: str | Non
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
                             options=proj.options, engine=engine, source=Path(contract),
-                            dsn=dsn)
+                            dsn=dsn, calendar=Path(calendar_path) if calendar_path else None)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
     except ValueError as e:  # --dsn without --engine postgres, a DSN that is not a URL

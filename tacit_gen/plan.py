@@ -57,7 +57,7 @@ def calendar_params(contract: Contract) -> dict[str, Any]:
         series = contract.series_key
         cat = effective_catalog(contract, series[0] if series else "series_id")
         out.update(calendar_catalog=cat.relation, calendar_catalog_key=cat.key,
-                   calendar_catalog_column=cat.calendar)
+                   calendar_catalog_column=cat.calendar, calendar_series=series[0] if series else None)
     return out
 
 

@@ -96,6 +96,7 @@ class LoadReport:
         failures: per column, the values that do not convert.
         source_format: ``csv`` or ``parquet``.
         catalog: the catalog relation's report, when a catalog was loaded.
+        sessions: the exchange sessions relation's report, when the contract reads sessions.
     """
 
     table: str
@@ -106,11 +107,14 @@ class LoadReport:
     failures: tuple[ConversionFailure, ...] = ()
     source_format: str = "csv"
     catalog: LoadReport | None = None
+    sessions: LoadReport | None = None
+    sessions_note: str | None = None  # where the sessions came from
 
     @property
     def ok(self) -> bool:
         own = not (self.missing or self.extra or self.failures)
-        return own and (self.catalog is None or self.catalog.ok)
+        return (own and (self.catalog is None or self.catalog.ok)
+                and (self.sessions is None or self.sessions.ok))
 
     def failure(self, column: str) -> ConversionFailure | None:
         return next((f for f in self.failures if f.column == column), None)
@@ -134,6 +138,8 @@ class LoadReport:
             out.append("no_unknown_columns: not in the contract: " + ", ".join(self.extra))
         if self.catalog is not None:
             out += [f"catalog {self.catalog.table}: {m}" for m in self.catalog.messages()]
+        if self.sessions is not None:
+            out += [f"sessions {self.sessions.table}: {m}" for m in self.sessions.messages()]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -146,6 +152,8 @@ class LoadReport:
             "extra": list(self.extra),
             "failures": [f.to_dict() for f in self.failures],
             "catalog": self.catalog.to_dict() if self.catalog is not None else None,
+            "sessions": self.sessions.to_dict() if self.sessions is not None else None,
+            "sessions_source": self.sessions_note,
         }
 
 
@@ -376,12 +384,66 @@ def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None
     return spec.relation, {c: parse_type(role_type[spec.role(c)]) for c in spec.columns}
 
 
+def _sessions_spec(contract: Contract) -> tuple[str, dict[str, DataType], tuple[str, ...]] | None:
+    """The sessions relation the plan reads, its column types, and the calendar codes it names
+    (empty for a per-series calendar: the catalog names them)."""
+    from tacit_gen.plan import plan
+    from tacit_gen.plan_types import uses_sessions
+
+    for c in plan(contract):
+        if uses_sessions(c) and c.param("sessions_relation") is not None:
+            cols = {c.param("sessions_calendar"): "string", c.param("sessions_session"): "date",
+                    c.param("sessions_open"): "timestamp_us_utc",
+                    c.param("sessions_close"): "timestamp_us_utc"}
+            codes = (c.param("calendar"),) if c.param("calendar") else ()
+            return c.param("sessions_relation"), {k: parse_type(v) for k, v in cols.items()}, codes
+    return None
+
+
+def _generate_sessions(con: Any, contract: Contract, table: str, codes: tuple[str, ...],
+                       catalog: tuple[str, str] | None, out: Path) -> str:
+    """Write the sessions of `codes` (or of the catalog's calendars) covering the data's dates
+    to `out` from exchange_calendars; returns a note saying what was generated."""
+    from datetime import timedelta
+
+    from tacit_gen.semantics.sessions import CalendarError, exchange_sessions, sessions_csv
+
+    t = contract.time
+    have = {str(r[0]): str(r[1]) for r in con.execute(f"DESCRIBE {ident(table)}").fetchall()}
+    cols = [c for c in (t.column if t else None, t.ingest_column if t else None)
+            if c is not None and "TIME ZONE" in have.get(c, "")]
+    if not codes and catalog is not None:
+        rel, col = catalog
+        codes = tuple(sorted(str(r[0]) for r in con.execute(
+            f"SELECT DISTINCT {ident(col)} FROM {ident(rel)} WHERE {ident(col)} IS NOT NULL").fetchall()))
+    lo = hi = None
+    for c in cols:
+        row = con.execute(f"SELECT min(CAST({ident(c)} AS DATE)), max(CAST({ident(c)} AS DATE)) "
+                          f"FROM {ident(table)}").fetchone()
+        if row and row[0] is not None:
+            lo = row[0] if lo is None else min(lo, row[0])
+            hi = row[1] if hi is None else max(hi, row[1])
+    rows = []
+    if lo is not None and hi is not None:
+        start, end = lo - timedelta(days=7), hi + timedelta(days=7)
+        for code in codes:
+            try:
+                rows += exchange_sessions(code, start, end)
+            except CalendarError as e:
+                raise LoadError(f"sessions of {code}: {e}") from e
+    out.write_text(sessions_csv(rows), encoding="utf-8")
+    span = f"{lo} to {hi}" if lo is not None else "no dates"
+    return (f"sessions of {', '.join(codes) or 'no calendar'} generated from exchange_calendars "
+            f"for the data's dates ({span}, a week either side)")
+
+
 def load_data(
     contract: Contract,
     data_path: Path | str,
     db_path: Path | str,
     table: str | None = None,
     catalog_path: Path | str | None = None,
+    sessions_path: Path | str | None = None,
 ) -> LoadReport:
     """Load a CSV or Parquet file (and its catalog) into a DuckDB file, typed per the contract.
 
@@ -392,6 +454,9 @@ def load_data(
         table: the relation name; default ``contract.name``.
         catalog_path: the catalog file, loaded as the relation the plan's catalog clauses name,
             with key and unit VARCHAR, hard bounds DECIMAL(38,10), cadence seconds BIGINT.
+        sessions_path: the exchange sessions file (`tacit-gen calendar` writes it), loaded as
+            the relation the plan's session clauses name. When the plan reads sessions and none
+            is given, they are generated from exchange_calendars for the data's dates.
 
     Returns:
         The LoadReport (the catalog's in ``report.catalog``).
@@ -416,6 +481,23 @@ def load_data(
             cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
             report = LoadReport(report.table, report.rows, report.columns, report.missing,
                                 report.extra, report.failures, report.source_format, cat_report)
+        ses = _sessions_spec(contract)
+        if ses is not None:
+            from dataclasses import replace
+
+            note = f"sessions from {sessions_path}"
+            if sessions_path is None:
+                made = Path(db_path).with_name(Path(db_path).stem + "_sessions.csv")
+                cal_col = None
+                if not ses[2] and report.catalog is not None:
+                    from tacit_gen.plan import calendar_params
+
+                    cal_col = (report.catalog.table,
+                               str(calendar_params(contract).get("calendar_catalog_column")))
+                note = _generate_sessions(con, contract, name, ses[2], cal_col, made)
+                sessions_path = made
+            ses_report = _load_relation(con, Path(sessions_path), ses[0], ses[1])
+            report = replace(report, sessions=ses_report, sessions_note=note)
     finally:
         con.close()
     return report
@@ -451,6 +533,7 @@ def load_postgres(
     workdir: Path | str,
     table: str | None = None,
     catalog_path: Path | str | None = None,
+    sessions_path: Path | str | None = None,
 ) -> LoadReport:
     """Load a data file (and its catalog) into PostgreSQL, typed exactly as `load_data` types it.
 
@@ -480,8 +563,9 @@ def load_postgres(
     db = work / "load.duckdb"
     if db.exists():
         db.unlink()
-    report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path)
-    relations = [report] + ([report.catalog] if report.catalog is not None else [])
+    report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path,
+                       sessions_path=sessions_path)
+    relations = [report] + [r for r in (report.catalog, report.sessions) if r is not None]
     try:
         pg = psycopg2.connect(utc_dsn(dsn))
     except psycopg2.Error as e:

@@ -301,6 +301,14 @@ def int_div(a: Exp.Expression, b: Exp.Expression, dialect: str) -> Exp.Expressio
     return exp.IntDiv(this=a, expression=b)
 
 
+def days_since_weekday_epoch(date: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Days from 1900-01-01 (a Monday) to `date`: modulo 7, 0-4 are Monday to Friday."""
+    from tacit_gen.semantics.calendar import WEEKDAY_EPOCH
+
+    return fill(_DAYS_SINCE_EPOCH[check_dialect(dialect)].format(epoch=WEEKDAY_EPOCH.isoformat()),
+                dialect, x=date)
+
+
 def weekdays_through(date: Exp.Expression, dialect: str) -> Exp.Expression:
     """Mon-Fri days from 1900-01-01 (a Monday) through `date`, inclusive: the formula of
     `tacit_gen.semantics.calendar.weekday_number`, as a tree."""

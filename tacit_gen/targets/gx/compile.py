@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.plan_types import uses_sessions
-from tacit_gen.targets.base import SESSIONS_PENDING
 from tacit_gen.targets.gx.invariants import (
     NoNative,
     expectation,
@@ -176,8 +174,6 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
     """
     k = clause.kind
     p = clause.param
-    if k in ("cadence", "revision_window") and uses_sessions(clause):
-        raise ValueError(SESSIONS_PENDING)
     if k == "column":
         out = [
             expectation("expect_column_to_exist", {"column": p("column")}),

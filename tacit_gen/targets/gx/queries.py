@@ -123,6 +123,13 @@ def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb") 
 def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> str:
     from sqlglot import exp
 
+    if clause.param("sessions") is not None:
+        from tacit_gen.sql.sessions import session_cadence
+
+        if clause.param("from_catalog"):
+            raise ValueError("a catalog cadence is not expressed within sessions")
+        return _text(session_cadence(clause, _batch(), has_revision, dialect), dialect)
+
     col = sql.column(clause.param("column"))
     series = [sql.column(s) for s in clause.param("series") or ()]
     tol = decimal_value(str(clause.param("tolerance_pct") or "0"))
@@ -218,6 +225,18 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
     base = [exp.GT(this=rev, expression=exp.Literal.number(0)), sql.is_not_null(t.copy()),
             sql.is_not_null(ing.copy())]
     bdays = clause.param("business_days")
+    if clause.param("sessions_relation") is not None:  # trading days: sessions of the calendar
+        from tacit_gen.sql.sessions import calendar_code, trading_days_late, with_catalog
+
+        # the batch keeps its alias only in a join (`_text`): qualify only then
+        alias = "b" if clause.param("calendar") is None else None
+        b = [sql.column(c.name, alias) for c in (rev, t, ing)]
+        late = trading_days_late(clause, b[1], b[2], dialect, calendar_code(clause, "b"))
+        star = exp.Column(this=exp.Star(), table=exp.to_identifier("b")) if alias else exp.Star()
+        q = with_catalog(clause, exp.select(star).from_(_batch()), "b")
+        q = q.where(exp.and_(exp.GT(this=b[0], expression=exp.Literal.number(0)),
+                             sql.is_not_null(b[1].copy()), sql.is_not_null(b[2].copy()), late))
+        return _text(q, dialect)
     if bdays is not None:
         # Mon-Fri days after the event's UTC date up to the ingest's UTC date
         late: Any = exp.GT(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
@@ -54,8 +53,6 @@ class GxTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
-        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause):
-            return None
         return sql_projection(clause, options.dialect_for(NAME, contract))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

@@ -134,6 +134,17 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
     if not ingest or not tcol or (bdays is None and window is None):
         return None
     i, t = sql.column(ingest), sql.column(tcol)
+    if clause.param("sessions_relation") is not None:  # trading days: sessions of the calendar
+        from tacit_gen.sql.sessions import calendar_code, trading_days_late, with_catalog
+
+        d = exp.alias_(sql.relation(dataset), "d", table=True)
+        rows = with_catalog(clause, exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
+                            .from_(d), "d")
+        late = trading_days_late(clause, sql.column(tcol, "d"), sql.column(ingest, "d"), dialect,
+                                 calendar_code(clause, "d"))
+        q = rows.where(exp.and_(exp.GT(this=sql.column(rev.name, "d"), expression=exp.Literal.number(0)),
+                                late))
+        return sql.pretty(q, dialect) + "\n"
     if bdays is not None:
         late: Any = exp.GT(
             this=exp.Sub(this=sql.weekdays_through(sql.utc_date(i, dialect), dialect),
@@ -210,6 +221,13 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
     if clause.kind == "cadence":
         if clause.param("from_catalog") and len(clause.param("series") or ()) != 1:
             return None
+        if clause.param("sessions") is not None:
+            from tacit_gen.sql.sessions import session_cadence
+
+            if clause.param("from_catalog"):
+                return None  # a catalog interval within sessions: not expressed
+            return sql.pretty(session_cadence(clause, sql.relation(ds), contract.field("revision")
+                                              is not None, dialect), dialect) + "\n"
         if not clause.param("from_catalog") and not clause.param("interval_seconds"):
             return None
         return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)

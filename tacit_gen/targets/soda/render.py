@@ -22,9 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
-from tacit_gen.plan_types import Clause, make_params, uses_sessions
+from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import (
-    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -226,15 +225,14 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": check_name(c), "identity": c.id}})
-        elif k in ("cadence", "revision_window") and uses_sessions(c):
-            unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = (
                     "the revision policy states no row-level rule (no ingest column or no window)"
                     if k == "revision_window"
-                    else "a catalog cadence needs exactly one series column"
+                    else "a catalog cadence needs exactly one series column, and is not "
+                    "expressed within sessions"
                 )
                 unsupported.append(Unsupported(NAME, c.id, reason))
                 continue
@@ -369,8 +367,6 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "revision_window") and uses_sessions(clause):
-        return None
     elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:
