@@ -57,6 +57,7 @@ SAMPLE_ROWS = 5
 _OFFSET_RE = r"(Z|z|[+-][0-9][0-9](:?[0-9][0-9])?)$"
 _US_PER_DAY = 86_400_000_000
 _MONDAY = _dt.datetime.combine(WEEKDAY_EPOCH, _dt.time(), tzinfo=_dt.UTC)  # a Monday
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -216,12 +217,13 @@ def parse_table(
     *,
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
 ) -> DataFrame[Any]:
     """`Schema.parse`: convert, evaluate every clause in one aggregate query, raise on failure."""
     from tacit_gen.runtime.dataframe import DataFrame
 
     _require_table(schema, table, ValidationPhase.PARSE)
-    report = evaluate(schema, table, catalog=catalog, now=now)
+    report = evaluate(schema, table, catalog=catalog, now=now, sessions=sessions)
     err = report.error(ValidationPhase.PARSE)
     if err is not None:
         raise err
@@ -303,10 +305,12 @@ class _Builder:
         table: ir.Table,
         catalog: ir.Table | Mapping[str, ir.Table] | None,
         now: _dt.datetime,
+        sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     ) -> None:
         self.schema = schema
         self.table = table
         self.catalog = catalog
+        self.sessions = sessions
         self.now = now
         self.types: dict[str, DataType] = {s.name: s.type for s in schema.columns()}
         self.results: dict[str, ClauseResult] = {}
@@ -414,6 +418,8 @@ class _Builder:
                     scalars[c.id] = ibis.ifelse(ok, 0, 1)
                 elif c.kind == "cadence":
                     cadence[c.id] = self._cadence(converted, c)
+                elif c.kind == "revision_window" and uses_sessions(c):
+                    cadence[c.id] = self._session_window(converted, c)
                 else:
                     cond = self._condition(wide, c, dup_col, cat_cols)
                     violations[c.id] = (~cond).fill_null(False)
@@ -495,10 +501,11 @@ class _Builder:
                 self._set(c, "fail", "constraint", count=None,
                           message=f"newest {c.param('column')} is older than "
                           f"{c.param('max_age_seconds')}s before {self.now.isoformat()} (or no rows)")
-            elif c.kind == "cadence":
+            elif cid in cadence:
                 pts, viol = cadence[cid]
-                self._set(c, "fail", "constraint", count=cnt,
-                          message=f"{cnt} point(s) off the expected cadence",
+                what = ("point(s) off the expected cadence" if c.kind == "cadence"
+                        else f"row(s) violate {c.text!r}")
+                self._set(c, "fail", "constraint", count=cnt, message=f"{cnt} {what}",
                           rows=self._sample(pts, viol, None))
             else:
                 # sample from the narrowest table: re-running the wide table's window counts
@@ -647,9 +654,6 @@ class _Builder:
     def _cadence(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
         import ibis
 
-        if uses_sessions(c):
-            raise CompileError("exchange calendar sessions are not checked by the runtime yet")
-
         tcol = str(c.param("column"))
         series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
         # Rows with a NULL time or series value are not points (not_null's business). Every row at
@@ -662,6 +666,10 @@ class _Builder:
                 (pts["revision"] == pts["__tacit_latest"])
                 | (pts["revision"].isnull() & pts["__tacit_latest"].isnull())
             ).drop("__tacit_latest")
+        if uses_sessions(c):
+            if c.param("from_catalog"):
+                raise CompileError("a catalog cadence is not checked within sessions")
+            return self._session_cadence(pts, c, tcol, series)
         if c.param("from_catalog"):
             cat = _catalog_for(self.catalog, c.param("relation"))
             agg = cat.group_by(cat[c.param("catalog_key")].name("__tacit_cadk")).aggregate(
@@ -700,6 +708,127 @@ class _Builder:
             viol = viol | pts["__tacit_cads"].isnull()
         return pts, viol
 
+    def _sessions_table(self, c: Clause) -> ir.Table:
+        """The sessions relation as (__tacit_cal, __tacit_day, __tacit_open, __tacit_close,
+        __tacit_sn): numbered 1, 2, ... per calendar in date order."""
+        import ibis
+        import ibis.expr.types as ir
+
+        rel = str(c.param("sessions_relation"))
+        if self.sessions is None:
+            raise CompileError(f"needs the sessions relation {rel!r}: pass sessions=")
+        if isinstance(self.sessions, ir.Table):
+            ses = self.sessions
+        elif rel in self.sessions:
+            ses = self.sessions[rel]
+        else:
+            raise CompileError(f"sessions relation {rel!r} not given (have {sorted(self.sessions)})")
+        s = ses.select(__tacit_cal=ses[c.param("sessions_calendar")],
+                       __tacit_day=ses[c.param("sessions_session")],
+                       __tacit_open=ses[c.param("sessions_open")],
+                       __tacit_close=ses[c.param("sessions_close")])
+        w = ibis.window(group_by=[s["__tacit_cal"]], order_by=[s["__tacit_day"]])
+        return s.mutate(__tacit_sn=ibis.row_number().over(w) + 1)
+
+    def _calendar_code(self, t: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
+        """`t` with its rows' calendar code: the contract's literal, or the catalog's column."""
+        import ibis
+
+        if c.param("calendar") is not None:
+            return t, ibis.literal(str(c.param("calendar")))
+        cat = _catalog_for(self.catalog, c.param("calendar_catalog"))
+        agg = cat.group_by(cat[c.param("calendar_catalog_key")].name("__tacit_calk")).aggregate(
+            __tacit_code=cat[c.param("calendar_catalog_column")].min())
+        keep = list(t.columns)
+        t = t.left_join(agg, t[c.param("calendar_series")] == agg["__tacit_calk"]).select(  # pyright: ignore[reportArgumentType]
+            *keep, "__tacit_code")
+        return t, t["__tacit_code"]
+
+    def _session_cadence(self, pts: ir.Table, c: Clause, tcol: str,
+                         series: list[str]) -> tuple[ir.Table, Any]:
+        """tacit_gen.semantics.sessions: each point's session number, NULL outside every
+        session; a point fails outside sessions, off the interval within one, or (unless gaps
+        are allowed) after a skipped session or a second bar of one trading day."""
+        import ibis
+        import ibis.expr.datatypes as dt
+
+        epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
+        if c.param("sessions_relation") is None:  # `1 trading day`, Monday to Friday
+            t = pts[tcol]
+            monday = ibis.literal(_MONDAY, type=dt.Timestamp(timezone="UTC"))
+            days = _us_between(monday, t) // _US_PER_DAY
+            ok = ((days % 7) < 5) & ((_us_between(epoch, t) % _US_PER_DAY) == 0)
+            sn = ibis.ifelse(ok, weekday_number(days, least=ibis.least), ibis.null())
+            placed = pts.mutate(__tacit_sn=sn.cast("int64"))
+        else:
+            keep = list(pts.columns)
+            pts, code = self._calendar_code(pts, c)
+            s = self._sessions_table(c)
+            t = pts[tcol]
+            if c.param("sessions") == "within":
+                seconds = int(c.param("interval_seconds"))
+                inside = ((_us_between(s["__tacit_open"], t) >= 0)
+                          & (_us_between(t, s["__tacit_close"]) >= seconds * 1_000_000))
+            else:
+                tus = _us_between(epoch, t)
+                day_no = s["__tacit_day"].delta(ibis.date(1970, 1, 1), unit="day")
+                inside = ((tus // _US_PER_DAY) == day_no) & (
+                    ((tus % _US_PER_DAY) == 0) | (_us_between(s["__tacit_open"], t) == 0))
+            joined = pts.left_join(s, (s["__tacit_cal"] == code) & inside)
+            placed = joined.select(*keep, "__tacit_sn")
+        w = ibis.window(group_by=series or None, order_by=[placed[tcol]])
+        placed = placed.mutate(__tacit_prev=placed[tcol].lag().over(w),
+                               __tacit_prev_sn=placed["__tacit_sn"].lag().over(w))
+        cur, prev = placed["__tacit_sn"], placed["__tacit_prev_sn"]
+        same = cur == prev
+        if c.param("sessions") == "within":
+            step = _us_between(placed["__tacit_prev"], placed[tcol])
+            tol = _tolerance(c.param("tolerance_pct"))
+            p, q = tol.numerator, tol.denominator
+            interval_us = int(c.param("interval_seconds")) * 1_000_000
+            scaled = step * ibis.literal(100 * q, type="int64")
+            off = scaled < ibis.literal(interval_us * (100 * q - p), type="int64")
+            if not c.param("gaps_allowed"):
+                off = off | (scaled > ibis.literal(interval_us * (100 * q + p), type="int64"))
+            bad_step = same & off
+        else:
+            bad_step = same
+        if not c.param("gaps_allowed"):
+            bad_step = bad_step | (cur > prev + 1)
+        viol = cur.isnull() | (prev.notnull() & bad_step.fill_null(False))
+        return placed, viol
+
+    def _session_window(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
+        """Restated rows (revision > 0) whose ingest came more than N sessions after the event:
+        the sessions after the event's UTC date up to and including the ingest's UTC date."""
+        import ibis
+        import ibis.expr.datatypes as dt
+
+        epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
+        rev = data[c.param("column") or "revision"]
+        rows = data.filter(rev > 0)
+        keep = list(rows.columns)
+        rows, code = self._calendar_code(rows, c)
+        rows = rows.mutate(
+            __tacit_td=_us_between(epoch, rows[c.param("time_column")]) // _US_PER_DAY,
+            __tacit_id=_us_between(epoch, rows[c.param("ingest_column")]) // _US_PER_DAY,
+            __tacit_cc=code)
+        s = self._sessions_table(c)
+        s = s.mutate(__tacit_dn=s["__tacit_day"].delta(ibis.date(1970, 1, 1), unit="day"))
+        pairs = rows.select(__tacit_c2=rows["__tacit_cc"], __tacit_t2=rows["__tacit_td"],
+                            __tacit_i2=rows["__tacit_id"]).distinct()
+        hit = pairs.left_join(s, (s["__tacit_cal"] == pairs["__tacit_c2"])
+                              & (s["__tacit_dn"] > pairs["__tacit_t2"])
+                              & (s["__tacit_dn"] <= pairs["__tacit_i2"]))
+        counted = hit.group_by(["__tacit_c2", "__tacit_t2", "__tacit_i2"]).aggregate(
+            __tacit_n=hit["__tacit_sn"].count())
+        joined = rows.left_join(counted, (rows["__tacit_cc"] == counted["__tacit_c2"])
+                                & (rows["__tacit_td"] == counted["__tacit_t2"])
+                                & (rows["__tacit_id"] == counted["__tacit_i2"]))
+        joined = joined.select(*keep, "__tacit_n")
+        viol = (joined["__tacit_n"] > int(c.param("business_days"))).fill_null(False)
+        return joined, viol
+
     def _revision(self, wide: ir.Table, c: Clause) -> Any:
         import ibis
         import ibis.expr.datatypes as dt
@@ -710,8 +839,6 @@ class _Builder:
         ingest_name = c.param("ingest_column")
         if not ingest_name:
             return ibis.literal(True)
-        if uses_sessions(c):
-            raise CompileError("exchange calendar sessions are not checked by the runtime yet")
         t, ingest = wide[c.param("time_column")], wide[ingest_name]
         days = c.param("business_days")
         if days is not None:
@@ -735,10 +862,11 @@ def parse_query(
     *,
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
 ) -> ir.Table | None:
     """The one aggregate query `parse()` runs (for inspection, e.g. ``ibis.to_sql(q, dialect)``)."""
     _require_table(schema, table, ValidationPhase.PARSE)
-    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC))
+    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC), sessions)
     b.build()
     return b.query
 
@@ -749,6 +877,7 @@ def evaluate(
     *,
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
 ) -> Report:
     """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
     _require_table(schema, table, ValidationPhase.PARSE)
@@ -756,4 +885,4 @@ def evaluate(
         now = _dt.datetime.now(_dt.UTC)
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
-    return _Builder(schema, spark_instants(table), catalog, now).run()
+    return _Builder(schema, spark_instants(table), catalog, now, sessions).run()

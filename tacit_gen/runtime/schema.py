@@ -189,6 +189,7 @@ class Schema:
         table: ir.Table,
         catalog: ir.Table | Mapping[str, ir.Table] | None = None,
         now: datetime | None = None,
+        sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     ) -> DataFrame[Self]:
         """Convert columns whose type differs but converts, then evaluate every constraint
         clause in one aggregate query.
@@ -198,6 +199,9 @@ class Schema:
             catalog: the catalog relation (a Table, or a mapping relation name -> Table) for
                 catalog clauses and catalog cadence.
             now: the pinned "now" for freshness (default: the current time, UTC).
+            sessions: the exchange sessions relation (a Table, or a mapping relation name ->
+                Table; `tacit-gen calendar` writes it) for clauses that read sessions
+                (`time.calendar`).
 
         Returns:
             The converted table as ``DataFrame[Self]``.
@@ -208,7 +212,7 @@ class Schema:
         """
         from tacit_gen.runtime.evaluate import parse_table
 
-        return parse_table(cls, table, catalog=catalog, now=now)
+        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions)
 
     @classmethod
     def evaluate(
@@ -216,11 +220,12 @@ class Schema:
         table: ir.Table,
         catalog: ir.Table | Mapping[str, ir.Table] | None = None,
         now: datetime | None = None,
+        sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     ) -> Report:
         """Like `parse()`, but return the per-clause report instead of raising."""
         from tacit_gen.runtime.evaluate import evaluate
 
-        return evaluate(cls, table, catalog=catalog, now=now)
+        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions)
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:

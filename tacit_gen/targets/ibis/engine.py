@@ -108,8 +108,12 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
             tuple(Verdict(c.id, "error", None, f"cannot load {path.name}: {e}") for c in inp.clauses),
         )
     data = table(inp.table)
-    relations = sorted({str(c.param("relation")) for c in schema.clauses() if c.param("relation")})
+    relations = sorted({str(c.param(k)) for c in schema.clauses()
+                        for k in ("relation", "calendar_catalog") if c.param(k)})
     catalog = {r: t for r in relations if (t := table(r)) is not None}
+    named = sorted({str(c.param("sessions_relation")) for c in schema.clauses()
+                    if c.param("sessions_relation")})
+    sessions = {r: t for r in named if (t := table(r)) is not None}
     status: dict[str, Verdict] = {}
     structural: dict[str, Verdict] = {}
     try:
@@ -122,7 +126,7 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ContractWarning)
-            schema.parse(data, catalog=catalog or None, now=inp.now)
+            schema.parse(data, catalog=catalog or None, now=inp.now, sessions=sessions or None)
         warned = tuple(f for w in caught if isinstance(w.message, ContractWarning)
                        for f in w.message.failures)
     except ValidationError as exc:
