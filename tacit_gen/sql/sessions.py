@@ -9,7 +9,7 @@ is the table `tacit-gen calendar` writes, named by the clause params.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tacit_gen.sql.build import (
     column,

@@ -231,11 +231,11 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
         # the batch keeps its alias only in a join (`_text`): qualify only then
         alias = "b" if clause.param("calendar") is None else None
         b = [sql.column(c.name, alias) for c in (rev, t, ing)]
-        late = trading_days_late(clause, b[1], b[2], dialect, calendar_code(clause, "b"))
+        late_t = trading_days_late(clause, b[1], b[2], dialect, calendar_code(clause, "b"))
         star = exp.Column(this=exp.Star(), table=exp.to_identifier("b")) if alias else exp.Star()
         q = with_catalog(clause, exp.select(star).from_(_batch()), "b")
         q = q.where(exp.and_(exp.GT(this=b[0], expression=exp.Literal.number(0)),
-                             sql.is_not_null(b[1].copy()), sql.is_not_null(b[2].copy()), late))
+                             sql.is_not_null(b[1].copy()), sql.is_not_null(b[2].copy()), late_t))
         return _text(q, dialect)
     if bdays is not None:
         # Mon-Fri days after the event's UTC date up to the ingest's UTC date

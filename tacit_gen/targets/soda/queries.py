@@ -140,10 +140,10 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
         d = exp.alias_(sql.relation(dataset), "d", table=True)
         rows = with_catalog(clause, exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
                             .from_(d), "d")
-        late = trading_days_late(clause, sql.column(tcol, "d"), sql.column(ingest, "d"), dialect,
+        late_t = trading_days_late(clause, sql.column(tcol, "d"), sql.column(ingest, "d"), dialect,
                                  calendar_code(clause, "d"))
         q = rows.where(exp.and_(exp.GT(this=sql.column(rev.name, "d"), expression=exp.Literal.number(0)),
-                                late))
+                                late_t))
         return sql.pretty(q, dialect) + "\n"
     if bdays is not None:
         late: Any = exp.GT(
