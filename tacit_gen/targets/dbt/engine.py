@@ -281,7 +281,8 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     if macros.is_file():
         shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
     (project / "models" / f"{model}.sql").write_text(source_sql(inp.table), encoding="utf-8")
-    relations = sorted({str(c.param("relation")) for c in clauses if c.param("relation")})
+    relations = sorted({str(c.param(k)) for c in clauses
+                        for k in ("relation", "sessions_relation", "calendar_catalog") if c.param(k)})
     for rel in relations:
         if rel != model:
             (project / "models" / f"{rel}.sql").write_text(

@@ -159,6 +159,15 @@ def _sql_value(text: str) -> Any:
     return t
 
 
+def _session_params(a: dict[str, Any]) -> dict[str, Any]:
+    """The calendar and sessions relation a test's arguments name (none: no calendar)."""
+    if a.get("sessions_relation") is None:
+        return {}
+    return {"calendar": a.get("calendar"), "sessions_relation": _relation(a.get("sessions_relation")),
+            **{k: _col(a.get(k)) for k in ("sessions_calendar", "sessions_session",
+                                           "sessions_open", "sessions_close")}}
+
+
 def _relation(value: Any) -> str | None:
     """The relation name of ``ref('x')`` / ``source('s', 'x')``."""
     if value is None:
@@ -403,6 +412,9 @@ class Reader:
                 p["relation"] = _relation(a.get("catalog"))
                 p["catalog_key"] = _col(a.get("catalog_key"))
                 p["catalog_column"] = _col(a.get("catalog_column"))
+            if a.get("sessions") is not None:
+                p["sessions"] = str(a.get("sessions"))
+                p.update(_session_params(a))
             return "cadence", p, f"cadence:{c}"
         if short == "tacit_catalog_unit" and column:
             return (
@@ -439,6 +451,7 @@ class Reader:
                     "allowed": bool(a.get("allowed", True)),
                     "window_seconds": a.get("window_seconds"),
                     "business_days": a.get("business_days"),
+                    **_session_params(a),
                 },
                 "revision_window",
             )

@@ -27,7 +27,6 @@ import yaml
 
 from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
-    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     RenderOptions,
@@ -272,6 +271,15 @@ def relation_ref(relation: str) -> str:
     return "ref(" + json.dumps(relation, ensure_ascii=False) + ")"
 
 
+def _session_args(p: dict[str, Any], adapter: str) -> dict[str, Any]:
+    """The sessions relation and its columns, and the calendar code, as test arguments."""
+    if p.get("sessions_relation") is None:
+        return {}
+    return {"calendar": p["calendar"], "sessions_relation": relation_ref(p["sessions_relation"]),
+            **{k: ident(p[k], adapter) for k in ("sessions_calendar", "sessions_session",
+                                                 "sessions_open", "sessions_close")}}
+
+
 def yaml_number(text: str) -> int | float | str:
     """A decimal text as the YAML scalar that keeps it exactly (int, float, or the text)."""
     if re.match(r"^-?\d+$", text):
@@ -374,7 +382,10 @@ class DbtTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, invariant SQL in the adapter's dialect (what the reader returns)."""
-        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause):
+        if clause.kind in ("cadence", "revision_window") and (
+                clause.param("calendar_catalog") is not None
+                or (clause.kind == "cadence" and clause.param("from_catalog")
+                    and uses_sessions(clause))):
             return None
         return sql_projection(clause, options.get(DbtOptions).sql_dialect)
 
@@ -501,8 +512,12 @@ class DbtTarget:
             elif k == "freshness":
                 args = {"max_age_seconds": p["max_age_seconds"]}
                 col_test(p["column"], _test("tacit_freshness", cl, unique_name(cl.id), args))
-            elif k in ("cadence", "revision_window") and uses_sessions(cl):
-                unsupported.append(Unsupported(NAME, cl.id, SESSIONS_PENDING))
+            elif k in ("cadence", "revision_window") and (
+                    cl.param("calendar_catalog") is not None
+                    or (k == "cadence" and p.get("from_catalog") and uses_sessions(cl))):
+                unsupported.append(Unsupported(
+                    NAME, cl.id, "a per-series calendar (or a catalog interval within sessions) "
+                    "is not expressed in dbt; time.calendar: CODE is"))
             elif k == "cadence":
                 series = list(p.get("series") or ())
                 args = {"series": [ident(c, adapter) for c in series]}
@@ -524,6 +539,9 @@ class DbtTarget:
                     args["interval_seconds"] = p["interval_seconds"]
                 args["tolerance_pct"] = yaml_number(str(p.get("tolerance_pct") or "0"))
                 args["gaps_allowed"] = bool(p.get("gaps_allowed"))
+                if p.get("sessions") is not None:
+                    args["sessions"] = p["sessions"]
+                    args.update(_session_args(p, adapter))
                 if contract.field("revision") is not None:
                     args["revision_column"] = ident("revision", adapter)
                 col_test(p["column"], _test("tacit_cadence", cl, unique_name(cl.id), args))
@@ -552,6 +570,7 @@ class DbtTarget:
                 for key in ("window_seconds", "business_days"):
                     if p.get(key) is not None:
                         args[key] = p[key]
+                args.update(_session_args(p, adapter))
                 col_test(p["column"], _test("tacit_revision_window", cl, unique_name(cl.id), args))
             else:
                 unsupported.append(Unsupported(NAME, cl.id, f"no dbt form for clause kind {k!r}"))
