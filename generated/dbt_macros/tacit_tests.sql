@@ -70,7 +70,10 @@ where latest_value is null
     Every row at the latest revision of a point counts: a duplicated point is a step of 0 and fails.
     With catalog: the interval is catalog.catalog_column (seconds) for the series; a point of a series
     with no catalog interval fails. -#}
-{% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none) %}
+{% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none, sessions=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}
+{%- if sessions is not none %}
+{{ tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close) }}
+{%- else %}
 {%- set part = series | join(', ') -%}
 with points as (
     select {{ part }}{{ ', ' if series }}{{ column_name }} as tacit_t,
@@ -108,7 +111,83 @@ where tacit_interval is null
         or tacit_step_seconds > tacit_interval * (1 + {{ tolerance_pct }} / 100.0)
         {%- endif %}
    ))
+{%- endif %}
 {% endtest %}
+
+
+{#- cadence:<c> over exchange sessions (tacit_gen/semantics/sessions.py): each point's session
+    number (NULL outside every session; Monday to Friday at 00:00 UTC without a calendar); a point
+    fails outside sessions, off the interval within one session (`within`), as a second bar of a
+    session (`trading_day`), or after a skipped session unless gaps are allowed. -#}
+{% macro tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close) %}
+{%- set part = series | join(', ') -%}
+{%- set since_epoch = tacit_seconds_between(tacit_instant('1970-01-01T00:00:00+00:00'), 'l.tacit_t') -%}
+with points as (
+    select {{ part }}{{ ', ' if series }}{{ column_name }} as tacit_t,
+        rank() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column or column_name }} desc) as tacit_rank
+    from {{ model }}
+    where {{ column_name }} is not null
+    {%- for s in series %} and {{ s }} is not null{% endfor %}
+),
+latest as (
+    select * from points where tacit_rank = 1
+),
+{%- if sessions_relation is none %}
+placed as (
+    {%- set d = dbt.datediff("cast('1900-01-01' as date)", tacit_utc_date('l.tacit_t'), 'day') %}
+    select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t,
+        case when ({{ d }}) - 7 * floor(({{ d }}) / 7.0) < 5 and ({{ since_epoch }}) % 86400 = 0
+             then {{ tacit_weekday_number('l.tacit_t') }} end as tacit_sn
+    from latest l
+),
+{%- else %}
+ses as (
+    select {{ sessions_calendar }} as tacit_cal, {{ sessions_session }} as tacit_day,
+        {{ sessions_open }} as tacit_open, {{ sessions_close }} as tacit_close,
+        row_number() over (partition by {{ sessions_calendar }} order by {{ sessions_session }}) as tacit_sn
+    from {{ sessions_relation }}
+),
+placed as (
+    select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t, s.tacit_sn
+    from latest l
+    left join ses s on s.tacit_cal = {{ dbt.string_literal(calendar) }}
+    {%- if sessions == 'within' %}
+        and {{ tacit_seconds_between('s.tacit_open', 'l.tacit_t') }} >= 0
+        and {{ tacit_seconds_between('l.tacit_t', 's.tacit_close') }} >= {{ interval_seconds }}
+    {%- else %}
+        and s.tacit_day = {{ tacit_utc_date('l.tacit_t') }}
+        and ({{ tacit_seconds_between('s.tacit_open', 'l.tacit_t') }} = 0 or ({{ since_epoch }}) % 86400 = 0)
+    {%- endif %}
+),
+{%- endif %}
+steps as (
+    select *,
+        lag(tacit_t) over ({{ 'partition by ' ~ part if series }} order by tacit_t) as tacit_prev,
+        lag(tacit_sn) over ({{ 'partition by ' ~ part if series }} order by tacit_t) as tacit_prev_sn
+    from placed
+),
+measured as (
+    select *, {{ tacit_seconds_between('tacit_prev', 'tacit_t') }} as tacit_step_seconds
+    from steps
+)
+select *
+from measured
+where tacit_sn is null
+   or (tacit_prev_sn is not null and (
+        {%- if sessions == 'within' %}
+        (tacit_sn = tacit_prev_sn and (
+            tacit_step_seconds < {{ interval_seconds }} * (1 - {{ tolerance_pct }} / 100.0)
+            {%- if not gaps_allowed %}
+            or tacit_step_seconds > {{ interval_seconds }} * (1 + {{ tolerance_pct }} / 100.0)
+            {%- endif %}))
+        {%- else %}
+        tacit_sn = tacit_prev_sn
+        {%- endif %}
+        {%- if not gaps_allowed %}
+        or tacit_sn > tacit_prev_sn + 1
+        {%- endif %}
+   ))
+{% endmacro %}
 
 
 {#- catalog_unit:<c>  c equals the catalog's catalog_column for the row's key; no catalog entry fails. -#}
@@ -135,7 +214,7 @@ where m.{{ column_name }} is not null
 
 {#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
     ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
-{% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none) %}
+{% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}
 select *
 from {{ model }}
 where
@@ -145,7 +224,12 @@ where
     1 = 2
 {%- else %}
     {{ column_name }} > 0 and (
-    {%- if business_days is not none %}
+    {%- if business_days is not none and sessions_relation is not none %}
+        (select count(*) from {{ sessions_relation }} tacit_s
+         where tacit_s.{{ sessions_calendar }} = {{ dbt.string_literal(calendar) }}
+           and tacit_s.{{ sessions_session }} > {{ tacit_utc_date(time_column) }}
+           and tacit_s.{{ sessions_session }} <= {{ tacit_utc_date(ingest_column) }}) > {{ business_days }}
+    {%- elif business_days is not none %}
         {{ tacit_weekday_number(ingest_column) }} - {{ tacit_weekday_number(time_column) }} > {{ business_days }}
     {%- else %}
         {{ tacit_seconds_between(time_column, ingest_column) }} > {{ window_seconds }}

@@ -189,10 +189,6 @@ class Target(Protocol):
         ...
 
 
-# Reported by a target whose artifact does not yet read exchange sessions (issue 13).
-SESSIONS_PENDING = "exchange calendar sessions are not checked by this target yet"
-
-
 def sql_projection(clause: Clause, dialect: str = "duckdb") -> Clause:
     """The default projection: the plan's params plus, for invariants and ranges, their ``sql``
     in `dialect` (what a reader of SQL-carrying artifacts returns)."""

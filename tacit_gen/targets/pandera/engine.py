@@ -202,7 +202,11 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
         catalog = frame(str(relations[0])) if relations else None
         module = load_module(path)
-        schema = module.schema(catalog=catalog, now=inp.now)
+        named = [c.param("sessions_relation") for c in inp.clauses if c.param("sessions_relation")]
+        if named:
+            schema = module.schema(catalog=catalog, now=inp.now, sessions=frame(str(named[0])))
+        else:
+            schema = module.schema(catalog=catalog, now=inp.now)
     except Exception as e:  # the artifact or the data could not be loaded: every clause errors
         detail = f"{type(e).__name__}: {e}"
         return EngineRun(NAME, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (*notes, detail))

@@ -40,9 +40,11 @@ TIME_HELPERS = {
     "_catalog_unit_check": "catalog_unit",
     "_catalog_bounds_check": "catalog_bounds",
     "_revision_window_check": "revision_window",
+    "_session_cadence_check": "cadence",
+    "_session_window_check": "revision_window",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
-RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column")
+RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame")
 _ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
 _BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
 

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.expr import nodes as n
 from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
-    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -184,7 +183,8 @@ class PanderaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
-        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause):
+        if clause.kind in ("cadence", "revision_window") and uses_sessions(clause) and (
+                clause.param("calendar_catalog") is not None or clause.param("from_catalog")):
             return None
         return sql_projection(clause, options.dialect_for(NAME, contract))
 
@@ -211,6 +211,7 @@ class PanderaTarget:
             strict=parts.strict,
             schema_constant=not parts.needs,
             warn_helper=any(c.warn and c.kind in TIME_HELPERS for c in clauses),
+            sessions_helpers=any(uses_sessions(c) for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
         path = self.artifact_paths(contract)[0]
@@ -264,8 +265,11 @@ class PanderaTarget:
                     )
                     + ","
                 )
-            elif c.kind in ("cadence", "revision_window") and uses_sessions(c):
-                unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
+            elif c.kind in ("cadence", "revision_window") and uses_sessions(c) and (
+                    c.param("calendar_catalog") is not None or c.param("from_catalog")):
+                unsupported.append(Unsupported(
+                    NAME, c.id, "a per-series calendar (or a catalog interval within sessions) "
+                    "is not expressed in pandera; time.calendar: CODE is"))
             elif c.kind in TIME_HELPERS:
                 check = self._time_check(c, contract)
                 if c.warn:  # the helper's pa.Check, made to warn (`_warn` in the module)
@@ -327,6 +331,16 @@ class PanderaTarget:
     def _time_check(self, c: Clause, contract: Contract) -> str:
         kw: list[tuple[str, str]] = [("name", repr(c.id)), ("error", repr(c.text))]
         p = c.params_dict
+        if uses_sessions(c):  # every plan param, as the reader returns them
+            helper = "_session_cadence_check" if c.kind == "cadence" else "_session_window_check"
+            if c.kind == "cadence":
+                revision = "revision" if contract.field("revision") is not None else None
+                kw.append(("revision_column", repr(revision)))
+            kw += [(k, repr(tuple(v) if isinstance(v, list) else v)) for k, v in c.params
+                   if k != "from_catalog"]
+            if p.get("sessions_relation") is not None:
+                kw.append(("frame", "sessions"))
+            return " " * 12 + _call(helper, [f"{k}={v}" for k, v in kw], " " * 12) + ","
         if c.kind == "freshness":
             kw += [("column", repr(p["column"])), ("max_age_seconds", repr(p["max_age_seconds"])),
                    ("now", "now")]
@@ -364,6 +378,8 @@ def _needs(c: Clause) -> str | None:
         return "a catalog frame"
     if c.kind == "freshness":
         return '"now"'
+    if uses_sessions(c) and c.param("sessions_relation") is not None:
+        return "a sessions frame"
     return None
 
 
