@@ -558,7 +558,8 @@ def calendar(codes: tuple[str, ...], start: str, end: str, out_path: str | None)
     date, open and close as UTC instants (early closes and DST included), from exchange_calendars.
 
     Load it as a dbt seed or a table named as the contract's `calendar:` section says (default
-    `trading_sessions`); `verify --calendar FILE` reads it. Refresh it each year (docs/calendars.md).
+    `trading_sessions`); `verify --calendar FILE` reads it. Refresh it each year
+    (docs/contract-language.md, "Calendar").
     """
     from datetime import date
 

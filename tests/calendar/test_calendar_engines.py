@@ -1,0 +1,116 @@
+"""Issue 13's done-when list, run in every engine: XNYS 2024 sessions from exchange_calendars.
+
+Minute bars with `60s within session` over the March DST change (2024-03-08 -> 03-11: the open
+moves from 14:30 to 13:30 UTC) and the early close of 2024-11-29 (18:00 UTC), with overnight
+steps, pass in dbt, Soda, GX, pandera and the ibis runtime; a bar missing inside a session, a bar
+at 13:30 New York on the early-close day, and a bar on Thanksgiving each fail naming
+`cadence:bar_start` in every engine. Daily bars across Independence Day pass with the calendar
+and fail Monday-to-Friday without it. A restatement 5 sessions after its event passes and one 6
+sessions after fails across Thanksgiving week (Monday to Friday would count the holiday).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tacit_gen.contract.loader import load
+from tacit_gen.engines.postgres_server import Server
+from tacit_gen.verify import VerifyReport, run_verify
+from tests.calendar.data import DAILY, MINUTE, iso, minute_bars, utc, write
+from tests.parity.harness import failed_by_engine
+from tests.parity.postgres_harness import PG_ENGINES
+
+pytestmark = pytest.mark.engine
+ENGINES = PG_ENGINES  # dbt, soda, gx, pandera, ibis
+NOW = utc(2024, 12, 10)
+DST = [date(2024, 3, 8), date(2024, 3, 11)]
+EARLY = [date(2024, 11, 27), date(2024, 11, 29)]
+
+
+def _contract(tmp: Path, text: str, name: str = "c.yaml"):
+    path = tmp / name
+    path.write_text(text, encoding="utf-8")
+    return load(str(path))
+
+
+def _clean_minutes() -> list[dict[str, str]]:
+    rows = minute_bars(DST, "A") + minute_bars(EARLY, "B")
+    # a restatement of Wed 2024-11-27 15:00 ingested Thu 2024-12-05: 5 sessions later
+    # (11-29, 12-02, 12-03, 12-04, 12-05; Thanksgiving 11-28 is none): inside the window
+    rows.append({**next(r for r in rows if r["bar_start"] == "2024-11-27T15:00:00.000Z"),
+                 "ingested_at": iso(utc(2024, 12, 5, 22)), "revision": "1"})
+    return rows
+
+
+def _verify(tmp: Path, contract_text: str, rows: list[dict[str, str]], name: str,
+            engine: str = "duckdb", dsn: str | None = None) -> VerifyReport:
+    contract = _contract(tmp, contract_text, f"{name}.yaml")
+    data = write(tmp / f"{name}.csv", rows)
+    return run_verify(contract, data, None, ENGINES, NOW, keep=tmp / f"work-{name}",
+                      engine=engine, dsn=dsn)
+
+
+def _only(report: VerifyReport, clause: str) -> None:
+    table = report.render_text()
+    assert report.exit_code == 1, table
+    assert set(report.targets) == set(ENGINES), table
+    for target, failed in failed_by_engine(report).items():
+        assert failed == {clause}, f"{target}: {failed}\n{table}"
+
+
+def _all_pass(report: VerifyReport) -> None:
+    table = report.render_text()
+    assert report.exit_code == 0, table
+    assert set(report.targets) == set(ENGINES), table
+    for r in report.rows:
+        for t, v in r.verdicts.items():
+            assert v.status == "pass", f"{t} {r.clause.id}: {v.status}\n{table}"
+
+
+def test_minute_bars_over_dst_early_close_and_nights_pass(tmp_path: Path) -> None:
+    rows = _clean_minutes()
+    assert "2024-03-11T13:30:00.000Z" in {r["bar_start"] for r in rows}  # DST open
+    assert "2024-11-29T17:59:00.000Z" in {r["bar_start"] for r in rows}  # last bar, early close
+    _all_pass(_verify(tmp_path, MINUTE, rows, "clean"))
+
+
+@pytest.mark.parametrize("defect", ["missing_inside", "after_early_close", "on_holiday"])
+def test_session_defects_fail_naming_cadence(tmp_path: Path, defect: str) -> None:
+    rows = _clean_minutes()
+    if defect == "missing_inside":  # 10:17 New York on 2024-11-27
+        rows = [r for r in rows if r["bar_start"] != "2024-11-27T15:17:00.000Z"]
+    else:
+        at = utc(2024, 11, 29, 18, 30) if defect == "after_early_close" else utc(2024, 11, 28, 15)
+        rows.append({**rows[-2], "bar_start": iso(at), "ingested_at": iso(at), "revision": "0"})
+    _only(_verify(tmp_path, MINUTE, rows, defect), "cadence:bar_start")
+
+
+def test_restatement_six_sessions_late_fails(tmp_path: Path) -> None:
+    rows = _clean_minutes()
+    rows[-1] = {**rows[-1], "ingested_at": iso(utc(2024, 12, 6, 22))}  # 6 sessions after 11-27
+    _only(_verify(tmp_path, MINUTE, rows, "late6"), "revision_window")
+
+
+def _daily(days: list[date]) -> list[dict[str, str]]:
+    return [{"symbol": "A", "bar_date": iso(utc(d.year, d.month, d.day)), "close": "1.00000000",
+             "revision": "0"} for d in days]
+
+
+def test_daily_bars_across_independence_day(tmp_path: Path) -> None:
+    # Mon 07-01, Tue 07-02, Wed 07-03, (Thu 07-04 holiday), Fri 07-05, Mon 07-08
+    days = [date(2024, 7, d) for d in (1, 2, 3, 5, 8)]
+    rows = _daily(days)
+    rows[3]["bar_date"] = iso(utc(2024, 7, 5, 13, 30))  # stamped at the open: accepted too
+    _all_pass(_verify(tmp_path, DAILY, rows, "daily_xnys"))
+    monday_to_friday = DAILY.replace("  calendar: XNYS\n", "").replace(
+        "calendar: {relation: xnys_sessions}\n", "")
+    rows[3]["bar_date"] = iso(utc(2024, 7, 5))
+    _only(_verify(tmp_path, monday_to_friday, rows, "daily_mf"), "cadence:bar_date")
+
+
+def test_minute_bars_pass_on_postgres(pg_server: Server, tmp_path: Path) -> None:
+    _all_pass(_verify(tmp_path, MINUTE, _clean_minutes(), "pg", engine="postgres",
+                      dsn=pg_server.dsn))
