@@ -852,6 +852,46 @@ def import_dbt(paths: tuple[str, ...], names: tuple[str, ...], manifest: str | N
     _finish_import(report, force, fmt)
 
 
+@import_group.command("odcs", epilog=EXIT_CODES)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", default="contracts", show_default=True, type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite a contract file that exists and differs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def import_odcs(file: str, out: str, force: bool, fmt: str) -> None:
+    """An ODCS v3.x document to one contract per schema object."""
+    from tacit_gen.adopt.odcs import OdcsInputError, import_odcs
+
+    try:
+        report = import_odcs(file, Path(out))
+    except OdcsInputError as e:
+        _fail_usage(str(e))
+    _finish_import(report, force, fmt)
+
+
+@main.group("export")
+def export_group() -> None:
+    """Write a contract in another standard's form (docs/import-export.md)."""
+
+
+@export_group.command("odcs", epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
+              help="Write the document here (atomically) instead of to stdout.")
+def export_odcs(contract: str, out_path: str | None) -> None:
+    """A contract as an ODCS v3.1.0 document (validates against the ODCS JSON Schema)."""
+    from tacit_gen.adopt.odcs_export import export_odcs as to_text
+    from tacit_gen.render import WriteError, write_atomic
+
+    text = to_text(_load_or_exit(contract))
+    if out_path is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_atomic(Path(out_path), text)
+    except WriteError as e:
+        _fail_usage(str(e))
+
+
 # ---------------------------------------------------------------------------------------- fmt
 @main.command(epilog=EXIT_CODES)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))

@@ -56,6 +56,8 @@ class Draft:
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     invariants: list[Invariant] = field(default_factory=list)
     time: dict[str, Any] = field(default_factory=dict)
+    # revision_policy, provenance_required, catalog, evolution, targets (as written)
+    sections: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
 
@@ -85,6 +87,9 @@ class Draft:
         data["fields"] = {n: _ordered(spec) for n, spec in self.fields.items()}
         if invariants:
             data["invariants"] = list(invariants)
+        for k in ("revision_policy", "provenance_required", "catalog", "evolution", "targets"):
+            if k in self.sections:
+                data[k] = self.sections[k]
         for k in sorted(self.meta):
             data[k] = self.meta[k]
         return data
