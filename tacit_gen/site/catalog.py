@@ -231,7 +231,7 @@ def contract_doc(contract: Contract, path: Path, options: RenderOptions | None =
             else:
                 not_by.append((t, str(row[t]).removeprefix("unsupported: ")))
         docs.append(ClauseDoc(f"clause-{i}", cl.id, cl.kind, cl.columns, cl.line, cl.text,
-                              _text(getattr(cl, "severity", "")) or "error",
+                              cl.severity,
                               tuple(by), tuple(not_by)))
     history, note = _history(contract, path)
     return ContractDoc(

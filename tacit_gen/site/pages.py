@@ -101,7 +101,7 @@ def verdict_page(report: VerifyReport) -> str:
                 columns = [k for k, _ in v.rows[0]]
                 samples.append((t, columns, [[value for _, value in row] for row in v.rows]))
         details = [(t, v.status, v.detail) for t, v in r.verdicts.items()
-                   if v.status in ("fail", "error", "n/a") and v.detail]
+                   if v.status in ("fail", "warn", "error", "n/a") and v.detail]
         rows.append({"anchor": f"clause-{i}", "row": r, "samples": samples[:1], "details": details,
                      "cells": [r.verdicts.get(t) for t in report.targets]})
     data = report.as_json()

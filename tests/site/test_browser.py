@@ -50,17 +50,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     code, out = invoke("docs", *map(str, BUNDLED), str(hostile), str(with_history),
                        "--out", str(tmp / "site"))
     assert code == 0, out
-    contract = CONTRACTS / "fct_sensor_readings.yaml"
+    # the bundled contract with its quality enum a warning (severity: warn); the data breaks the
+    # range (a failure) and, in one row, the enum (a warning)
+    contract = tmp / "fct_sensor_readings.yaml"
+    contract.write_text((CONTRACTS / contract.name).read_text(encoding="utf-8")
+                        + "severity:\n  warn: [accepted_values:quality]\n", encoding="utf-8")
     data = tmp / "data.csv"
     code, out = invoke("sample", str(contract), "--rows", "24", "--now", NOW,
                        "--violate", "range:value_degc", "--out", str(data))
     assert code == 0, out
-    data.write_text(data.read_text(encoding="utf-8").replace("series_id_01", EVIL), encoding="utf-8")
+    text = data.read_text(encoding="utf-8").replace("series_id_01", EVIL)
+    assert ",suspect," in text
+    data.write_text(text.replace(",suspect,", ",unheard_of,", 1), encoding="utf-8")
     code, out = invoke("verify", str(contract), "--data", str(data), "--now", NOW,
                        "--target", "pandera,ibis,jsonschema", "--format", "html",
                        "--out", str(tmp / "verdict.html"))
     assert code == 1, out
-    return {"site": tmp / "site", "verdict": tmp / "verdict.html", "shots": tmp, "data": data}
+    return {"site": tmp / "site", "verdict": tmp / "verdict.html", "shots": tmp, "data": data,
+            "contract": contract}
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +117,7 @@ def _resolve(href: str, base: str, root: Path) -> tuple[Path, str]:
 
 def test_the_verdict_page_is_the_same_bytes_on_a_second_run(built: dict[str, Path]) -> None:
     again = built["shots"] / "again.html"
-    code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), "--data", str(built["data"]),
+    code, out = invoke("verify", str(built["contract"]), "--data", str(built["data"]),
                        "--now", NOW, "--target", "pandera,ibis,jsonschema", "--format", "html",
                        "--out", str(again))
     assert code == 1, out
@@ -153,8 +160,13 @@ def test_hostile_text_is_text_and_a_screenshot_is_a_real_png(browser: Any, built
     assert page.inner_text("#verdict") == "violations (exit 1)"
     row = page.inner_text("#clause-17")
     assert row.split("\t")[1:] == ["range:value_degc", "-40 <= value_degc <= 150", "FAIL 1", "FAIL 1", "n/a"]
-    sample = page.inner_text("table.sample")
-    assert EVIL in sample and "-40.001" in sample  # the failing row, as the ibis engine returned it
+    warned = page.inner_text("#clause-15")
+    assert warned.split("\t")[1:] == ["accepted_values:quality", "quality:    {type: enum[good, suspect, bad]}",
+                                      "WARN 1", "WARN 1", "n/a"]
+    samples = page.locator("table.sample").all_inner_texts()
+    assert len(samples) == 2  # the warned clause's row, then the failed clause's
+    assert "unheard_of" in samples[0]
+    assert EVIL in samples[1] and "-40.001" in samples[1]  # as the ibis engine returned it
     shot = built["shots"] / "verdict.png"
     page.screenshot(path=str(shot), full_page=True)
     page.close()

@@ -139,3 +139,12 @@ def test_verify_html_needs_out_and_out_needs_html(tmp_path: Path) -> None:
         res = CliRunner().invoke(main, ["verify", contract, "--data", str(data), *extra])
         assert res.exit_code == 2 and "--format html and --out FILE go together" in res.output
 
+
+
+def test_a_warn_clause_is_marked_on_its_page(tmp_path: Path) -> None:
+    path = tmp_path / "sensor.yaml"
+    path.write_text(BASE_SENSOR + "severity:\n  warn: [range:pressure]\n", encoding="utf-8")
+    assert docs(str(path), "--out", str(tmp_path / "site"))[0] == 0
+    page = (tmp_path / "site" / "contracts" / "sensor.html").read_text(encoding="utf-8")
+    marked = re.findall(r'<td class="mono wrap id">([^<]+) <span class="tag warn">warn</span>', page)
+    assert marked == ["range:pressure"]

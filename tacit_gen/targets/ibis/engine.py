@@ -140,7 +140,8 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
                 sample_rows(f.rows),
             )
     for f in warned:  # `severity: warn` clauses: the runtime's ContractWarning, not an error
-        status[f.clause_id] = Verdict(f.clause_id, "warn", f.count, f"{f.message} (ContractWarning)")
+        status[f.clause_id] = Verdict(f.clause_id, "warn", f.count, f"{f.message} (ContractWarning)",
+                                      sample_rows(f.rows))
     for cid, v in structural.items():  # cast() is the judge of structure; parse() converts
         if cid.startswith("column:") or cid == "no_unknown_columns":
             status[cid] = v
