@@ -35,7 +35,7 @@ class Item:
 class Invariant:
     """A candidate invariant and where it came from (reported if the loader rejects it)."""
 
-    text: str
+    text: Any  # the invariant's text (or an entry as the contract writes it)
     where: str
     what: str
     keep_key: str  # the x-* key it is kept under when rejected
@@ -87,8 +87,10 @@ class Draft:
         data["fields"] = {n: _ordered(spec) for n, spec in self.fields.items()}
         if invariants:
             data["invariants"] = list(invariants)
-        for k in ("revision_policy", "provenance_required", "catalog", "evolution", "targets"):
-            if k in self.sections:
+        from tacit_gen.contract.loader import TOP_KEYS
+
+        for k in TOP_KEYS:  # the other sections, in the language's order
+            if k in self.sections and k not in data:
                 data[k] = self.sections[k]
         for k in sorted(self.meta):
             data[k] = self.meta[k]

@@ -21,8 +21,9 @@ from typing import Any
 import yaml
 
 from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant
-from tacit_gen.adopt.odcs_export import ENGINE, FIELD_PROPS, SECTIONS
+from tacit_gen.adopt.odcs_export import ENGINE, key_name
 from tacit_gen.adopt.types import contract_type
+from tacit_gen.contract.loader import FIELD_KEYS, TOP_KEYS
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ENUM_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -85,6 +86,7 @@ class _Importer:
         self.single = single  # the document's own sections apply to its only schema object
         self.untyped: list[str] = []
         self.implied: set[str] = set()  # provenance columns the contract implies (tacit export)
+        self.verbatim_invariants = False  # the document carries the invariants list itself
         self.columns: dict[str, dict[str, Any]] = {}
         self.not_null: set[str] = set()
         self.key_candidates: list[tuple[tuple[str, ...], str, Any]] = []
@@ -110,15 +112,24 @@ class _Importer:
         if isinstance(desc, str) and desc.strip():
             d.description = " ".join(desc.split()) if "\n" not in desc.strip() else desc.strip()
         ours, others = _custom(doc) if self.single else ({}, [])
-        for prop, key in SECTIONS.items():
-            if prop in ours:
-                if key == "owner":
-                    d.owner = str(ours[prop])
-                elif key == "time":
-                    d.time = dict(ours[prop])
-                else:
-                    d.meta[key] = ours[prop]  # a contract section: written at its place below
-                d.item(MAPPED, self.where(), f"customProperties.{prop}", key)
+        for prop, value in ours.items():
+            key = key_name(prop)
+            if key is None or key not in TOP_KEYS:
+                continue
+            if key == "owner":
+                d.owner = str(value)
+            elif key == "time" and isinstance(value, dict):
+                d.time = dict(value)
+            elif key == "invariants" and isinstance(value, list):
+                self.verbatim_invariants = True  # the rules below only say so
+                for entry in value:
+                    d.invariants.append(Invariant(entry, self.where(), "invariant",
+                                                  "x-odcs-invariants", entry))
+            elif key not in ("contract", "version", "description", "key", "fields"):
+                d.sections[key] = value
+            else:
+                continue
+            d.item(MAPPED, self.where(), f"customProperties.{prop}", key)
         for k, v in ours.items():
             if k.startswith("x-"):
                 d.meta[k] = v
@@ -146,7 +157,6 @@ class _Importer:
         if self.single:
             self.sla()
         self.choose_key()
-        self.tidy_sections()
         return d
 
     # -- properties -----------------------------------------------------------------------
@@ -186,9 +196,10 @@ class _Importer:
             return
         spec: dict[str, Any] = {"type": ctype}
         d.item(MAPPED, where, src, f"column:{name} ({ctype})")
-        for cprop, key in FIELD_PROPS.items():
-            if cprop in ours and key != "type":
-                spec[key] = ours[cprop]
+        for cprop, value in ours.items():
+            key = key_name(cprop)
+            if key is not None and key in FIELD_KEYS and key != "type":
+                spec[key] = value
         for k, v in ours.items():
             if k.startswith("x-"):
                 spec[k] = v
@@ -261,11 +272,12 @@ class _Importer:
         text = ours.get("tacitText")
         if clause and isinstance(text, str):  # tacit-gen's own export: the clause, verbatim
             kind = clause.split(":", 1)[0]
-            if kind in ("invariant", "range", "catalog_unit", "catalog_bounds"):
+            if kind in ("invariant", "range", "catalog_unit", "catalog_bounds") \
+                    and not self.verbatim_invariants:
                 self.d.invariants.append(Invariant(text, self.where(column), what,
                                                    "x-odcs-quality", rule))
             elif kind in ("cadence", "freshness", "revision_window", "unique", "accepted_values",
-                          "fixed_value"):
+                          "fixed_value", "invariant", "range", "catalog_unit", "catalog_bounds"):
                 self.d.item(MAPPED, self.where(column), what,
                             f"{clause} (from the contract sections it came from)")
             else:
@@ -362,12 +374,6 @@ class _Importer:
             if spec is not None and name not in d.key and "nullable" not in spec:
                 spec["nullable"] = False
 
-    def tidy_sections(self) -> None:
-        """Contract sections restored from custom properties go to their own keys."""
-        d = self.d
-        sections = {k: d.meta.pop(k) for k in ("revision_policy", "provenance_required",
-                                               "catalog", "evolution", "targets") if k in d.meta}
-        d.sections = sections
 
 
 def _read(path: Path) -> dict[str, Any]:

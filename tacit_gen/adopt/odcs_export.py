@@ -25,28 +25,24 @@ from tacit_gen.contract.types import parse_type
 
 API_VERSION = "v3.1.0"
 ENGINE = "tacit-gen"
-# Contract sections carried verbatim as top-level custom properties (property -> contract key).
-SECTIONS = {
-    "tacitOwner": "owner",
-    "tacitTime": "time",
-    "tacitRevisionPolicy": "revision_policy",
-    "tacitProvenanceRequired": "provenance_required",
-    "tacitCatalog": "catalog",
-    "tacitEvolution": "evolution",
-    "tacitTargets": "targets",
-}
-# Field keys carried as property custom properties (property -> field key).
-FIELD_PROPS = {
-    "tacitType": "type",
-    "tacitUnit": "unit",
-    "tacitDimension": "dimension",
-    "tacitValue": "value",
-    "tacitNote": "note",
-    "tacitConstraint": "constraint",
-    "tacitAliases": "aliases",
-    "tacitLint": "lint",
-    "tacitNullable": "nullable",
-}
+# Contract keys ODCS says natively; every other top-level key (owner, invariants, time,
+# revision_policy, ... and whatever the language adds) is carried verbatim as `tacit<CamelKey>`.
+NATIVE_KEYS = ("contract", "version", "description", "key", "fields")
+NATIVE_FIELD_KEYS = ("description",)
+
+
+def prop_name(key: str) -> str:
+    """`revision_policy` -> `tacitRevisionPolicy` (ODCS asks for camel case)."""
+    return "tacit" + "".join(part[:1].upper() + part[1:] for part in key.split("_"))
+
+
+def key_name(prop: str) -> str | None:
+    """`tacitRevisionPolicy` -> `revision_policy` (None for a name not of that form)."""
+    import re
+
+    if not prop.startswith("tacit") or len(prop) <= 5:
+        return None
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", prop[5:]).lower()
 _LOGICAL = {"string": "string", "enum": "string", "bool": "boolean", "int32": "integer",
             "int64": "integer", "float32": "number", "float64": "number", "decimal": "number",
             "date": "date", "timestamp": "timestamp"}
@@ -146,7 +142,8 @@ def to_odcs(contract: Contract) -> dict[str, Any]:
                                     "customProperties": _tacit(cl)})
         if quality:
             p["quality"] = quality
-        custom = [_cp(prop, spec[key]) for prop, key in FIELD_PROPS.items() if key in spec]
+        custom = [_cp(prop_name(k), v) for k, v in spec.items()
+                  if k not in NATIVE_FIELD_KEYS and not k.startswith("x-")]
         if f.implied:
             custom.append(_cp("tacitImplied", True))
         custom += [_cp(k, v) for k, v in f.meta]
@@ -183,7 +180,8 @@ def to_odcs(contract: Contract) -> dict[str, Any]:
         value, unit = _duration(int(cl.param("max_age_seconds")))
         doc["slaProperties"] = [{"property": "freshness", "value": value, "unit": unit,
                                  "element": f"{name}.{cl.param('column')}"}]
-    custom = [_cp(prop, raw[key]) for prop, key in SECTIONS.items() if key in raw]
+    custom = [_cp(prop_name(k), v) for k, v in raw.items()
+              if k not in NATIVE_KEYS and not k.startswith("x-")]
     custom += [_cp(k, v) for k, v in contract.meta]
     if custom:
         doc["customProperties"] = custom

@@ -72,6 +72,56 @@ def test_export_validates_and_round_trips(tmp_path: Path, path: Path) -> None:
     assert (tmp_path / "x.yaml").read_text(encoding="utf-8") == res.output
 
 
+RICH = """\
+contract: rich
+version: 0.3.0
+owner: team@example
+description: A contract with every section.
+key: [series_id, ts, revision]
+time:
+  column: ts
+  precision: us
+  timezone: UTC instant; devices report local time
+  cadence: 15m; tolerance +/-5% of interval; gaps allowed
+  freshness: 2h
+  ingest_column: ingested_at
+fields:
+  series_id: {type: string}
+  ts: {type: timestamp_us_utc}
+  ingested_at: {type: timestamp_us_utc, nullable: false}
+  pressure_kpa: {type: decimal(10,3), unit: kPa, dimension: pressure, aliases: [pressure], x-pii: false}
+  status: {type: "enum[ok, bad]", note: "status note", description: "the status"}
+  adjusted: {type: bool, value: false}
+invariants:
+  - pressure_kpa >= 0
+  - status = ok only when pressure_kpa is not null
+revision_policy:
+  allowed: true
+  window: 2 days
+  reasons: [recalibration]
+provenance_required: [source_id, revision]
+evolution: {compatibility: FULL_TRANSITIVE, notice_period: 30 days, reserved: [old_field]}
+targets: {dbt: {model: fct_rich}, soda: {dataset: rich_ds}}
+x-team: {slack: "#data"}
+"""
+
+
+def test_every_section_round_trips(tmp_path: Path) -> None:
+    """Sections ODCS has no field for (time with cadence, tolerance and ingest column, revision
+    window, evolution, targets, aliases, notes, fixed values, x-* metadata) come back as written."""
+    (tmp_path / "rich.yaml").write_text(RICH, encoding="utf-8")
+    res = run(tmp_path, "export", "odcs", "rich.yaml", "--out", "rich.odcs.yaml")
+    assert res.exit_code == 0, res.output
+    doc = yaml.safe_load((tmp_path / "rich.odcs.yaml").read_text(encoding="utf-8"))
+    assert [e.message for e in jsonschema.Draft201909Validator(odcs_schema()).iter_errors(doc)] == []
+    assert run(tmp_path, "import", "odcs", "rich.odcs.yaml", "--out", "b").exit_code == 0
+    a, b = load(tmp_path / "rich.yaml"), load(tmp_path / "b" / "rich.yaml")
+    assert structure(b) == structure(a)
+    assert (a.fields, a.time, a.revision_policy, a.evolution, a.targets, a.owner, a.description) \
+        == (b.fields, b.time, b.revision_policy, b.evolution, b.targets, b.owner, b.description)
+    assert dict(b.meta)["x-team"] == {"slack": "#data"}
+
+
 def test_export_carries_the_checks_natively(tmp_path: Path) -> None:
     """What ODCS can say is said in ODCS's own words, so other tools check it."""
     from tests.conftest import CONTRACTS
