@@ -139,7 +139,9 @@ class _Importer:
             d.item(KEPT, self.where(), "customProperties", "x-odcs-customProperties")
         if self.single:
             for k in sorted(doc):
-                if k not in _DOC_MAPPED and doc[k] not in (None, [], {}, ""):
+                if k == "name" and doc[k] == self.name:
+                    d.item(MAPPED, self.where(), "name", "contract")
+                elif k not in _DOC_MAPPED and doc[k] not in (None, [], {}, ""):
                     d.meta[f"x-odcs-{k}"] = doc[k]
                     d.item(KEPT, self.where(), k, f"x-odcs-{k}")
         for k in sorted(obj):
