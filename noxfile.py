@@ -112,6 +112,8 @@ def bench(session: nox.Session) -> None:
     """Benchmarks, as ratios against a baseline run in the same process (never timed tests)."""
     session.install("-e", ".[dev]")
     session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
+    # start-up of lint / render / check of one contract vs `python -c "import yaml, jinja2, click"`
+    session.run("python", "tests/benchmarks/bench_startup.py", env=OFFLINE, success_codes=[0, 1])
     # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
     session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
     # parse() on PostgreSQL at 1e6 rows vs one hand-written query; verify wall time per engine

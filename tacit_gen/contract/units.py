@@ -1,6 +1,10 @@
 """Units and dimensions, resolved with pint, extended with currency and count units.
 
-pint costs about a second to import, so the registry is built on first use only.
+pint costs about half a second to import and build, more than the rest of `lint`: the units
+contracts name most (every suffix unit, currency and count unit, the common SI units) are looked
+up in `unit_table.py`, a table pint computed once (``python -m tacit_gen.contract.units >
+tacit_gen/contract/unit_table.py``; a test recomputes it with the installed pint). Anything else
+builds the registry on first use.
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ def registry() -> Any:
     for unit in COUNT_UNITS:
         if unit not in ureg:
             ureg.define(f"{unit} = [{unit}_count] = {unit}s")
+    for text in sorted(_INVENTED):  # resolved from the table before the registry was needed
+        ureg.define(f"{text} = [{text}_dim]")
     return ureg
 
 
@@ -96,8 +102,28 @@ class UnitError(ValueError):
     """A unit that cannot be read at all (not a word, not a pint expression)."""
 
 
+def _invent(text: str) -> None:
+    """`text` is a unit pint does not know: a base dimension of its own, in the registry too."""
+    if text not in _INVENTED:
+        _INVENTED.add(text)
+        if registry.cache_info().currsize:  # built already: define it there now
+            registry().define(f"{text} = [{text}_dim]")
+
+
 def resolve(text: str) -> ResolvedUnit:
     """Resolve a unit; an identifier pint does not know becomes a base dimension of its own."""
+    from tacit_gen.contract.unit_table import UNITS
+
+    known = UNITS.get(text)
+    if known is not None:
+        canonical, dimensionality, invented = known
+        if invented:
+            _invent(text)
+        return ResolvedUnit(text, canonical, dimensionality, invented)
+    return _resolve_with_pint(text)
+
+
+def _resolve_with_pint(text: str) -> ResolvedUnit:
     ureg = registry()
     import pint
 
@@ -121,13 +147,16 @@ def resolve(text: str) -> ResolvedUnit:
 
 
 def same_unit(a: ResolvedUnit, b: ResolvedUnit) -> bool:
+    from tacit_gen.contract.unit_table import UNITS
+
+    if a.text in UNITS and b.text in UNITS:  # single units: equal exactly when named alike
+        return a.canonical == b.canonical
     ureg = registry()
     return bool(ureg.Unit(a.text) == ureg.Unit(b.text))
 
 
 def dimension_of(text: str) -> str | None:
     """The dimensionality for a declared dimension name (``pressure``, ``[pressure]``), or None."""
-    ureg = registry()
     name = text.strip().strip("[]").strip().lower().replace(" ", "_")
     aliases = {
         "currency": None,
@@ -138,8 +167,12 @@ def dimension_of(text: str) -> str | None:
     }
     if name in aliases:
         return aliases[name]
+    from tacit_gen.contract.unit_table import DIMENSIONS
+
+    if name in DIMENSIONS:
+        return DIMENSIONS[name]
     try:
-        dim = ureg.get_dimensionality(f"[{name}]")
+        dim = registry().get_dimensionality(f"[{name}]")
     except Exception:
         return None
     s = str(dim)
@@ -169,3 +202,53 @@ def suffix_unit(column: str) -> str | None:
     if "_" not in column:
         return None
     return SUFFIX_UNITS.get(column.rsplit("_", 1)[1].lower())
+
+
+# What the shipped table holds: every unit a suffix spells, every currency and count unit, the
+# common SI units, and the bundled contracts' own unit pint does not know.
+TABLE_UNITS = (
+    *SUFFIX_UNITS.values(), *ISO_4217, *CURRENCY_WORDS, *COUNT_UNITS,
+    *(f"{u}s" for u in COUNT_UNITS),
+    "m", "s", "g", "kg", "min", "h", "hour", "day", "second", "minute", "ms", "us", "ns",
+    "K", "degC", "degF", "kelvin", "Pa", "kPa", "MPa", "hPa", "bar", "mbar", "psi", "atm",
+    "V", "mV", "kV", "A", "mA", "W", "kW", "MW", "GW", "Wh", "kWh", "MWh", "J", "kJ", "MJ",
+    "Hz", "kHz", "MHz", "rpm", "percent", "ppm", "dimensionless", "L", "l", "mL",
+    "m/s", "km/h", "m^3", "m**3", "mm", "cm", "km", "N", "kN",
+    "base_units_per_venue_contract",
+)
+TABLE_DIMENSIONS = (
+    "length", "time", "mass", "temperature", "current", "substance", "luminosity", "pressure",
+    "energy", "power", "frequency", "velocity", "speed", "volume", "area", "force", "voltage",
+    "electric_potential", "acceleration", "density", "charge",
+)
+
+
+def table_source() -> str:
+    """The text of `unit_table.py`, computed with pint (see the module docstring)."""
+    lines = ['"""Units and dimension names as pint resolves them, computed by',
+             "``python -m tacit_gen.contract.units > tacit_gen/contract/unit_table.py`` (do not",
+             'edit; tests/contract/test_unit_table.py recomputes it with the installed pint)."""',
+             "", "from __future__ import annotations", "",
+             "# unit text -> (canonical, dimensionality, invented: pint does not know it)",
+             "UNITS: dict[str, tuple[str, str, bool]] = {"]
+    for text in sorted(set(TABLE_UNITS)):
+        r = _resolve_with_pint(text)
+        lines.append(f"    {text!r}: ({r.canonical!r}, {r.dimensionality!r}, {r.invented}),")
+    lines += ["}", "", "# a declared dimension name -> its dimensionality (None: not a dimension)",
+              "DIMENSIONS: dict[str, str | None] = {"]
+    for name in sorted(set(TABLE_DIMENSIONS)):
+        try:
+            dim: str | None = str(registry().get_dimensionality(f"[{name}]"))
+        except Exception:
+            dim = None
+        if dim == "dimensionless":
+            dim = None
+        lines.append(f"    {name!r}: {dim!r},")
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    sys.stdout.write(table_source())
