@@ -28,29 +28,3 @@ def printable(text: str, limit: int | None = 2000) -> str:
     out = _UNPRINTABLE.sub(_escape, text)
     return out + (f"... ({more} more characters)" if more else "")
 
-
-def text_table(headers: list[str], rows: list[list[str]], max_last: int | None = None,
-               suffixes: list[str] | None = None) -> list[str]:
-    """A plain-text table: a header line, a dashed rule, one line per row, columns two spaces apart.
-
-    Args:
-        max_last: cap the last column's width (at least 20); longer cells end in an ellipsis.
-        suffixes: per row, text appended after the padded cells (`" <- disagree"`).
-    """
-    widths = [len(h) for h in headers]
-    for r in rows:
-        for i, cell in enumerate(r):
-            widths[i] = max(widths[i], len(cell))
-    if max_last is not None and rows:
-        widths[-1] = min(widths[-1], max(20, max_last))
-
-    def line(cells: list[str], suffix: str = "") -> str:
-        out = [c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
-        last, w = cells[-1], widths[len(cells) - 1]
-        out.append(last if len(last) <= w else last[: w - 1] + "…")
-        if suffix:
-            out[-1] = out[-1].ljust(w)
-        return ("  ".join(out) + suffix).rstrip()
-
-    return [line(headers), "  ".join("-" * w for w in widths),
-            *(line(r, suffixes[i] if suffixes else "") for i, r in enumerate(rows))]

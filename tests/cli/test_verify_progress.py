@@ -92,3 +92,23 @@ def test_sample_at_a_large_row_count_shows_progress(tmp_path: Path) -> None:
     small = run_tty("sample", str(ROOT / "contracts" / "fct_sensor_readings.yaml"), "--rows", "10",
                     "--out", str(tmp_path / "small.csv"), stderr_tty=True)
     assert "running" not in small.stderr
+
+
+def test_compat_replay_shows_its_steps_on_a_terminal(tmp_path: Path) -> None:
+    contract = ROOT / "contracts" / "fct_sensor_readings.yaml"
+    hist = tmp_path / "hist"
+    hist.mkdir()
+    (hist / "v1.yaml").write_text(contract.read_text(encoding="utf-8"), encoding="utf-8")
+    data = tmp_path / "old.csv"
+    subprocess.run([sys.executable, "-m", "tacit_gen.cli", "sample", str(contract), "--rows", "20",
+                    "--now", NOW, "--out", str(data)], check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    args = ("compat", str(contract), "--mode", "BACKWARD", "--history", str(hist), "--replay",
+            str(data), "--now", NOW)
+    res = run_tty(*args, stderr_tty=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "compat replay through the runtime: running" in res.stderr
+    assert "compat wire replay (avro, protobuf): " in res.stderr
+    piped = run_tty(*args, stderr_tty=False)
+    assert "running" not in piped.stderr and piped.stdout.replace("\r\n", "\n") == \
+        res.stdout.replace("\r\n", "\n")
