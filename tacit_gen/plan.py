@@ -253,9 +253,12 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
 
     t = contract.time
     if t is not None and t.freshness is not None:
+        tf = contract.field(t.column)
+        # a date column: age in whole days against the UTC date of "now" (only then the param)
+        dated: dict[str, Any] = {"whole_days": True} if tf is not None and tf.type.kind == "date" else {}
         out.append(_clause(f"freshness:{t.column}", "freshness", (t.column,),
                            ttexts.get("freshness", ""), tlines.get("freshness", 0),
-                           column=t.column, max_age_seconds=t.freshness.seconds))
+                           column=t.column, max_age_seconds=t.freshness.seconds, **dated))
     if t is not None and t.cadence is not None:
         c = t.cadence
         series = contract.series_key

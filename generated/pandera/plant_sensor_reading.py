@@ -247,11 +247,17 @@ def _lookup(df: pd.DataFrame, key: str, catalog: pd.DataFrame, catalog_key: str,
 
 
 def _freshness_check(name: str, error: str, column: str, max_age_seconds: int, now: datetime) -> pa.Check:
-    """``max(column) >= now - max_age``; an empty table (or all nulls) fails."""
+    """``max(column) >= now - max_age``; on a date column, whole days before the UTC date of
+    now. An empty table (or all nulls) fails."""
     limit = _micros(now) - max_age_seconds * 1_000_000
 
     def check(df: pd.DataFrame) -> bool:
-        latest = pc.max(_epoch_us(_c(df, column)))
+        values = _c(df, column)
+        if pyarrow.types.is_date(values.type):
+            newest = pc.max(values)
+            oldest_allowed = now.astimezone(UTC).date() - timedelta(days=max_age_seconds // 86_400)
+            return bool(newest.is_valid and newest.as_py() >= oldest_allowed)
+        latest = pc.max(_epoch_us(values))
         return bool(latest.is_valid and latest.as_py() >= limit)
 
     return pa.Check(check, name=name, error=error)

@@ -20,7 +20,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG203": ("note", "a unit pint does not know becomes a dimension of its own, comparable only with itself"),
     "TG204": ("error", "a declared dimension must be the unit's dimension"),
     "TG205": ("error", "a unit in the column name must be the declared unit (a rename that drops it is a classic)"),
-    "TG206": ("error", "the time column is a UTC instant: timestamp_{s,ms,us,ns}_utc at the stated precision"),
+    "TG206": ("error", "the time column is a UTC instant: timestamp_{s,ms,us,ns}_utc at the stated precision, or a date (freshness in whole days, nothing that needs instants)"),
     "TG207": ("error", "revisions allowed means 'revision' is part of the key, or restatements overwrite history"),
     "TG208": ("note", "a provenance column not declared in fields is implied (revision int64 >= 0, others string)"),
     "TG209": ("warning", "a revision window needs time.ingest_column to be enforced"),
@@ -126,8 +126,22 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
     if t is not None:
         tf = contract.field(t.column)
         if tf is not None:
-            if tf.type.kind != "timestamp":
-                add("TG206", tf.type_pos if tf.type_pos.line else tf.pos, f"time column '{t.column}' is {tf.type}, not a timestamp_*_utc", str(tf.type))
+            at = tf.type_pos if tf.type_pos.line else tf.pos
+            if tf.type.kind == "date":
+                # a date time column: freshness counts whole days against the UTC date of "now";
+                # what needs instants (a cadence, a precision, a revision window, sessions) cannot
+                why = [k for k, on in (("cadence", t.cadence is not None),
+                                       ("precision", t.precision is not None),
+                                       ("calendar", getattr(t, "calendar", None) is not None),
+                                       ("ingest_column", t.ingest_column is not None)) if on]
+                if why:
+                    add("TG206", at, f"time column '{t.column}' is a date: time.{why[0]} needs a "
+                        "timestamp_*_utc (a date column supports freshness, in whole days)", str(tf.type))
+                if t.freshness is not None and t.freshness.seconds % 86400:
+                    add("TG206", at, f"time column '{t.column}' is a date: freshness "
+                        f"'{t.freshness.text}' must be whole days", str(tf.type))
+            elif tf.type.kind != "timestamp":
+                add("TG206", at, f"time column '{t.column}' is {tf.type}, not a timestamp_*_utc or a date", str(tf.type))
             elif t.precision and tf.type.ts_unit != t.precision:
                 add("TG206", tf.type_pos if tf.type_pos.line else tf.pos, f"time column '{t.column}' is {tf.type} but time.precision says {t.precision}", str(tf.type))
         if t.ingest_column:

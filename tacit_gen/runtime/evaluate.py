@@ -412,6 +412,12 @@ class _Builder:
             try:
                 if c.kind == "freshness":
                     col = wide[c.param("column")]
+                    if col.type().is_date():  # whole days before the UTC date of now
+                        days = int(c.param("max_age_seconds")) // 86_400
+                        oldest = self.now.astimezone(_dt.UTC).date() - _dt.timedelta(days=days)
+                        ok = (col.max() >= ibis.literal(oldest, type=dt.date)).fill_null(False)
+                        scalars[c.id] = ibis.ifelse(ok, 0, 1)
+                        continue
                     edge = self.now - _dt.timedelta(seconds=int(c.param("max_age_seconds")))
                     lit = ibis.literal(edge, type=dt.Timestamp(timezone="UTC"))
                     ok = (col.max() >= lit).fill_null(False)
@@ -498,9 +504,11 @@ class _Builder:
             if cnt == 0:
                 continue
             if c.kind == "freshness":
+                age = (f"{int(c.param('max_age_seconds')) // 86_400} day(s) before the UTC date of"
+                       if c.param("whole_days") else f"{c.param('max_age_seconds')}s before")
                 self._set(c, "fail", "constraint", count=None,
                           message=f"newest {c.param('column')} is older than "
-                          f"{c.param('max_age_seconds')}s before {self.now.isoformat()} (or no rows)")
+                          f"{age} {self.now.isoformat()} (or no rows)")
             elif cid in cadence:
                 pts, viol = cadence[cid]
                 what = ("point(s) off the expected cadence" if c.kind == "cadence"

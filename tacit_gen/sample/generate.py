@@ -134,8 +134,10 @@ class Context:
         t = contract.time
         self.time_col = t.column if t is not None and t.column in self.cols else None
         self.time_unit = "us"
+        self.time_is_date = False  # a date time column: points a day apart, values UTC dates
         if self.time_col is not None:
             self.time_unit = self.cols[self.time_col].type.ts_unit or "us"
+            self.time_is_date = self.cols[self.time_col].type.kind == "date"
         # without a time column there are no series: every row is its own point
         self.series = tuple(s for s in contract.series_key
                             if s in self.cols and self.time_col is not None)
@@ -409,7 +411,7 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
     points: list[tuple[int, int, datetime | None]] = []
     for j in range(n_series):
         count = n_base // n_series + (1 if j < n_base % n_series else 0)
-        interval = DEFAULT_SPACING
+        interval = 86_400 if ctx.time_is_date else DEFAULT_SPACING
         if ctx.cadence is not None:
             got = catalog_interval(ctx.cadence, catalog, lookup, tuple(labels[j][:1]))
             interval = got if got else DEFAULT_SPACING
@@ -427,7 +429,7 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
         for s, v in zip(ctx.series, labels[j], strict=True):
             row[s] = v
         if ctx.time_col is not None:
-            row[ctx.time_col] = t
+            row[ctx.time_col] = t.date() if ctx.time_is_date and t is not None else t
         if ctx.has_revision:
             row["revision"] = rev
         for kc in ctx.key:
@@ -443,10 +445,17 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
             )
         out.append(row)
     order = {lab: i for i, lab in enumerate(tuple(x) for x in labels)}
-    out.sort(key=lambda r: (epoch_us(r[ctx.time_col]) if ctx.time_col and r[ctx.time_col] else 0,
+    out.sort(key=lambda r: (_sort_time(r[ctx.time_col]) if ctx.time_col and r[ctx.time_col] else 0,
                             order.get(tuple(r[s] for s in ctx.series), 0),
                             r.get("revision") or 0))
     return out, catalog
+
+
+def _sort_time(value: Any) -> int:
+    """A time column value as a sort key: an instant's epoch microseconds, a date's day number."""
+    if isinstance(value, datetime):
+        return epoch_us(value)
+    return int(value.toordinal()) * 86_400_000_000
 
 
 def point_key(col: Col, i: int, ctx: Context) -> Any:

@@ -203,12 +203,15 @@ def _row_expression(c: Clause, f: Facts) -> ClauseCheck:
 
 
 def _freshness(c: Clause, f: Facts) -> ClauseCheck:
+    from tacit_gen.semantics.freshness import stale
+
     times = [v for v in f.present[str(c.param("column"))] if v is not None]
-    limit = f.data.now - timedelta(seconds=int(c.param("max_age_seconds")))
     if not times:
         return ClauseCheck(c.id, "fail", 1, "no rows")
-    newest = max(times, key=epoch_us)
-    return _result(c, int(epoch_us(newest) < epoch_us(limit)), f"newest {newest.isoformat()}")
+    dated = all(isinstance(v, date) and not isinstance(v, datetime) for v in times)
+    newest = max(times) if dated else max(times, key=epoch_us)  # a date column: whole days
+    bad = stale(newest, f.data.now, int(c.param("max_age_seconds")))
+    return _result(c, int(bad), f"newest {newest.isoformat()}")
 
 
 def _cadence(c: Clause, f: Facts) -> ClauseCheck:

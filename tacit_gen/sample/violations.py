@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -268,6 +268,16 @@ def _invariant(v: Violation) -> Iterator[Candidate]:
 
 def _freshness(v: Violation) -> Iterator[Candidate]:
     max_age = int(v.clause.param("max_age_seconds"))
+    column = str(v.clause.param("column"))
+    if v.types.get(column) == "date":  # whole days: one day more than the freshness allows
+        days = timedelta(days=max_age // 86400 + 1)
+        new = copy_rows(v.rows)
+        for r in new:
+            for k, x in r.items():
+                if isinstance(x, date) and not isinstance(x, datetime):
+                    r[k] = x - days
+        yield v.candidate(new, f"every date shifted back by {days.days} day(s)")
+        return
     delta = timedelta(seconds=(max_age // 60 + 1) * 60)
     new = copy_rows(v.rows)
     for r in new:

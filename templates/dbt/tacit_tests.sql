@@ -62,6 +62,19 @@ where latest_value is null
    or {{ tacit_seconds_between('latest_value', tacit_now()) }} > {{ max_age_seconds }}
 {% endtest %}
 
+{#- freshness:<c> on a date column: the newest date at most max_age_days before the UTC date of now
+    (whole days); now is var('tacit_now') when set. An empty table fails. -#}
+{% test tacit_freshness_days(model, column_name, max_age_days) %}
+with latest as (
+    select max({{ column_name }}) as latest_value
+    from {{ model }}
+)
+select latest_value, {{ tacit_utc_date(tacit_now()) }} as pinned_date
+from latest
+where latest_value is null
+   or {{ dbt.datediff('latest_value', tacit_utc_date(tacit_now()), 'day') }} > {{ max_age_days }}
+{% endtest %}
+
 
 {#- cadence:<c>  per series, latest revision of each point, consecutive points interval apart within
     tolerance_pct percent; shorter steps always fail, longer steps (gaps) fail unless gaps_allowed.

@@ -392,6 +392,14 @@ class Reader:
             expr = str(jinja_unsafe(a.get("expression", "")))
             sql = f"{column} {expr}" if column and "column_name" in a else expr
             return "invariant", {"sql": sql}, f"invariant:{sql}"
+        if short == "tacit_freshness_days" and column:
+            days = a.get("max_age_days")
+            return (
+                "freshness",
+                {"column": c, "max_age_seconds": int(days) * 86400 if isinstance(days, int) else days,
+                 "whole_days": True},
+                f"freshness:{c}",
+            )
         if short == "tacit_freshness" and column:
             return (
                 "freshness",

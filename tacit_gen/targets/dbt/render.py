@@ -509,6 +509,9 @@ class DbtTarget:
                 model_tests.append(
                     _test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(sql)})
                 )
+            elif k == "freshness" and p.get("whole_days"):  # a date column: whole days
+                args = {"max_age_days": int(p["max_age_seconds"]) // 86400}
+                col_test(p["column"], _test("tacit_freshness_days", cl, unique_name(cl.id), args))
             elif k == "freshness":
                 args = {"max_age_seconds": p["max_age_seconds"]}
                 col_test(p["column"], _test("tacit_freshness", cl, unique_name(cl.id), args))

@@ -225,7 +225,8 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         except ValueError as e:
             raise ValueError(f"no SQL form: {e}") from e
     if k == "freshness":
-        return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect),
+        return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect,
+                                                bool(p("whole_days", False))),
                             f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
     if k == "cadence":
         return [unexpected_rows(cadence_query(clause, has_revision, dialect),

@@ -106,15 +106,23 @@ def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
     return _text(q, dialect)
 
 
-def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb") -> str:
+def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
+                    whole_days: bool = False) -> str:
+    """The newest value older than the freshness (or no row); `whole_days` (a date column): the
+    newest date more than max_age/86400 days before the UTC date of now."""
     from sqlglot import exp
 
     latest = sql.column("latest", "fresh")
     inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest"))
              .from_(_batch()).subquery("fresh"))
-    edge = exp.Sub(this=exp.CurrentTimestamp(),
-                   expression=exp.Interval(this=sql.string(str(max_age_seconds)),
-                                           unit=exp.Var(this="SECOND")))
+    if whole_days:
+        edge = exp.Sub(this=sql.utc_date(exp.CurrentTimestamp(), dialect),
+                       expression=exp.Interval(this=sql.string(str(max_age_seconds // 86400)),
+                                               unit=exp.Var(this="DAY")))
+    else:
+        edge = exp.Sub(this=exp.CurrentTimestamp(),
+                       expression=exp.Interval(this=sql.string(str(max_age_seconds)),
+                                               unit=exp.Var(this="SECOND")))
     q = exp.select(exp.Star()).from_(inner).where(
         exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
     return _text(q, dialect)

@@ -98,6 +98,11 @@ _FRESHNESS = re.compile(
     r"max\((?P<col>.+?)\) AS latest FROM \{batch\}.* INTERVAL '(?P<secs>\d+)(?:' SECOND| SECOND')$",
     re.S | re.I
 )
+# a date column's freshness: whole days before the UTC date of now
+_FRESHNESS_DAYS = re.compile(
+    r"max\((?P<col>.+?)\) AS latest FROM \{batch\}.* INTERVAL '(?P<days>\d+)(?:' DAY| DAY')$",
+    re.S | re.I
+)
 
 
 def _kind_of(cid: str) -> str:
@@ -330,8 +335,14 @@ def read(path: Path, text: str) -> ReadResult:
         elif kind == "freshness" and CUSTOM_SQL in by_type:
             q = gx_unquery(str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or ""))
             m = _FRESHNESS.search(q)
-            params["column"] = m.group("col").strip('"') if m else None
-            params["max_age_seconds"] = int(m.group("secs")) if m else None
+            days = _FRESHNESS_DAYS.search(q) if m is None else None
+            if days is not None:
+                params["column"] = days.group("col").strip('"')
+                params["max_age_seconds"] = int(days.group("days")) * 86400
+                params["whole_days"] = True
+            else:
+                params["column"] = m.group("col").strip('"') if m else None
+                params["max_age_seconds"] = int(m.group("secs")) if m else None
             _check_rerender(cid, es, has_revision, where, findings, dialect)
         elif kind in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
             tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)

@@ -237,7 +237,29 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         return catalog_bounds_sql(clause, ds, dialect)
     if clause.kind == "revision_window":
         return revision_window_sql(clause, ds, dialect)
+    if clause.kind == "freshness" and clause.param("whole_days"):
+        return freshness_days_sql(clause, ds, dialect)
     return None
+
+
+NOW_REFERENCE = "${" + "NOW}"  # Soda resolves `${NOW}` (scan variable NOW) in a fail query
+
+
+def freshness_days_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    """A date column's freshness as failed rows: one row when the newest date is more than
+    max_age/86400 whole days before the UTC date of ``${NOW}`` (or the table is empty). Soda's
+    own `freshness()` counts hours from midnight, not whole days."""
+    from sqlglot import exp
+
+    latest = sql.column("latest", "fresh")
+    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(str(clause.param("column")))), "latest"))
+             .from_(sql.relation(dataset)).subquery("fresh"))
+    days = int(clause.param("max_age_seconds")) // 86400
+    edge = exp.Sub(this=sql.utc_date(sql.instant(NOW_REFERENCE, dialect), dialect),
+                   expression=exp.Interval(this=sql.string(str(days)), unit=exp.Var(this="DAY")))
+    q = exp.select(exp.Star()).from_(inner).where(
+        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
+    return sql.pretty(q, dialect) + "\n"
 
 
 def invariant_sql(clause: Clause, dialect: str = "duckdb") -> str | None:

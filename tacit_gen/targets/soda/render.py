@@ -53,6 +53,7 @@ from tacit_gen.targets.soda.names import (
 from tacit_gen.targets.soda.queries import (
     DECIMAL_HIDDEN,
     DECIMAL_METRIC,
+    NOW_REFERENCE,
     decimal_type_sql,
     fail_query_sql,
     invariant_sql,
@@ -89,7 +90,9 @@ def _valid_value(value: Any, dialect: str = "duckdb") -> Any:
 
 
 def _fail_query(clause_id: str, sql_text: str) -> Block:
-    return Block(jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql_text.rstrip("\n") + "\n"))
+    escaped = jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql_text.rstrip("\n") + "\n")
+    # the one Jinja reference the query means: the pinned now (a date column's freshness)
+    return Block(escaped.replace(jinja_escape(NOW_REFERENCE), NOW_REFERENCE))
 
 
 def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any]]:
@@ -221,6 +224,10 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                     }
                 }
             )
+        elif k == "freshness" and c.param("whole_days"):  # a date column: whole days
+            text = fail_query_sql(contract, c, dialect)
+            assert text is not None
+            checks.append({"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}})
         elif k == "freshness":
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
@@ -364,10 +371,10 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         if text_sql is None:
             return None
         params, text = {"sql": normalize_sql(text_sql)}, clause.id.removeprefix("invariant:")
-    elif k == "freshness":
+    elif k == "freshness" and not p("whole_days"):
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
+    elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:
             return None

@@ -209,6 +209,8 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             dataset_checks.append({"failed_rows": {
                 "name": check_name(c), "qualifier": c.id,
                 "expression": f"NOT ({strip_parens(text)})"}})
+        elif k == "freshness" and c.param("whole_days"):
+            unsupported.append(Unsupported(NAME, c.id, DATE_FRESHNESS_REASON))
         elif k == "freshness":
             unit, value = freshness_threshold(int(c.param("max_age_seconds")))
             dataset_checks.append({"freshness": {
@@ -280,6 +282,10 @@ class Soda4Target:
         return project(contract, clause, options.dialect_for(NAME, contract))
 
 
+# Soda 4's freshness measures the time since the newest value; a date column's freshness counts
+# whole days against the UTC date of now (tacit_gen.semantics.freshness).
+DATE_FRESHNESS_REASON = ("a date column's freshness counts whole days against the UTC date of now; "
+                         "Soda 4's freshness check counts time since the newest value")
 # A Soda 4 contract check passes or fails: it has no warn level (Soda v3's `warn:` thresholds).
 WARN_REASON = "severity warn: a Soda 4 contract check passes or fails, it cannot warn (no warn level)"
 
@@ -291,6 +297,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     cols: tuple[str, ...] = ()
     if k not in ("column", "no_unknown_columns") and (VARIABLE.search(clause.text)
                                                       or VARIABLE.search(clause.id) or clause.warn):
+        return None
+    if k == "freshness" and clause.param("whole_days"):
         return None
     if k == "column":
         params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type"))))}
