@@ -16,8 +16,10 @@ from tacit_gen.diagnostics import Diagnostic
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import KINDS, NEVER_WARN, Clause, make_params
+from tacit_gen.sql.pattern import normalize as normalize_pattern
 
-__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "severity_problems",
+__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "revision_by_column",
+           "severity_problems",
            "unenforced"]
 
 DEFAULT_CATALOG_RELATION = "series_catalog"
@@ -196,6 +198,11 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
             out.append(_clause(f"fixed_value:{f.name}", "fixed_value", (f.name,), f.text, f.pos.line,
                                column=f.name, value=f.value))
 
+    for f in fields:
+        if f.pattern is not None:
+            out.append(_clause(f"pattern:{f.name}", "pattern", (f.name,), f.text, f.pos.line,
+                               column=f.name, pattern=normalize_pattern(f.pattern)))
+
     # invariants: ranges, catalog forms, the rest
     ranges: dict[str, _Range] = {}
     invariants: list[Clause] = []
@@ -293,6 +300,10 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 window_seconds=(w.seconds if w is not None and w.business_days is None and windowed else None),
                 business_days=(w.business_days if w is not None and windowed else None),
                 **sessions))
+    by_col = revision_by_column(contract)
+    if rp is not None and rp.by and by_col is not None and contract.field("revision") is not None:
+        out.append(_clause(f"revision_by:{by_col}", "revision_by", ("revision", by_col), rp.text,
+                           rp.pos.line, column=by_col, revision_column="revision", values=rp.by))
     rank = {k: i for i, k in enumerate(KINDS)}
     ordered = tuple(sorted(out, key=lambda c: rank[c.kind]))  # stable: source order within a kind
     return _with_severity(contract, ordered)
@@ -345,6 +356,18 @@ def _did_you_mean(cid: str, clauses: tuple[Clause, ...]) -> str:
     return hint + " (`tacit-gen explain` lists the clause ids)"
 
 
+def revision_by_column(contract: Contract) -> str | None:
+    """The column `revision_policy.by` is checked against: `by_column`, else `revised_by` when
+    declared, else `source_id`; None when the contract has no such column."""
+    rp = contract.revision_policy
+    if rp is None:
+        return None
+    for name in (rp.by_column,) if rp.by_column else ("revised_by", "source_id"):
+        if contract.field(name) is not None:
+            return name
+    return None
+
+
 def unenforced(contract: Contract) -> list[tuple[int, str, str]]:
     """What the contract states that no clause checks, as (line, text, why): said loudly by
     `explain` and `lint`, never dropped silently."""
@@ -358,6 +381,10 @@ def unenforced(contract: Contract) -> list[tuple[int, str, str]]:
         if rp.reasons and contract.field("revision_reason") is None:
             out.append((rp.pos.line, "reasons: " + ", ".join(rp.reasons),
                         "documented only: no revision_reason column (lint TG214)"))
+        if rp.by and (revision_by_column(contract) is None or contract.field("revision") is None):
+            out.append((rp.pos.line, "by: " + ", ".join(rp.by),
+                        "documented only: no revision column, or no by_column / revised_by / "
+                        "source_id column"))
         if rp.notification:
             out.append((rp.pos.line, f"notification: {rp.notification}", "a process, not a data check"))
     if t is not None:

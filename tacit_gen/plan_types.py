@@ -15,6 +15,7 @@ KINDS = (
     "unique",
     "accepted_values",
     "fixed_value",
+    "pattern",
     "range",
     "invariant",
     "freshness",
@@ -22,6 +23,7 @@ KINDS = (
     "catalog_unit",
     "catalog_bounds",
     "revision_window",
+    "revision_by",
 )
 
 # How a violated clause counts: an ``error`` fails (exit 1), a ``warn`` is reported apart and

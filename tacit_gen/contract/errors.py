@@ -37,4 +37,5 @@ CODES = {
     "TG117": "a number beyond its column type",
     "TG118": "unknown exchange calendar",
     "TG119": "a clause id that names no clause of the contract",
+    "TG130": "a pattern outside the portable regex subset",
 }

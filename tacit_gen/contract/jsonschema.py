@@ -100,6 +100,8 @@ def _field() -> dict[str, Any]:
         "description": _str("what the column means"),
         "constraint": _str("an invariant on this field with the subject left out, e.g. "
                            "'equals catalog unit for series_id'"),
+        "pattern": _str("string fields: a regex every value matches whole (the portable subset: "
+                        "no '.', no \\d, no (?...); see docs/contract-language.md)"),
         "aliases": {"type": "array", "items": {"type": "string", "pattern": IDENT_PATTERN},
                     "description": "earlier names of the field (a rename with an alias)"},
         "lint": {"type": "object", "additionalProperties": False, "required": ["allow", "reason"],
@@ -167,7 +169,11 @@ def contract_schema() -> dict[str, Any]:
             "reasons": {"type": "array", "items": {"type": "string"},
                         "description": "allowed revision reasons"},
             "notification": _str("how consumers are told"),
-            "by": _str("who may restate"),
+            "by": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                   "description": "who may restate: the values of by_column allowed on rows with "
+                                  "revision > 0"},
+            "by_column": _str("the column naming who restated (default revised_by when declared, "
+                              "else source_id)", pattern=IDENT_PATTERN),
             "note": _str("prose"),
         },
         loader.REVISION_KEYS,
@@ -220,6 +226,8 @@ def contract_schema() -> dict[str, Any]:
         "contract": _str("the dataset's name", pattern=IDENT_PATTERN),
         "version": _str("semantic version MAJOR.MINOR.PATCH", pattern=SEMVER_PATTERN),
         "owner": _str("owning team"),
+        "source": _str("the source system the series come from (identity; carried into every "
+                       "artifact header)"),
         "description": _str("what the dataset is"),
         "key": _names("the natural key (unique, never null)"),
         "time": time,

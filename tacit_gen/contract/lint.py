@@ -64,6 +64,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",
     "TG118": "a calendar code exchange_calendars does not know has no sessions to check against",
     "TG119": "a severity for a clause the contract does not have would silently change nothing; ids are the ones `tacit-gen explain` prints",
+    "TG130": "a pattern is checked by RE2, PostgreSQL, Java and Python regex engines: only what they all read the same way is accepted",
 }
 
 

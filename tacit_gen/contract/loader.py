@@ -40,6 +40,7 @@ TOP_KEYS = (
     "contract",
     "version",
     "owner",
+    "source",
     "description",
     "key",
     "time",
@@ -62,13 +63,14 @@ FIELD_KEYS = (
     "note",
     "description",
     "constraint",
+    "pattern",
     "aliases",
     "lint",
 )
 LINT_WAIVER_KEYS = ("allow", "reason")
 SEVERITY_KEYS = ("warn",)  # `severity: {warn: [<clause id>, ...]}`; unlisted clauses are errors
 TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "freshness", "ingest_column")
-REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "note")
+REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "by_column", "note")
 CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar")
 CALENDAR_KEYS = ("relation", "calendar", "session", "open", "close")
 PER_SERIES_CALENDAR = "per series from catalog"
@@ -342,6 +344,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         )
     aliases = [a for a, _ in _name_list(ctx, spec.get("aliases"), f"'aliases' of '{name}'")]
     allow, reason = _lint_waiver(ctx, spec.get("lint"), name)
+    pattern = _pattern(ctx, spec.get("pattern"), name, dtype)
     return Field(
         name=name,
         type=dtype,
@@ -354,6 +357,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         note=_string(ctx, spec.get("note"), f"the note of '{name}'"),
         description=_string(ctx, spec.get("description"), f"the description of '{name}'"),
         constraint=_string(ctx, spec.get("constraint"), f"the constraint of '{name}'"),
+        pattern=pattern,
         aliases=tuple(aliases),
         lint_allow=allow,
         lint_reason=reason,
@@ -365,6 +369,26 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
 
 
 _BAD = object()
+
+
+def _pattern(ctx: _Ctx, node: YNode | None, name: str, dtype: DataType) -> str | None:
+    """A field's `pattern:`: a string field's regex in the portable subset (TG130)."""
+    text = _string(ctx, node, f"the pattern of '{name}'")
+    if text is None or node is None:
+        return None
+    if dtype.kind != "string":
+        ctx.error(node, "TG110", f"'pattern' applies to string fields; '{name}' is {dtype}", text)
+        return None
+    from tacit_gen.sql.pattern import PatternError, normalize
+
+    try:
+        normalize(text)
+    except PatternError as e:
+        # in a double-quoted scalar escapes shift columns: point at the value's start there
+        offset = _value_offset(node) + e.offset if node.style != '"' else 0
+        ctx.error(node, "TG130", f"pattern of '{name}': {e}", e.word or text, offset)
+        return None
+    return text
 
 
 def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
@@ -565,12 +589,21 @@ def _load_revision(ctx: _Ctx, knode: YNode, node: YNode) -> RevisionPolicy | Non
         else:
             window = parsed[0]
     reasons = [r for r, _ in _name_list(ctx, node.get("reasons"), "'revision_policy.reasons'")]
+    bnode = node.get("by")
+    by: list[str] = []
+    if bnode is not None and bnode.kind == "scalar":
+        one = _string(ctx, bnode, "'revision_policy.by'")
+        by = [one] if one else []
+    elif bnode is not None:
+        by = [b for b, _ in _name_list(ctx, bnode, "'revision_policy.by'")]
+    by_column = _string(ctx, node.get("by_column"), "'revision_policy.by_column'")
     return RevisionPolicy(
         allowed=allowed,
         window=window,
         reasons=tuple(reasons),
         notification=_string(ctx, node.get("notification"), "'revision_policy.notification'"),
-        by=_string(ctx, node.get("by"), "'revision_policy.by'"),
+        by=tuple(by),
+        by_column=by_column,
         note=_string(ctx, node.get("note"), "'revision_policy.note'"),
         pos=_pos(knode),
         text=ctx.text_of(node, knode),
@@ -1003,6 +1036,10 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     if time is not None and time.ingest_column and time.ingest_column not in declared:
         cn = tnode.get("ingest_column") if tnode is not None else None
         ctx.error(cn, "TG107", f"ingest column '{time.ingest_column}' is not a field", time.ingest_column)
+    if rev is not None and rev.by_column and rev.by_column not in declared:
+        rnode = root.get("revision_policy")
+        bn = rnode.get("by_column") if rnode is not None and rnode.kind == "map" else None
+        ctx.error(bn, "TG107", f"by_column '{rev.by_column}' is not a field", rev.by_column)
     failed = any(d.severity == "error" for d in ctx.diags) or name is None or version is None
     kkey = next((k for k in root.key_nodes() if k.value == "key"), None)
     contract = Contract(
@@ -1032,6 +1069,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         provenance_text=prov_text,
         version_pos=_pos(vnode) if vnode is not None else Pos(0, 0),
         positions=positions(root),
+        source_system=_string(ctx, root.get("source"), "'source'"),
     )
     # Semantic checks that need the whole model: units, invariants, lint rules.
     from tacit_gen.contract import lint

@@ -82,6 +82,7 @@ class Field:
     description: str | None = None
     constraint: str | None = None  # an invariant with the subject left out
     aliases: tuple[str, ...] = ()
+    pattern: str | None = None  # `pattern:` as written (string fields; tacit_gen.sql.pattern)
     lint_allow: tuple[str, ...] = ()  # lint rules waived on this field (`lint: {allow: [...]}`)
     lint_reason: str | None = None  # why (required with a waiver)
     implied: bool = False  # implied by provenance_required
@@ -141,7 +142,8 @@ class RevisionPolicy:
     window: Duration | None = None
     reasons: tuple[str, ...] = ()
     notification: str | None = None
-    by: str | None = None
+    by: tuple[str, ...] = ()  # who may restate: values of `by_column` allowed on rows with revision > 0
+    by_column: str | None = None  # the column naming the restater (`revised_by`, else `source_id`)
     note: str | None = None
     pos: Pos = field(default=NO_POS, compare=False)
     text: str = field(default="", compare=False)
@@ -226,6 +228,7 @@ class Contract:
     version_pos: Pos = field(default=NO_POS, compare=False)
     positions: Positions = field(default_factory=Positions, compare=False)
     severity_pos: tuple[tuple[str, Pos], ...] = field(default=(), compare=False)  # id -> where
+    source_system: str | None = None  # identity `source:` (the system the series come from)
 
     def severity_of(self, clause_id: str) -> str:
         """``warn`` when the contract lists the clause under `severity.warn`, else ``error``."""

@@ -611,6 +611,12 @@ class _Builder:
             return value.isnull() | (present & match)
         if kind == "revision_window":
             return self._revision(wide, c)
+        if kind == "pattern":
+            return wide[col_name].re_search(_full_match(c.param("pattern"), wide))  # pyright: ignore[reportAttributeAccessIssue]
+        if kind == "revision_by":
+            who = wide[col_name]
+            restated = wide[c.param("revision_column")] > 0  # pyright: ignore[reportOperatorIssue]
+            return ~restated | (who.notnull() & who.isin(list(c.param("values") or ())))
         raise CompileError(f"unknown clause kind {kind!r}")
         _ = ibis  # pragma: no cover
 
@@ -894,3 +900,15 @@ def evaluate(
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
     return _Builder(schema, spark_instants(table), catalog, now, sessions).run()
+
+
+def _full_match(body: str, table: ir.Table) -> str:
+    """A pattern body as a whole-value regex in the flavor of the table's backend (Java's `$`
+    also matches before a final newline: Spark gets `\\z`; RE2 and PostgreSQL read `$`)."""
+    from tacit_gen.sql.pattern import full_match
+
+    try:
+        backend = table._find_backend().name  # pyright: ignore[reportPrivateUsage]
+    except Exception:  # an unbound table: the default flavor
+        backend = "duckdb"
+    return full_match(body, "java" if backend == "pyspark" else "re2")

@@ -353,3 +353,71 @@ def lag_over(value: Exp.Expression, partition: list[Exp.Expression],
 def pretty(tree: Exp.Expression, dialect: str = "duckdb") -> str:
     """Multi-line SQL text of a query (queries an artifact shows as a block)."""
     return str(tree.sql(dialect=sqlglot_dialect(dialect), pretty=True))
+
+
+def pattern_match(name: str, body: str, dialect: str = "duckdb") -> Exp.Expression:
+    """``name`` matches the whole pattern `body` (`tacit_gen.sql.pattern`), in the dialect's
+    regex function (DuckDB ``REGEXP_MATCHES``, PostgreSQL ``~``, Spark ``RLIKE``, ...): a NULL
+    value gives NULL (the row passes, SQL CHECK semantics)."""
+    from sqlglot import exp
+
+    from tacit_gen.sql.pattern import DIALECT_FLAVOR, full_match
+
+    return exp.RegexpLike(this=column(name), expression=string(full_match(body, DIALECT_FLAVOR[dialect])))
+
+
+def revision_by_ok(by_column: str, values: tuple[str, ...], revision_column: str = "revision") -> Exp.Expression:
+    """A row passes when its revision is not above 0, or its `by_column` is one of `values`
+    (a restated row with a NULL restater fails: a restatement names who made it)."""
+    from sqlglot import exp
+
+    rev = column(revision_column)
+    allowed = exp.In(this=column(by_column), expressions=[string(v) for v in values])
+    named = exp.and_(is_not_null(column(by_column)), allowed)
+    return exp.or_(exp.Not(this=exp.paren(exp.GT(this=rev, expression=exp.Literal.number(0)))),
+                   exp.paren(named))
+
+
+_READ_DIALECTS = ("duckdb", "postgres", "spark", "snowflake", "bigquery")
+
+
+def _parse_any(sql: str) -> list[Exp.Expression]:
+    from sqlglot.errors import ParseError
+
+    out = []
+    for d in _READ_DIALECTS:
+        try:
+            out.append(parse(sql, d))
+        except (ParseError, ValueError):
+            continue
+    return out
+
+
+def read_pattern_match(sql: str) -> tuple[str, str] | None:
+    """(column, pattern body) of SQL written by :func:`pattern_match` in any dialect, or None."""
+    from sqlglot import exp
+
+    from tacit_gen.sql.pattern import body_of
+
+    for tree in _parse_any(sql):
+        node = tree if isinstance(tree, exp.RegexpLike) else tree.find(exp.RegexpLike)
+        if node is None or not isinstance(node.this, exp.Column) or not isinstance(node.expression, exp.Literal):
+            continue
+        body = body_of(str(node.expression.this).replace("\\\\", "\\"))
+        if body is not None:
+            return node.this.name, body
+    return None
+
+
+def read_revision_by(sql: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """(by column, revision column, allowed values) of SQL written by :func:`revision_by_ok`."""
+    from sqlglot import exp
+
+    for tree in _parse_any(sql):
+        found = tree.find(exp.In)
+        gt = tree.find(exp.GT)
+        if found is None or gt is None or not isinstance(found.this, exp.Column) or not isinstance(gt.this, exp.Column):
+            continue
+        values = tuple(str(e.this) for e in found.expressions if isinstance(e, exp.Literal))
+        return found.this.name, gt.this.name, values
+    return None

@@ -60,6 +60,7 @@ def header_lines(contract: Contract) -> list[str]:
     return [
         one_line(f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render."),
         f"contract {contract.name} version {contract.version} sha256:{contract.canonical_hash}",
+        *([one_line(f"source system: {contract.source_system}")] if contract.source_system else []),
         *notes(contract),
         *waivers(contract),
         *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
@@ -80,6 +81,7 @@ def header_meta(contract: Contract) -> dict[str, Any]:
         "contract": contract.name,
         "version": contract.version,
         "sha256": contract.canonical_hash,
+        **({"source_system": one_line(contract.source_system)} if contract.source_system else {}),
         "notice": "Do not edit: change the contract and re-render.",
         "not_checked": notes(contract),
         **({"lint_waivers": waivers(contract)} if waivers(contract) else {}),

@@ -388,6 +388,15 @@ class Reader:
                 p["max"] = _decimal_text(hi)
                 p["max_inclusive"] = a.get("max_inclusive", inclusive) is not False
             return "range", p, f"range:{c}"
+        if short in ("expression_is_true", "tacit_expression_is_true") and meta_kind in ("pattern", "revision_by"):
+            from tacit_gen.sql import read_pattern_match, read_revision_by
+
+            expr = str(jinja_unsafe(a.get("expression", "")))
+            if meta_kind == "pattern" and (pm := read_pattern_match(expr)) is not None:
+                return "pattern", {"column": pm[0], "pattern": pm[1]}, f"pattern:{pm[0]}"
+            if meta_kind == "revision_by" and (rb := read_revision_by(expr)) is not None:
+                return ("revision_by", {"column": rb[0], "revision_column": rb[1], "values": rb[2]},
+                        f"revision_by:{rb[0]}")
         if short in ("expression_is_true", "tacit_expression_is_true"):
             expr = str(jinja_unsafe(a.get("expression", "")))
             sql = f"{column} {expr}" if column and "column_name" in a else expr

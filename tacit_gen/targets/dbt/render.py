@@ -492,6 +492,16 @@ class DbtTarget:
                 col_test(p["column"], _test("accepted_values", cl, unique_name(cl.id), args))
             elif k == "range":
                 self._range(cl, p, native, unique_name, col_test, inline)
+            elif k in ("pattern", "revision_by"):
+                from tacit_gen.sql import generate, pattern_match, revision_by_ok
+
+                dialect = _DIALECT[adapter]
+                tree = (pattern_match(p["column"], p["pattern"], dialect) if k == "pattern"
+                        else revision_by_ok(p["column"], tuple(p["values"]), p["revision_column"]))
+                kind = "tacit_expression_is_true" if native else "dbt_utils.expression_is_true"
+                model_tests.append(
+                    _test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(generate(tree, dialect))})
+                )
             elif k == "invariant":
                 from tacit_gen.sql import to_sql
 

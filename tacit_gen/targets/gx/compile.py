@@ -22,6 +22,7 @@ from tacit_gen.targets.gx.queries import (
     decimal_type_query,
     freshness_query,
     invariant_query,
+    revision_by_query,
     revision_window_query,
     unexpected_rows,
 )
@@ -213,6 +214,15 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         return [expectation("expect_column_values_to_be_between",
                      range_kwargs(p("column"), p("min"), p("max"),
                                    bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
+    if k == "pattern":
+        from tacit_gen.sql.pattern import full_match
+
+        flavor = "java" if dialect in ("spark", "databricks") else "python"  # natives: Spark, or pandas
+        return [expectation("expect_column_values_to_match_regex",
+                            {"column": p("column"), "regex": full_match(p("pattern"), flavor)})]
+    if k == "revision_by":
+        return [unexpected_rows(revision_by_query(clause, dialect),
+                                f"restated rows whose {p('column')} may not restate")]
     if k == "invariant":
         if clause.expr is None:
             raise ValueError("the invariant has no resolved expression")

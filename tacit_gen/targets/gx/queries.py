@@ -258,3 +258,13 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
                       expression=exp.Literal.number(window_ms))
     q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(*base, late))
     return _text(q, dialect)
+
+
+def revision_by_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """Restated rows (revision > 0) whose restater is NULL or not in the contract's list."""
+    from sqlglot import exp
+
+    ok = sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
+                            clause.param("revision_column"))
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=ok)))
+    return _text(q, dialect)

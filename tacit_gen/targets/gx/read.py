@@ -330,6 +330,13 @@ def read(path: Path, text: str) -> ReadResult:
             params["min_inclusive"] = not bool(kw.get("strict_min", False))
             params["max_inclusive"] = not bool(kw.get("strict_max", False))
             cols = (str(kw.get("column")),)
+        elif kind == "pattern":
+            from tacit_gen.sql.pattern import body_of
+
+            kw = by_type.get("expect_column_values_to_match_regex", {})
+            params["column"] = kw.get("column")
+            params["pattern"] = body_of(str(kw.get("regex"))) or kw.get("regex")
+            cols = (str(kw.get("column")),)
         elif kind == "invariant":
             params.update(_read_invariant(cid, es, columns, has_revision, dialect))
         elif kind == "freshness" and CUSTOM_SQL in by_type:
@@ -344,7 +351,7 @@ def read(path: Path, text: str) -> ReadResult:
                 params["column"] = m.group("col").strip('"') if m else None
                 params["max_age_seconds"] = int(m.group("secs")) if m else None
             _check_rerender(cid, es, has_revision, where, findings, dialect)
-        elif kind in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
+        elif kind in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "revision_by", "freshness"):
             tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
             if kind == "revision_window" and "expect_column_values_to_be_in_set" in by_type:
                 kw = by_type["expect_column_values_to_be_in_set"]
@@ -368,8 +375,8 @@ def read(path: Path, text: str) -> ReadResult:
 
 
 _KINDS = ("column", "no_unknown_columns", "not_null", "unique", "accepted_values", "fixed_value",
-          "range", "invariant", "freshness", "cadence", "catalog_unit", "catalog_bounds",
-          "revision_window")
+          "pattern", "range", "invariant", "freshness", "cadence", "catalog_unit", "catalog_bounds",
+          "revision_window", "revision_by")
 
 
 def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, where: str,

@@ -58,6 +58,11 @@ def clause_of(error: Any, prop_schemas: dict[str, Any]) -> tuple[str, str] | Non
         return f"accepted_values:{col}", error.message
     if kw == "const":
         return f"fixed_value:{col}", error.message
+    if kw == "pattern" and "x-tacit-type" not in prop_schemas.get(col, {}) and "format" not in prop_schemas.get(col, {}):
+        from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+
+        if not decimal_from_pattern(str(prop_schemas.get(col, {}).get("pattern"))):
+            return f"pattern:{col}", error.message
     if kw == "type" and error.instance is None:
         return f"not_null:{col}", error.message
     return f"column:{col}", error.message
@@ -75,6 +80,11 @@ def carried_clauses(schema: dict[str, Any]) -> set[str]:
             out.add(f"accepted_values:{p}")
         if "const" in s:
             out.add(f"fixed_value:{p}")
+        if "pattern" in s and "format" not in s and s.get("type") in ("string", ["string", "null"]):
+            from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+
+            if not decimal_from_pattern(str(s["pattern"])):
+                out.add(f"pattern:{p}")
     if schema.get("additionalProperties") is False:
         out.add("no_unknown_columns")
     return out

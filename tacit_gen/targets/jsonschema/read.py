@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+def _pattern_body(pattern: Any) -> str | None:
+    """The body of a string property's `pattern` written for a contract's `pattern:` (decimal
+    patterns are the decimal type's, not a clause)."""
+    from tacit_gen.sql.pattern import body_of
+    from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+
+    if not isinstance(pattern, str) or decimal_from_pattern(pattern):
+        return None
+    return body_of(pattern)
+
+
 def contract_type(prop: dict[str, Any]) -> str:
     """The contract type a property's (non-null) schema stands for; anything else is described."""
     from tacit_gen.targets.jsonschema.render import (
@@ -41,6 +52,8 @@ def contract_type(prop: dict[str, Any]) -> str:
             if found:
                 return found
         elif fmt is None and pattern is None:
+            return "string"
+        if fmt is None and isinstance(pattern, str) and _pattern_body(pattern) is not None:
             return "string"
     if kind == "boolean":
         return "bool"
@@ -101,6 +114,10 @@ def read(path: Path, text: str) -> ReadResult:
         if "const" in prop:
             clauses.append(Clause(f"fixed_value:{name}", "fixed_value", (name,),
                                   make_params(column=name, value=prop["const"]), text_))
+        body = _pattern_body(prop.get("pattern")) if prop.get("format") is None else None
+        if body is not None and "enum" not in prop:
+            clauses.append(Clause(f"pattern:{name}", "pattern", (name,),
+                                  make_params(column=name, pattern=body), text_))
     head: dict[str, Any] = doc["x-tacit-gen"] if isinstance(doc.get("x-tacit-gen"), dict) else {}
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
                       header_version=head.get("version"), header_hash=head.get("sha256"))

@@ -78,6 +78,10 @@ def value_schema(f: Field) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "string"}
         if t.kind == "enum":
             out["enum"] = list(t.values)
+        if f.pattern is not None:  # ECMA-262 `$` is the end of the input: a whole-value match
+            from tacit_gen.sql.pattern import full_match, normalize
+
+            out["pattern"] = full_match(normalize(f.pattern), "re2")
         return out
     if t.kind == "bool":
         return {"type": "boolean"}
@@ -115,7 +119,8 @@ def property_schema(f: Field) -> dict[str, Any]:
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
-    unsupported = wire.unsupported(NAME, FORMAT, clauses)
+    unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses)
+                   if not u.clause_id.startswith("pattern:")]  # `pattern` carries them
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
     prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
@@ -155,7 +160,7 @@ class JsonSchemaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
-        return clause if clause.kind in wire.STRUCTURAL and not clause.warn else None
+        return clause if clause.kind in (*wire.STRUCTURAL, "pattern") and not clause.warn else None
 
 
 

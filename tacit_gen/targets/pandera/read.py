@@ -42,6 +42,7 @@ TIME_HELPERS = {
     "_revision_window_check": "revision_window",
     "_session_cadence_check": "cadence",
     "_session_window_check": "revision_window",
+    "_revision_by_check": "revision_by",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
 RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame")
@@ -278,6 +279,11 @@ class _Reader:
             elif builtin == "eq":
                 self.add(cid, (column,), text, sev, column=column,
                          value=_const(args[0] if args else _kw(check, "value")))
+            elif builtin == "str_matches":
+                from tacit_gen.sql.pattern import body_of
+
+                regex = str(_const(args[0] if args else _kw(check, "pattern")))
+                self.add(cid, (column,), text, sev, column=column, pattern=body_of(regex) or regex)
             elif builtin in RANGE_BUILTINS:
                 self.add(cid, (column,), text, sev, column=column, **_range_params(builtin, check))
             elif fn in ("pa.Check", "pandera.Check") and _lambda_text(check) == "lambda s: s.notna()":
@@ -307,6 +313,9 @@ class _Reader:
             if kind == "cadence":
                 params["from_catalog"] = _kw(check, "catalog") is not None
                 params["series"] = tuple(params.get("series") or ())
+            if kind == "revision_by":
+                params["revision_column"] = params.pop("revision", None)
+                params["values"] = tuple(params.get("values") or ())
             self.add(cid, _frame_columns(kind, params), text, sev, **params)
             return
         body = check.args[0] if check.args else _kw(check, "check_fn")
@@ -362,6 +371,8 @@ def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:
         return (params.get("column"), params.get("key"))  # type: ignore[return-value]
     if kind == "revision_window":
         return tuple(c for c in ("revision", params.get("time_column"), params.get("ingest_column")) if c)
+    if kind == "revision_by":
+        return (params.get("revision_column"), params.get("column"))  # type: ignore[return-value]
     return (params.get("column"),)  # type: ignore[return-value]
 
 

@@ -66,13 +66,14 @@ _INTEGER = re.compile(r"^-?(0|[1-9][0-9]*)$")
 # Column-level check constructors per range shape: (has min, has max) -> pandera builtin.
 
 # Clause kinds the module checks per column, and as dataframe checks.
-COLUMN_CHECK_KINDS = ("accepted_values", "fixed_value", "range")
+COLUMN_CHECK_KINDS = ("accepted_values", "fixed_value", "pattern", "range")
 TIME_HELPERS = {
     "freshness": "_freshness_check",
     "cadence": "_cadence_check",
     "catalog_unit": "_catalog_unit_check",
     "catalog_bounds": "_catalog_bounds_check",
     "revision_window": "_revision_window_check",
+    "revision_by": "_revision_by_check",
 }
 CATALOG_KINDS = ("catalog_unit", "catalog_bounds")
 
@@ -310,6 +311,12 @@ class PanderaTarget:
             elif c.kind == "fixed_value":
                 value = value_source(c.param("value"), type_text or "")
                 checks.append(f"pa.Check.eq({value}, name={c.id!r}, error={c.text!r}{warn})")
+            elif c.kind == "pattern":
+                # pyarrow's RE2 runs it on the Arrow-backed frames this module validates
+                from tacit_gen.sql.pattern import full_match
+
+                regex = full_match(c.param("pattern"), "re2")
+                checks.append(f"pa.Check.str_matches({regex!r}, name={c.id!r}, error={c.text!r}{warn})")
             elif c.kind == "range":
                 checks.append(_range_check(c)[:-1] + warn + ")")
             elif c.kind == "not_null" and c.warn:  # `nullable=False` cannot warn: a check can
@@ -365,6 +372,9 @@ class PanderaTarget:
             keys = ["column", "key", "relation", "catalog_key"]
             keys += ["catalog_column"] if c.kind == "catalog_unit" else ["min_column", "max_column"]
             kw += [(k, repr(p[k])) for k in keys] + [("catalog", "catalog")]
+        elif c.kind == "revision_by":
+            kw += [("column", repr(p["column"])), ("revision", repr(p["revision_column"])),
+                   ("values", repr(tuple(p["values"])))]
         elif c.kind == "revision_window":
             keys = ["column", "time_column", "ingest_column", "allowed", "window_seconds",
                     "business_days"]

@@ -36,10 +36,12 @@ COUNT_KINDS = frozenset(
         "accepted_values",
         "fixed_value",
         "invariant",
+        "pattern",
         "cadence",
         "catalog_unit",
         "catalog_bounds",
         "revision_window",
+        "revision_by",
     }
 )
 

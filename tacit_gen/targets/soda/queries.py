@@ -239,6 +239,13 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         return revision_window_sql(clause, ds, dialect)
     if clause.kind == "freshness" and clause.param("whole_days"):
         return freshness_days_sql(clause, ds, dialect)
+    if clause.kind == "revision_by":
+        from sqlglot import exp
+
+        ok = sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
+                                clause.param("revision_column"))
+        q = exp.select(exp.Star()).from_(sql.relation(ds)).where(exp.Not(this=exp.paren(ok)))
+        return sql.pretty(q, dialect) + "\n"
     return None
 
 

@@ -285,6 +285,14 @@ def _invalid_count(
     values = cfg.get("valid values")
     lo, hi = cfg.get("valid min"), cfg.get("valid max")
     kind_hint = (identity or "").split(":")[0]
+    regex = cfg.get("valid regex")
+    if isinstance(regex, str):
+        from tacit_gen.sql.pattern import body_of
+
+        cid = f"pattern:{col}"
+        r.add(cid, "pattern", (col,), text, column=col,
+              pattern=body_of(regex.replace("\\\\", "\\")) or regex)
+        return cid
     if isinstance(values, list):
         plain = [_plain(v) for v in values]
         if kind_hint == "fixed_value" or (kind_hint != "accepted_values" and len(plain) == 1):

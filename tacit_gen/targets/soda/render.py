@@ -89,6 +89,17 @@ def _valid_value(value: Any, dialect: str = "duckdb") -> Any:
     return jinja_escape(sql.literal(str(value), dialect)[1:-1])
 
 
+def soda_regex(body: str, dialect: str) -> str:
+    """A `valid regex` for a pattern body: a whole-value match in the dialect's regex flavor.
+    SodaCL pastes it into an SQL string literal unescaped, so where that dialect's literals read a
+    backslash as an escape (Spark's `\\z`), it is doubled here."""
+    from tacit_gen.sql import BACKSLASH_ESCAPES
+    from tacit_gen.sql.pattern import DIALECT_FLAVOR, full_match
+
+    text = full_match(body, DIALECT_FLAVOR[dialect])
+    return text.replace("\\", "\\\\") if dialect in BACKSLASH_ESCAPES else text
+
+
 def _fail_query(clause_id: str, sql_text: str) -> Block:
     escaped = jinja_escape(CLAUSE_MARK + clause_id + "\n" + sql_text.rstrip("\n") + "\n")
     # the one Jinja reference the query means: the pinned now (a date column's freshness)
@@ -211,6 +222,16 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             )
         elif k == "range":
             checks.extend(_range_checks(c, dialect))
+        elif k == "pattern":
+            checks.append(
+                {
+                    f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
+                        "name": check_name(c),
+                        "identity": c.id,
+                        "valid regex": soda_regex(c.param("pattern"), dialect),
+                    }
+                }
+            )
         elif k == "invariant":
             text = invariant_sql(c, dialect)
             if text is None:
@@ -232,7 +253,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": check_name(c), "identity": c.id}})
-        elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
+        elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "revision_by"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = (
@@ -366,6 +387,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "range":
         params = {key: p(key) for key in ("column", "min", "max", "min_inclusive", "max_inclusive")}
         cols = (p("column"),)
+    elif k == "pattern":
+        params, cols = {"column": p("column"), "pattern": p("pattern")}, (p("column"),)
     elif k == "invariant":
         text_sql = invariant_sql(clause, dialect)
         if text_sql is None:
@@ -374,7 +397,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness" and not p("whole_days"):
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "freshness"):
+    elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window", "revision_by", "freshness"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:
             return None
