@@ -147,6 +147,8 @@ fields:
 invariants:
   - weight > 0
 """,
+    # pattern:, revision_policy.by and source: (issue 18)
+    "series_clauses": (ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml").read_text(),
 }
 
 # Violations that cannot be isolated, and why: without a revision below the latest one, a
@@ -294,6 +296,14 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
                     late = (f"epoch_us({ic}) - epoch_us({tc}) > "
                             f"{int(c.param('window_seconds')) * 1_000_000}")
                 out[c.id] = count(f"SELECT count(*) FROM {t} WHERE {rev} > 0 AND {late}")
+            elif c.kind == "pattern":
+                out[c.id] = count(f"SELECT count(*) FROM {t} WHERE NOT regexp_full_match({q}, "
+                                  f"{literal(c.param('pattern'))})")
+            elif c.kind == "revision_by":
+                vals = ", ".join(literal(v) for v in c.param("values"))
+                rev = ident(c.param("revision_column"))
+                out[c.id] = count(f"SELECT count(*) FROM {t} WHERE {rev} > 0 AND "
+                                  f"({q} IS NULL OR {q} NOT IN ({vals}))")
             else:
                 raise AssertionError(c.kind)
         return out

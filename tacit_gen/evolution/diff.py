@@ -569,6 +569,7 @@ def _field_pair(d: _Diff, of: Field, nf: Field) -> None:
         d.add("field.nullability_relaxed", f"{p}.nullable",
               f"'{nf.name}' may now be null (was never null: {_never_null_reason(d.a, of)})",
               field_line(d.a, of, "nullable"), field_line(d.b, nf, "nullable"))
+    _pattern(d, of, nf, p)
     # documentation
     for attr in ("description", "note"):
         if getattr(of, attr) != getattr(nf, attr):
@@ -584,6 +585,36 @@ def _field_pair(d: _Diff, of: Field, nf: Field) -> None:
         d.add("field.aliases_changed", f"{p}.aliases",
               f"aliases of '{nf.name}': [{', '.join(of.aliases)}] -> [{', '.join(nf.aliases)}]",
               field_line(d.a, of, "aliases"), field_line(d.b, nf, "aliases"))
+
+
+def _pattern(d: _Diff, of: Field, nf: Field, p: str) -> None:
+    """A tighter pattern (fewer values match, or not provably more) is breaking; a looser one is
+    with notice; the same set of values (respelled, anchors added) is a patch."""
+    from tacit_gen.sql.pattern import includes, normalize
+
+    if of.pattern == nf.pattern:
+        return
+    lines = field_line(d.a, of, "pattern"), field_line(d.b, nf, "pattern")
+    if of.pattern is None:
+        d.add("field.pattern_added", f"{p}.pattern", f"'{nf.name}' must now match {nf.pattern}", *lines)
+        return
+    if nf.pattern is None:
+        d.add("field.pattern_removed", f"{p}.pattern", f"'{nf.name}' no longer has a pattern "
+              f"(was {of.pattern})", *lines)
+        return
+    ob, nb = normalize(of.pattern), normalize(nf.pattern)
+    wider = includes(nb, ob)  # every old value still matches
+    narrower = includes(ob, nb)
+    change = f"pattern of '{nf.name}': {of.pattern} -> {nf.pattern}"
+    if wider and narrower:
+        d.add("field.pattern_respelled", f"{p}.pattern", change + " (the same values match)", *lines)
+    elif wider:
+        d.add("field.pattern_widened", f"{p}.pattern", change + " (every old value still matches)", *lines)
+    else:
+        why = "fewer values match" if narrower else "some old values no longer match"
+        if wider is None or narrower is None:
+            why = "cannot prove every old value still matches"
+        d.add("field.pattern_tightened", f"{p}.pattern", f"{change} ({why})", *lines)
 
 
 def _key(d: _Diff) -> None:
@@ -839,7 +870,19 @@ def _revision(d: _Diff) -> None:
     if ra.notification != rb.notification:
         add("revision.notification_changed", "notification",
             f"revision notification changed: {ra.notification or 'none'} -> {rb.notification or 'none'}")
-    for attr in ("by", "note"):
+    if ra.by and not rb.by:
+        add("revision.relaxed", "by", "who may restate is no longer checked (was " + ", ".join(ra.by) + ")")
+    elif rb.by and not ra.by:
+        add("revision.tightened", "by", "only " + ", ".join(rb.by) + " may restate now")
+    else:
+        if [b for b in rb.by if b not in ra.by]:
+            add("revision.relaxed", "by", "may now also restate: " + ", ".join(b for b in rb.by if b not in ra.by))
+        if [b for b in ra.by if b not in rb.by]:
+            add("revision.tightened", "by", "may no longer restate: " + ", ".join(b for b in ra.by if b not in rb.by))
+    if ra.by_column != rb.by_column:
+        add("revision.tightened", "by_column", f"who restated is read from another column: "
+            f"{ra.by_column or 'default'} -> {rb.by_column or 'default'}")
+    for attr in ("note",):
         if getattr(ra, attr) != getattr(rb, attr):
             add("revision.doc_changed", attr, f"revision policy '{attr}' changed")
 
@@ -915,6 +958,9 @@ def _targets(d: _Diff) -> None:
 
 
 def _docs(d: _Diff) -> None:
+    if d.a.source_system != d.b.source_system:
+        d.add("doc.changed", "source", f"source changed: {d.a.source_system!r} -> {d.b.source_system!r}",
+              top_line(d.a, "source"), top_line(d.b, "source"))
     for attr in ("owner", "description"):
         if getattr(d.a, attr) != getattr(d.b, attr):
             d.add("doc.changed", attr, f"{attr} changed: {getattr(d.a, attr)!r} -> {getattr(d.b, attr)!r}",

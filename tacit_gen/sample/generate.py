@@ -24,7 +24,9 @@ from tacit_gen.sample.model import (
 )
 from tacit_gen.sample.verdicts import (
     catalog_interval,
+    pattern_ok,
     range_ok,
+    revision_by_ok,
     revision_ok,
     same_value,
     within_window,
@@ -102,6 +104,13 @@ class Col:
         return Decimal(1).scaleb(-self.scale)
 
 
+def pattern_example(body: str, i: int, fallback: str) -> str:
+    """The usual value (`fallback`) when it matches the pattern, else the i-th example of it."""
+    from tacit_gen.sql.pattern import example, matches
+
+    return fallback if matches(body, fallback) else example(body, i) or fallback
+
+
 def fixed_value(col: Col, value: Any) -> Any:
     if col.type.kind == "decimal":
         return Decimal(str(value)).quantize(col.ulp())
@@ -161,8 +170,14 @@ class Context:
         self.row_clauses = tuple(
             c for c in self.clauses
             if c.kind in ("not_null", "accepted_values", "fixed_value", "range", "invariant",
-                          "catalog_unit", "catalog_bounds", "revision_window")
+                          "catalog_unit", "catalog_bounds", "revision_window", "pattern",
+                          "revision_by")
         )
+        # string columns with a `pattern:` draw examples of it; restaters come from `by`
+        self.patterns = {str(c.param("column")): str(c.param("pattern"))
+                         for c in self.clauses if c.kind == "pattern"}
+        self.restaters = {str(c.param("column")): tuple(c.param("values") or ())
+                          for c in self.clauses if c.kind == "revision_by"}
         self.accepted = tuple(str(c.param("column")) for c in self.clauses
                               if c.kind == "accepted_values")
         self.pinned = {*self.series, *(k for k in self.key)}
@@ -199,6 +214,8 @@ class Context:
             return self.cols[col].from_units((j + 1) * 10 ** self.cols[col].scale)
         if t.kind == "bool":
             return j % 2 == 1
+        if col in self.patterns:
+            return pattern_example(self.patterns[col], j, f"{col}_{j + 1:02d}")
         return f"{col}_{j + 1:02d}"
 
     def row_violations(self, row: Mapping[str, Any], catalog: CatalogData | None,
@@ -218,6 +235,10 @@ class Context:
                 ok = range_ok(c, row[col])
             elif c.kind == "revision_window":
                 ok = revision_ok(c, row)
+            elif c.kind == "pattern":
+                ok = pattern_ok(c, row[col])
+            elif c.kind == "revision_by":
+                ok = revision_by_ok(c, row)
             else:
                 assert c.expr is not None
                 ok = evaluate(c.expr, row, catalog, lookup)
@@ -289,6 +310,10 @@ def gen_value(ctx: Context, name: str, row: Mapping[str, Any], j: int, rng: rand
             return entry.get(ctx.spec.unit or "")
     if t.kind == "enum":
         return rng.choice(t.values)
+    if t.kind == "string" and name in ctx.restaters and (row.get("revision") or 0) > 0:
+        return rng.choice(ctx.restaters[name])
+    if t.kind == "string" and name in ctx.patterns:
+        return pattern_example(ctx.patterns[name], rng.randint(0, 50), f"{name}_{rng.randint(1, 3)}")
     if t.kind == "string":
         pool = ctx.pool.get(name)
         if pool and (rng.random() < 0.8 or name in ctx.accepted):
@@ -465,6 +490,8 @@ def point_key(col: Col, i: int, ctx: Context) -> Any:
     if t.kind == "date":
         return DEFAULT_NOW.date() - timedelta(days=i)
     if t.kind in ("string",):
+        if col.name in ctx.patterns:
+            return pattern_example(ctx.patterns[col.name], i, f"{col.name}_{i + 1:04d}")
         return f"{col.name}_{i + 1:04d}"
     if t.kind == "enum":
         return t.values[i % len(t.values)]

@@ -218,6 +218,29 @@ def _cadence(c: Clause, f: Facts) -> ClauseCheck:
     return _result(c, cadence_failures(c, f.rows, f.data.catalog, f.lookup, f.has_revision))
 
 
+def pattern_ok(c: Clause, v: Any) -> bool:
+    """A NULL passes; a value matches the pattern whole (`tacit_gen.sql.pattern.matches`)."""
+    from tacit_gen.sql.pattern import matches
+
+    return v is None or (isinstance(v, str) and matches(str(c.param("pattern")), v))
+
+
+def revision_by_ok(c: Clause, r: Mapping[str, Any]) -> bool | None:
+    """A restated row (revision > 0) names one of the allowed restaters (a NULL name fails)."""
+    rev = r.get(str(c.param("revision_column")))
+    if rev is None:
+        return None
+    return not rev > 0 or r.get(str(c.param("column"))) in tuple(c.param("values") or ())
+
+
+def _pattern(c: Clause, f: Facts) -> ClauseCheck:
+    return _count(c, f.present[str(c.param("column"))], lambda v: not pattern_ok(c, v))
+
+
+def _revision_by(c: Clause, f: Facts) -> ClauseCheck:
+    return _count(c, f.rows, lambda r: revision_by_ok(c, r) is False)
+
+
 def _revision_window(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: revision_ok(c, r) is False)
 
@@ -234,7 +257,9 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "invariant": _row_expression,
     "no_unknown_columns": _no_unknown_columns,
     "not_null": _not_null,
+    "pattern": _pattern,
     "range": _range,
+    "revision_by": _revision_by,
     "revision_window": _revision_window,
     "unique": _unique,
 }

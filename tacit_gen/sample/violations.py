@@ -332,6 +332,44 @@ def _catalog_bounds(v: Violation) -> Iterator[Candidate]:
     yield from v.row_level(out_of_bounds)
 
 
+def _pattern(v: Violation) -> Iterator[Candidate]:
+    """A value that does not match the pattern. A series column is renamed for the whole series
+    (and its catalog entry), so the cadence and catalog clauses still hold."""
+    from tacit_gen.sql.pattern import counterexample
+
+    body, name, rows = str(v.clause.param("pattern")), v.col_name, v.rows
+    values = [r[name] for r in rows if r.get(name) is not None]
+    if name in v.ctx.series and values:
+        old = values[0]
+        bad = counterexample(body, str(old))
+        if bad is not None and bad not in values:
+            new = copy_rows(rows)
+            for r in new:
+                if r[name] == old:
+                    r[name] = bad
+            cand = v.candidate(new, f"series {old!r} renamed {bad!r}, outside the pattern")
+            if v.catalog is not None:
+                cand.catalog = CatalogData(v.catalog.spec, tuple(
+                    (bad, *r[1:]) if r[0] == old else r for r in v.catalog.rows))
+            yield cand
+
+    def change(i: int) -> tuple[dict[str, Any], str] | None:
+        cur = rows[i][name]
+        bad = counterexample(body, str(cur) if cur is not None else "x")
+        return None if bad is None else ({name: bad}, f"{name} = {bad!r}, outside the pattern")
+
+    yield from v.row_level(change)
+
+
+def _revision_by(v: Violation) -> Iterator[Candidate]:
+    allowed = tuple(v.clause.param("values") or ())
+    who = next(x for x in ("unlisted-restater", "someone-else", "n/a_x") if x not in allowed)
+    rev = str(v.clause.param("revision_column"))
+    rows = v.rows
+    yield from v.row_level(lambda i: ({v.col_name: who}, f"restated by {who!r}, not in 'by'")
+                           if (rows[i].get(rev) or 0) > 0 else None)
+
+
 def _revision_window(v: Violation) -> Iterator[Candidate]:
     ctx, clause, rows = v.ctx, v.clause, v.rows
     if not clause.param("allowed"):
@@ -401,7 +439,9 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "invariant": _invariant,
     "no_unknown_columns": _no_unknown_columns,
     "not_null": _not_null,
+    "pattern": _pattern,
     "range": _range,
+    "revision_by": _revision_by,
     "revision_window": _revision_window,
     "unique": _unique,
 }

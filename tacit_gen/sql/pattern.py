@@ -257,3 +257,180 @@ def body_of(full: str) -> str | None:
 def matches(body: str, value: str) -> bool:
     """The reference semantics: the whole value matches the canonical body."""
     return re.fullmatch(body, value) is not None
+
+
+# -- language inclusion (for `diff`: a looser pattern is with notice, a tighter one breaking) ---
+
+_OTHER = "\x00"  # stands for every character no pattern of the subset names (non-ASCII, controls)
+_ALPHABET = tuple(chr(c) for c in range(0x20, 0x7F)) + (_OTHER,)
+
+
+def _nfa(body: str) -> tuple[list[list[tuple[frozenset[str] | None, int]]], int, int]:
+    """A Thompson NFA of a canonical body: (edges per state, start, accept); an edge label is a
+    set of characters, None for an epsilon move."""
+    import re._parser as sre  # the stdlib's own parser of the syntax (the subset is plain Python re)
+
+    edges: list[list[tuple[frozenset[str] | None, int]]] = []
+
+    def new() -> int:
+        edges.append([])
+        return len(edges) - 1
+
+    def chars(op: object, av: object) -> frozenset[str]:
+        if op is sre.LITERAL:
+            return frozenset(chr(av))  # type: ignore[arg-type]
+        if op is sre.NOT_LITERAL:
+            return frozenset(c for c in _ALPHABET if c != chr(av))  # type: ignore[arg-type]
+        negate, members = False, set()
+        for o, a in av:  # type: ignore[attr-defined]
+            if o is sre.NEGATE:
+                negate = True
+            elif o is sre.LITERAL:
+                members.add(chr(a))
+            elif o is sre.RANGE:
+                members.update(chr(c) for c in range(a[0], a[1] + 1))
+        return frozenset(c for c in _ALPHABET if c not in members) if negate else frozenset(members)
+
+    def seq(items: object, s: int) -> int:
+        for op, av in items:  # type: ignore[attr-defined]
+            s = one(op, av, s)
+        return s
+
+    def one(op: object, av: object, s: int) -> int:
+        if op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN):
+            e = new()
+            edges[s].append((chars(op, av), e))
+            return e
+        if op is sre.SUBPATTERN:
+            return seq(av[-1], s)  # type: ignore[index]
+        if op is sre.BRANCH:
+            e = new()
+            for alt in av[1]:  # type: ignore[index]
+                b = new()
+                edges[s].append((None, b))
+                edges[seq(alt, b)].append((None, e))
+            return e
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            lo, hi, item = av  # type: ignore[misc]
+            for _ in range(lo):
+                s = seq(item, s)
+            if hi is sre.MAXREPEAT:
+                loop = new()
+                edges[s].append((None, loop))
+                edges[seq(item, loop)].append((None, loop))
+                return loop
+            e = new()
+            edges[s].append((None, e))
+            for _ in range(hi - lo):
+                s = seq(item, s)
+                edges[s].append((None, e))
+            return e
+        raise ValueError(f"not in the pattern subset: {op}")
+
+    start = new()
+    accept = seq(sre.parse(body), start)
+    return edges, start, accept
+
+
+def _closure(edges: list[list[tuple[frozenset[str] | None, int]]], states: set[int]) -> frozenset[int]:
+    todo, seen = list(states), set(states)
+    while todo:
+        for label, t in edges[todo.pop()]:
+            if label is None and t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return frozenset(seen)
+
+
+def _step(edges: list[list[tuple[frozenset[str] | None, int]]], states: frozenset[int], c: str) -> frozenset[int]:
+    return _closure(edges, {t for s in states for label, t in edges[s] if label is not None and c in label})
+
+
+def includes(outer: str, inner: str, limit: int = 20_000) -> bool | None:
+    """Does every value matching body `inner` match body `outer`? None when undecided within
+    `limit` product states (the caller assumes the worst)."""
+    ea, sa, aa = _nfa(inner)
+    eb, sb, ab = _nfa(outer)
+    first = (_closure(ea, {sa}), _closure(eb, {sb}))
+    todo, seen = [first], {first}
+    while todo:
+        x, y = todo.pop()
+        if aa in x and ab not in y:
+            return False
+        for c in _ALPHABET:
+            nx = _step(ea, x, c)
+            if not nx:
+                continue
+            pair = (nx, _step(eb, y, c))
+            if pair not in seen:
+                if len(seen) >= limit:
+                    return None
+                seen.add(pair)
+                todo.append(pair)
+    return True
+
+
+# -- examples (for `sample`) ------------------------------------------------------------------
+
+# Characters an example prefers, most readable first (no space, quote, comma or backslash).
+_PREFERRED = tuple("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-.:/@#+=")
+_REST = tuple(c for c in _ALPHABET if c not in _PREFERRED and c != _OTHER)
+
+
+def example(body: str, i: int = 0) -> str | None:
+    """The `i`-th example value matching body `body` (deterministic; distinct examples for
+    distinct small `i` wherever the pattern allows), or None when none is found."""
+    import re._parser as sre
+
+    counter = [i]
+
+    def pick(options: list[str]) -> str:
+        k = counter[0] % len(options)
+        counter[0] //= len(options)
+        return options[k]
+
+    def chars(op: object, av: object) -> list[str]:
+        if op is sre.LITERAL:
+            return [chr(av)]  # type: ignore[arg-type]
+        if op is sre.NOT_LITERAL:
+            allowed = {c for c in _ALPHABET if c != chr(av)}  # type: ignore[arg-type]
+        else:
+            negate, members = False, set()
+            for o, a in av:  # type: ignore[attr-defined]
+                if o is sre.NEGATE:
+                    negate = True
+                elif o is sre.LITERAL:
+                    members.add(chr(a))
+                elif o is sre.RANGE:
+                    members.update(chr(c) for c in range(a[0], a[1] + 1))
+            allowed = {c for c in _ALPHABET if c not in members} if negate else members
+        return [c for c in (*_PREFERRED, *_REST) if c in allowed]
+
+    def seq(items: object) -> str:
+        return "".join(one(op, av) for op, av in items)  # type: ignore[attr-defined]
+
+    def one(op: object, av: object) -> str:
+        if op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN):
+            return pick(chars(op, av))
+        if op is sre.SUBPATTERN:
+            return seq(av[-1])  # type: ignore[index]
+        if op is sre.BRANCH:
+            alts = list(av[1])  # type: ignore[index]
+            return seq(alts[int(pick([str(k) for k in range(len(alts))]))])
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            lo, hi, item = av  # type: ignore[misc]
+            return "".join(seq(item) for _ in range(max(lo, 1) if hi is sre.MAXREPEAT or hi >= 1 else lo))
+        raise ValueError(f"not in the pattern subset: {op}")
+
+    value = seq(sre.parse(body))
+    return value if value and matches(body, value) else None
+
+
+def counterexample(body: str, near: str) -> str | None:
+    """A non-empty printable value close to `near` that does not match `body`, or None."""
+    tries = [near + "#", "#" + near, near.swapcase(), near[:-1]]
+    tries += [near + c for c in (*_PREFERRED, *_REST)] + [c + near for c in (*_PREFERRED, *_REST)]
+    for cand in tries:
+        if cand.strip() == cand and cand and not matches(body, cand):
+            return cand
+    return None
