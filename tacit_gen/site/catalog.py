@@ -171,7 +171,7 @@ def _sections(c: Contract) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...
     if rp is not None:
         rows = [("allowed", _text(rp.allowed)), ("window", str(rp.window) if rp.window else ""),
                 ("reasons", ", ".join(rp.reasons)), ("notification", rp.notification or ""),
-                ("by", rp.by or ""), ("note", rp.note or "")]
+                ("by", ", ".join(rp.by)), ("note", rp.note or "")]
         out.append(("Revision policy", tuple((k, v) for k, v in rows if v)))
     e = c.evolution
     rows = [("compatibility", e.compatibility),

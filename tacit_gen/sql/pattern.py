@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, cast
 
 MAX_COUNT = 255
 _META = set(".^$*+?()[]{}|\\")
@@ -262,13 +263,20 @@ def matches(body: str, value: str) -> bool:
 # -- language inclusion (for `diff`: a looser pattern is with notice, a tighter one breaking) ---
 
 _OTHER = "\x00"  # stands for every character no pattern of the subset names (non-ASCII, controls)
-_ALPHABET = tuple(chr(c) for c in range(0x20, 0x7F)) + (_OTHER,)
+_ALPHABET = (*(chr(c) for c in range(0x20, 0x7F)), _OTHER)
+
+
+def _sre() -> Any:
+    """The stdlib's regex parser (``re._parser``), typed loosely: its names are not typed."""
+    import importlib
+
+    return importlib.import_module("re._parser")
 
 
 def _nfa(body: str) -> tuple[list[list[tuple[frozenset[str] | None, int]]], int, int]:
     """A Thompson NFA of a canonical body: (edges per state, start, accept); an edge label is a
     set of characters, None for an epsilon move."""
-    import re._parser as sre  # the stdlib's own parser of the syntax (the subset is plain Python re)
+    sre = _sre()  # the stdlib's own parser of the syntax (the subset is plain Python re)
 
     edges: list[list[tuple[frozenset[str] | None, int]]] = []
 
@@ -311,7 +319,7 @@ def _nfa(body: str) -> tuple[list[list[tuple[frozenset[str] | None, int]]], int,
                 edges[seq(alt, b)].append((None, e))
             return e
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
-            lo, hi, item = av  # type: ignore[misc]
+            lo, hi, item = cast("tuple[int, Any, Any]", av)
             for _ in range(lo):
                 s = seq(item, s)
             if hi is sre.MAXREPEAT:
@@ -380,8 +388,7 @@ _REST = tuple(c for c in _ALPHABET if c not in _PREFERRED and c != _OTHER)
 def example(body: str, i: int = 0) -> str | None:
     """The `i`-th example value matching body `body` (deterministic; distinct examples for
     distinct small `i` wherever the pattern allows), or None when none is found."""
-    import re._parser as sre
-
+    sre = _sre()
     counter = [i]
 
     def pick(options: list[str]) -> str:
@@ -418,7 +425,7 @@ def example(body: str, i: int = 0) -> str | None:
             alts = list(av[1])  # type: ignore[index]
             return seq(alts[int(pick([str(k) for k in range(len(alts))]))])
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
-            lo, hi, item = av  # type: ignore[misc]
+            lo, hi, item = cast("tuple[int, Any, Any]", av)
             return "".join(seq(item) for _ in range(max(lo, 1) if hi is sre.MAXREPEAT or hi >= 1 else lo))
         raise ValueError(f"not in the pattern subset: {op}")
 

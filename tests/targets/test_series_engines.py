@@ -27,10 +27,10 @@ CLEAN = [
 CASES = {
     "clean": (CLEAN, set()),
     # lower case, too long, a prefix match only: each fails the whole-value match
-    "pattern": (CLEAN + ["ab-001,2024-01-02T00:03:00.000+00:00,1.0,,historian,0",
+    "pattern": ([*CLEAN, "ab-001,2024-01-02T00:03:00.000+00:00,1.0,,historian,0",
                          "AB-0012,2024-01-02T00:03:00.000+00:00,1.0,,historian,0"], {"pattern:series_id"}),
     # a restatement by someone not listed, and one that names no one
-    "revision_by": (CLEAN + ["CD-999,2024-01-02T00:01:00.000+00:00,1.0,intern,historian,1",
+    "revision_by": ([*CLEAN, "CD-999,2024-01-02T00:01:00.000+00:00,1.0,intern,historian,1",
                              "CD-999,2024-01-02T00:01:00.000+00:00,1.0,,historian,2"], {"revision_by:revised_by"}),
 }
 CANNOT = {"avro": {"pattern:series_id", "revision_by:revised_by"},
