@@ -18,12 +18,12 @@ def test_positions_point_at_keys_and_values_even_in_unquoted_flow_mappings() -> 
     p = c.positions
     assert p.key("contract") == Pos(1, 1)
     assert p.value("version") == Pos(2, 10)
-    assert p.key("time", "cadence") == Pos(9, 3)
+    assert p.key("time", "cadence") == Pos(10, 3)
     # `decimal(12,4)` unquoted inside a flow mapping: plain YAML would split it at the comma
-    assert p.key("fields", "value", "unit") == Pos(13, 37)
-    assert p.value("fields", "value", "dimension") == Pos(13, 79)
-    assert p.value("invariants", "2") == Pos(20, 5)
-    assert p.line("revision_policy", "reasons") == 23
+    assert p.key("fields", "value", "unit") == Pos(14, 37)
+    assert p.value("fields", "value", "dimension") == Pos(14, 79)
+    assert p.value("invariants", "2") == Pos(21, 5)
+    assert p.line("revision_policy", "reasons") == 24
     assert p.key("fields", "nope") is None and p.line("catalog") is None
 
 
