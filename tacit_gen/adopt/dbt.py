@@ -282,6 +282,9 @@ class _Importer:
         self.key_candidates: list[tuple[tuple[str, ...], str, Any]] = []  # (cols, what, entry)
         self.columns: dict[str, dict[str, Any]] = {}
         self.untyped: list[str] = []
+        self.warn_ids: list[str] = []  # severity.warn (invariants are added when they load)
+        self.warn_keys: set[int] = set()  # indexes of key candidates from warn tests
+        self.warn_not_null: set[str] = set()
 
     def where(self, column: str | None) -> str:
         return f"{self.m.name}.{column}" if column else self.m.name
@@ -424,8 +427,9 @@ class _Importer:
         if column is not None and column not in self.columns and short != "relationships":
             self.unmapped(column, entry, what, f"column {column} is not in the contract")
             return
+        warn = str(config.get("severity", "error")).lower() == "warn"  # a clause can warn
         weak = [k for k in _WEAKENING if k in config
-                and not (k == "severity" and str(config[k]).lower() == "error")
+                and not (k == "severity" and str(config[k]).lower() in ("error", "warn"))
                 and not (k == "enabled" and config[k] is not False)]
         if weak:
             self.unmapped(column, entry, what, "a clause always fails on a violation; this test "
@@ -435,8 +439,11 @@ class _Importer:
         if handler is None or (ttype.count(".") and ttype.split(".")[0] not in ("dbt_utils", "dbt")):
             self.unmapped(column, entry, what, "no contract clause for this test")
             return
+        n_inv, n_keys = len(self.d.invariants), len(self.key_candidates)
         if handler(column, args, entry, what) is False:
             return
+        if warn:
+            self.warned(short, column, n_inv, n_keys)
         extra = {k: v for k, v in config.items() if k not in ("severity", "enabled")}
         extra.update(other)
         if extra:
@@ -444,6 +451,18 @@ class _Importer:
             self.d.keep(holder, "x-dbt-test-config", [{ttype: extra}])
             self.d.item(KEPT, self.where(column), f"{what}: " + ", ".join(sorted(extra)),
                         "x-dbt-test-config")
+
+    def warned(self, short: str, column: str | None, n_inv: int, n_keys: int) -> None:
+        """The test just mapped has `severity: warn`: its clause goes in `severity.warn`."""
+        for inv in self.d.invariants[n_inv:]:
+            inv.warn = True
+        self.warn_keys.update(range(n_keys, len(self.key_candidates)))
+        if short == "not_null" and column:
+            self.not_null.discard(column)
+            self.warn_not_null.add(column)
+        elif short == "accepted_values" and column and len(self.d.invariants) == n_inv:
+            kind = "fixed_value" if "value" in self.columns[column] else "accepted_values"
+            self.warn_ids.append(f"{kind}:{column}")
 
     def t_not_null(self, column: str | None, args: dict[str, Any], entry: Any, what: str) -> bool:
         if column is None:
@@ -569,9 +588,17 @@ class _Importer:
             else:
                 self.unmapped(None, entry, what, "the contract has one key: "
                               + ",".join(chosen or ()))
-        for name in sorted(self.not_null):
+        for name in sorted(self.not_null | self.warn_not_null):
             if name in self.columns and name not in d.key:
                 self.columns[name]["nullable"] = False
+        warn = list(self.warn_ids)
+        warn += [f"not_null:{c}" for c in sorted(self.warn_not_null - self.not_null)
+                 if c in self.columns and c not in d.key]
+        same = [i for i, (cols, _, _) in enumerate(self.key_candidates) if cols == chosen]
+        if same and all(i in self.warn_keys for i in same):  # only warn tests made it the key
+            warn.append("unique:" + ",".join(chosen or ()))
+        if warn:
+            d.sections["severity"] = {"warn": warn}
 
 
 def _pruned(value: Any) -> Any:

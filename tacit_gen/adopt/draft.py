@@ -40,6 +40,7 @@ class Invariant:
     what: str
     keep_key: str  # the x-* key it is kept under when rejected
     keep_value: Any
+    warn: bool = False  # its clause goes in severity.warn (a test with severity: warn)
 
 
 @dataclass
@@ -184,7 +185,9 @@ def finish(draft: Draft) -> str:
     errs = _errors(dump(base, header), path)
     if any(not e.code.startswith("TG2") for e in errs):
         raise ImportFailed("; ".join(f"{e.line}:{e.col}: {e.message} [{e.code}]" for e in errs))
-    accepted: list[str] = []
+    _waive_all(draft, [], header, path)  # first: the trials below then load without lint errors
+    accepted: list[Any] = []
+    warned: list[str] = []
     for inv in draft.invariants:
         trial = draft.to_data([*accepted, inv.text])
         bad = [e for e in _errors(dump(trial, header), path) if not e.code.startswith("TG2")]
@@ -197,17 +200,27 @@ def finish(draft: Draft) -> str:
             continue
         if inv.text not in accepted:
             accepted.append(inv.text)
-        draft.item(MAPPED, inv.where, inv.what, _invariant_id(draft, accepted, inv.text, header))
-    for _ in range(3):  # waivers can only remove errors; each round handles what is left
-        text = dump(draft.to_data(accepted), header)
-        errs = _errors(text, path)
-        if not errs or not _waive(draft, errs, text):
-            break
+        cid = _invariant_id(draft, accepted, inv.text, header)
+        draft.item(MAPPED, inv.where, inv.what, cid + (" (severity: warn)" if inv.warn else ""))
+        if inv.warn:
+            warned.append(cid)
+    if warned:
+        severity = draft.sections.setdefault("severity", {"warn": []})
+        severity["warn"] = [*severity["warn"], *(w for w in warned if w not in severity["warn"])]
+    _waive_all(draft, accepted, header, path)
     text = dump(draft.to_data(accepted), header)
     errs = _errors(text, path)
     if errs:
         raise ImportFailed("; ".join(f"{e.line}:{e.col}: {e.message} [{e.code}]" for e in errs))
     return text
+
+
+def _waive_all(draft: Draft, accepted: list[Any], header: str, path: str) -> None:
+    for _ in range(3):  # waivers can only remove errors; each round handles what is left
+        text = dump(draft.to_data(accepted), header)
+        errs = _errors(text, path)
+        if not errs or not _waive(draft, errs, text):
+            break
 
 
 def _invariant_id(draft: Draft, accepted: list[str], text: str, header: str) -> str:

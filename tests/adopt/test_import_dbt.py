@@ -136,6 +136,8 @@ models:
           - dbt_utils.accepted_range: {min_value: 0, inclusive: false}
       - name: order_total
         data_type: numeric(12,2)
+        data_tests:
+          - not_null: {config: {severity: warn}}
       - name: customer_id
         data_type: bigint
         data_tests:
@@ -167,10 +169,14 @@ def test_every_form_of_test_and_what_has_no_home(tmp_path: Path) -> None:
     assert contract.owner == "shop@example"
     assert str(contract.field("status").type) == "enum[placed, shipped]"  # type: ignore[union-attr]
     assert contract.field("tax_paid").unit is None  # type: ignore[union-attr]
-    # a warn-only range and a where-filtered not_null are weaker than a clause: not mapped
-    assert "range:subtotal" not in ids and "not_null:subtotal" not in ids
+    # a warn-only test is a clause that warns (severity.warn); a where-filtered one is weaker than
+    # any clause: not mapped
+    assert "range:subtotal" in ids and contract.severity_of("range:subtotal") == "warn"
+    assert "not_null:subtotal" not in ids
+    assert contract.severity_of("range:tax_paid") == "error"
+    assert contract.severity_of("not_null:order_total") == "warn"
+    assert contract.severity_of("not_null:order_id") == "error"
     not_mapped = {(i["where"], i["what"]) for i in c["items"] if i["status"] == "not_mapped"}
-    assert ("orders.subtotal", "test dbt_utils.accepted_range") in not_mapped
     assert ("orders.subtotal", "test not_null") in not_mapped
     assert ("orders.customer_id", "test dbt_expectations.expect_column_values_to_be_of_type") \
         in not_mapped
