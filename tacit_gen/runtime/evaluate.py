@@ -722,7 +722,7 @@ class _Builder:
             viol = viol | pts["__tacit_cads"].isnull()
         return pts, viol
 
-    def _sessions_table(self, c: Clause) -> ir.Table:
+    def _sessions_table(self, c: Clause) -> Any:
         """The sessions relation as (__tacit_cal, __tacit_day, __tacit_open, __tacit_close,
         __tacit_sn): numbered 1, 2, ... per calendar in date order."""
         import ibis
@@ -793,7 +793,8 @@ class _Builder:
         w = ibis.window(group_by=series or None, order_by=[placed[tcol]])
         placed = placed.mutate(__tacit_prev=placed[tcol].lag().over(w),
                                __tacit_prev_sn=placed["__tacit_sn"].lag().over(w))
-        cur, prev = placed["__tacit_sn"], placed["__tacit_prev_sn"]
+        cur: Any = placed["__tacit_sn"]
+        prev: Any = placed["__tacit_prev_sn"]
         same = cur == prev
         if c.param("sessions") == "within":
             step = _us_between(placed["__tacit_prev"], placed[tcol])
@@ -819,7 +820,7 @@ class _Builder:
         import ibis.expr.datatypes as dt
 
         epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
-        rev = data[c.param("column") or "revision"]
+        rev: Any = data[c.param("column") or "revision"]
         rows = data.filter(rev > 0)
         keep = list(rows.columns)
         rows, code = self._calendar_code(rows, c)
@@ -836,11 +837,13 @@ class _Builder:
                               & (s["__tacit_dn"] <= pairs["__tacit_i2"]))
         counted = hit.group_by(["__tacit_c2", "__tacit_t2", "__tacit_i2"]).aggregate(
             __tacit_n=hit["__tacit_sn"].count())
-        joined = rows.left_join(counted, (rows["__tacit_cc"] == counted["__tacit_c2"])
-                                & (rows["__tacit_td"] == counted["__tacit_t2"])
-                                & (rows["__tacit_id"] == counted["__tacit_i2"]))
+        on: Any = ((rows["__tacit_cc"] == counted["__tacit_c2"])
+                   & (rows["__tacit_td"] == counted["__tacit_t2"])
+                   & (rows["__tacit_id"] == counted["__tacit_i2"]))
+        joined = rows.left_join(counted, on)
         joined = joined.select(*keep, "__tacit_n")
-        viol = (joined["__tacit_n"] > int(c.param("business_days"))).fill_null(False)
+        n_sessions: Any = joined["__tacit_n"]
+        viol = (n_sessions > int(c.param("business_days"))).fill_null(False)
         return joined, viol
 
     def _revision(self, wide: ir.Table, c: Clause) -> Any:
