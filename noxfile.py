@@ -109,21 +109,35 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """Benchmarks, as ratios against a baseline run in the same process (never timed tests)."""
-    session.install("-e", ".[dev]")
-    session.run("python", "tests/benchmarks/bench_render.py", "500", env=OFFLINE)
-    # start-up of lint / render / check of one contract vs `python -c "import yaml, jinja2, click"`
-    session.run("python", "tests/benchmarks/bench_startup.py", env=OFFLINE, success_codes=[0, 1])
-    # posargs go to the runtime benchmark, e.g. `nox -s bench -- --rows 10000000 --pandera --gx`
-    session.run("python", "tests/benchmarks/bench_runtime.py", *session.posargs, env=OFFLINE)
-    # parse() on PostgreSQL at 1e6 rows vs one hand-written query; verify wall time per engine
-    session.run("python", "tests/benchmarks/bench_postgres.py", env=OFFLINE)
-    # Spark local: verify's wall time (200 rows), then parse() vs hand-written Spark SQL at
-    # TACIT_BENCH_SPARK_ROWS rows (default 10 million) in the Spark environment
+    """Benchmarks, as ratios against a baseline run in the same process (never timed tests).
+
+    `nox -s bench -- --json FILE` also writes every row (measure, baseline, ratio, goal, met,
+    machine load) to FILE as one JSON list; other posargs go to the runtime benchmark, e.g.
+    `nox -s bench -- --rows 2000000 --no-pandas`.
+    """
     import os
 
+    session.install("-e", ".[dev]")
+    args = list(session.posargs)
+    env = dict(OFFLINE)
+    if "--json" in args:
+        i = args.index("--json")
+        target = os.path.abspath(args[i + 1])
+        del args[i : i + 2]
+        if os.path.exists(target):
+            os.remove(target)
+        env["TACIT_BENCH_JSON"] = target  # every bench script appends its rows there
+    session.run("python", "tests/benchmarks/bench_render.py", "501", env=env)
+    # start-up of lint / render / check of one contract vs `python -c "import yaml, jinja2, click"`
+    session.run("python", "tests/benchmarks/bench_startup.py", env=env, success_codes=[0, 1])
+    session.run("python", "tests/benchmarks/bench_runtime.py", *args, env=env)
+    # parse() on PostgreSQL at 1e6 rows vs one hand-written query and pandera.ibis; verify wall
+    # time per engine
+    session.run("python", "tests/benchmarks/bench_postgres.py", env=env)
+    # Spark local: verify's wall time (200 rows), then parse() vs hand-written Spark SQL at
+    # TACIT_BENCH_SPARK_ROWS rows (default 10 million) in the Spark environment
     rows = os.environ.get("TACIT_BENCH_SPARK_ROWS", "10000000")
-    session.run("python", "tests/benchmarks/bench_spark.py", "--rows", rows, env=OFFLINE)
+    session.run("python", "tests/benchmarks/bench_spark.py", "--rows", rows, env=env)
 
 
 @nox.session(python="3.11")

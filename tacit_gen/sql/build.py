@@ -10,7 +10,7 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
@@ -87,19 +87,29 @@ def generate(tree: Exp.Expression, dialect: str = "duckdb") -> str:
     return str(tree.sql(dialect=sqlglot_dialect(dialect)))
 
 
+def _fresh(tree: Exp.Expression, dialect: str) -> str:
+    """SQL text of a tree built for this one call: no defensive copy (sqlglot deep-copies every
+    tree it generates unless told otherwise; for names and literals that copy was most of the
+    cost of a render)."""
+    return str(tree.sql(dialect=sqlglot_dialect(dialect), copy=False))
+
+
+@lru_cache(maxsize=4096)
 def ident(name: str, dialect: str = "duckdb") -> str:
     """A column or relation name as SQL text, quoted (and escaped) only when it must be."""
-    return generate(identifier(name), dialect)
+    return _fresh(identifier(name), dialect)
 
 
+@lru_cache(maxsize=1024)
 def qualified(name: str, schema: str | None, dialect: str = "duckdb") -> str:
     """A relation name, qualified with its schema when one is given."""
-    return generate(relation(name, schema), dialect)
+    return _fresh(relation(name, schema), dialect)
 
 
+@lru_cache(maxsize=4096)
 def literal(value: str, dialect: str = "duckdb") -> str:
     """A SQL string literal, escaped for the dialect."""
-    return generate(string(value), dialect)
+    return _fresh(string(value), dialect)
 
 
 def parse(sql: str, dialect: str = "duckdb") -> Exp.Expression:
