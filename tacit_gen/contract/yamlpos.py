@@ -17,6 +17,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import yaml
+import yaml.composer
+import yaml.constructor
+import yaml.resolver
 
 _SWAP = {",": "\ue000", "[": "\ue001", "]": "\ue002", "{": "\ue003", "}": "\ue004", "#": "\ue005"}
 _UNSWAP = {v: k for k, v in _SWAP.items()}

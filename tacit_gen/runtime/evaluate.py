@@ -410,7 +410,7 @@ class _Builder:
                 if c.kind == "unique":
                     key = list(c.param("columns") or c.columns)
                     groups = converted.group_by(key).aggregate(__tacit_n=ibis._.count())
-                    dups[c.id] = groups.filter(groups["__tacit_n"] > 1)
+                    dups[c.id] = groups.filter(groups["__tacit_n"] > 1)  # pyright: ignore[reportOperatorIssue]
                 elif c.kind in ("catalog_unit", "catalog_bounds"):
                     wide, cols = self._join_catalog(wide, c, i)
                     cat_cols[c.id] = cols
@@ -469,7 +469,7 @@ class _Builder:
         for k, (cid, groups) in enumerate(dups.items()):
             if cid not in self.results:
                 parts.append(
-                    (groups.aggregate(**{f"u{k}": ibis.coalesce(groups["__tacit_n"].sum(), 0)}),
+                    (groups.aggregate(**{f"u{k}": ibis.coalesce(groups["__tacit_n"].sum(), 0)}),  # pyright: ignore
                      {f"u{k}": cid})
                 )
         for k, (cid, (pts, viol)) in enumerate(cadence.items()):
