@@ -649,6 +649,36 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         click.echo(f"wrote {catalog_path.as_posix()}", err=True)
 
 
+# ------------------------------------------------------------------------------------ profile
+@main.command(epilog=EXIT_CODES)
+@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
+@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="History: CSV or Parquet, as verify reads it.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Catalog CSV: created, or merged into (plausible_min/plausible_max set per series).")
+@click.option("--column", default=None, help="The measurement (default: the catalog-bounded one).")
+@click.option("--min-count", default=20, show_default=True, type=click.IntRange(1),
+              help="Fewer values than this: no bounds for the series.")
+def profile(contract: str, data_path: str, out_path: str, column: str | None, min_count: int) -> None:
+    """Propose plausibility bounds per series from history: the 1st and 99th percentiles of each
+    series' values, widened to the column's scale, written to the catalog as plausible_min /
+    plausible_max (see docs/contract-language.md)."""
+    from tacit_gen import profile as prof
+    from tacit_gen.sample.writing import atomic_write
+
+    c = _load_or_exit(contract)
+    out = Path(out_path)
+    try:
+        result = prof.profile(c, Path(data_path), column, min_count)
+        text = prof.catalog_text(result, out.read_text(encoding="utf-8") if out.exists() else None)
+    except (prof.ProfileError, OSError) as e:
+        _fail_usage(str(e))
+    atomic_write(out, text.encode("utf-8"))
+    judged = sum(1 for b in result.bounds if b.low is not None)
+    click.echo(f"wrote {out.as_posix()}: {result.column} bounds for {judged} of "
+               f"{len(result.bounds)} series (p1/p99 of each series' history)", err=True)
+
+
 # --------------------------------------------------------------------------------------- diff
 def _load_file_or_revision(spec: str) -> Any:
     """A contract from a file, or from git as ``REV:path`` (``origin/main:contracts/x.yaml``)."""
