@@ -146,6 +146,7 @@ def _field(f: Field) -> FieldDoc:
 def _sections(c: Contract) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     out: list[tuple[str, tuple[tuple[str, str], ...]]] = []
     out.append(("Identity", tuple((k, v) for k, v in (
+        ("source", c.source_system or ""),
         ("key", ", ".join(c.key)), ("series key", ", ".join(c.series_key)),
         ("provenance required", ", ".join(c.provenance_required))) if v)))
     t = c.time

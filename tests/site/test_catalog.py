@@ -148,3 +148,12 @@ def test_a_warn_clause_is_marked_on_its_page(tmp_path: Path) -> None:
     page = (tmp_path / "site" / "contracts" / "sensor.html").read_text(encoding="utf-8")
     marked = re.findall(r'<td class="mono wrap id">([^<]+) <span class="tag warn">warn</span>', page)
     assert marked == ["range:pressure"]
+
+
+def test_the_identity_names_the_source_system(tmp_path: Path) -> None:
+    path = CONTRACTS / "plant_sensor_reading.yaml"
+    source = load(path).source_system
+    assert source  # the bundled contract states `source:`
+    assert docs(str(path), "--out", str(tmp_path))[0] == 0
+    page = (tmp_path / "contracts" / "plant_sensor_reading.html").read_text(encoding="utf-8")
+    assert f"<dt>source</dt><dd>{esc(source)}</dd>" in page
