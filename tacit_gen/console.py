@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -70,10 +71,15 @@ def _shown(text: str) -> tuple[str, list[int]]:
 def read_source(path: str) -> list[str] | None:
     """The lines of a contract file as it is on disk now, or None (gone, too big, not text)."""
     try:
-        if os.path.getsize(path) > _MAX_SOURCE_BYTES:
+        st = os.stat(path)
+        # a regular file only: a device (/dev/zero) or a FIFO reads forever or blocks
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SOURCE_BYTES:
             return None
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            return f.read().splitlines()
+        with open(path, "rb") as f:
+            data = f.read(_MAX_SOURCE_BYTES + 1)
+        if len(data) > _MAX_SOURCE_BYTES:
+            return None
+        return data.decode("utf-8", errors="replace").splitlines()
     except (OSError, ValueError):
         return None
 
