@@ -202,7 +202,7 @@ def test_a_narrow_verify_table_wraps_the_clause_column() -> None:
             for cl in plan(c) if cl.kind == "invariant"]
     rows[0].verdicts["gx"] = Verdict(rows[0].clause.id, "fail", 3, None)
     assert VerifyReport(c, ("dbt", "soda", "gx"), rows).render_text(width=40) == (
-        "verify ohlcv_1m 3.1.0\n"
+        "verify ohlcv_1m 4.0.0\n"
         "clause                dbt   soda  gx\n"
         "--------------------  ----  ----  ------\n"
         "invariant:low <=      pass  pass  FAIL 3\n"

@@ -32,7 +32,7 @@ def test_ohlcv_plan() -> None:
     assert by_id["range:revision"].param("min") == "0"
     inv = by_id["invariant:low <= open <= high"]
     assert inv.param("expr") == "low <= open <= high" and inv.columns == ("low", "open", "high")
-    assert inv.line == 21
+    assert inv.line == 22
     cad = by_id["cadence:bar_start"]
     assert cad.param("interval_seconds") == 60 and cad.param("series") == ("symbol",)
     assert "not_null:trade_count" not in by_id

@@ -441,6 +441,11 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
             got = catalog_interval(ctx.cadence, catalog, lookup, tuple(labels[j][:1]))
             interval = got if got else DEFAULT_SPACING
         end = grid_end(now, interval, ctx.time_unit, max_age) if ctx.time_col else None
+        if end is not None and ctx.cadence is not None and ctx.cadence.param("sessions"):
+            from tacit_gen.sample.sessions import session_grid
+
+            points += [(j, k, st) for k, st in enumerate(session_grid(ctx.cadence, end, count))]
+            continue
         for k in range(count):
             t = end - timedelta(seconds=interval * (count - 1 - k)) if end is not None else None
             points.append((j, k, t))

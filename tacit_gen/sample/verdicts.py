@@ -62,6 +62,10 @@ def conforms(v: Any, t: DataType) -> bool:
 def within_window(clause: Clause, t: datetime, ingest: datetime) -> bool:
     """A restatement ingested within the policy window (naive timestamps count as UTC)."""
     bdays = clause.param("business_days")
+    if bdays is not None and clause.param("sessions_relation") is not None:
+        from tacit_gen.sample.sessions import sessions_within
+
+        return sessions_within(clause, t, ingest)
     if bdays is not None:
         return weekdays_through(as_utc(ingest).date()) - weekdays_through(as_utc(t).date()) <= int(
             bdays
@@ -109,6 +113,10 @@ def cadence_failures(clause: Clause, rows: list[dict[str, Any]], catalog: Catalo
         if has_revision and r.get("revision") != latest[p]:
             continue
         groups.setdefault(p[:-1], []).append(r[tcol])
+    if clause.param("sessions") is not None:
+        from tacit_gen.sample.sessions import session_cadence_failures
+
+        return session_cadence_failures(clause, groups)
     tol = Decimal(str(clause.param("tolerance_pct") or "0"))
     bad = 0
     for key, times in groups.items():

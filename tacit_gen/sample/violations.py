@@ -538,6 +538,8 @@ def cadence_candidates(ctx: Context, clause: Clause, rows: list[dict[str, Any]],
     for key, times in groups.items():
         times.sort(key=epoch_us)
         interval = catalog_interval(clause, catalog, lookup, key)
+        if interval is None and clause.param("sessions") == "trading_day":
+            interval = 7_200  # a daily bar moved off its 00:00 UTC (or open) stamp by an hour
         if interval is None or len(times) < 2:
             continue
         # shift one point by more than the tolerance: one short step and one long step

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from tacit_gen.semantics.sessions import exchange_sessions
 
@@ -74,3 +75,30 @@ def write(path: Path, rows: list[dict[str, str]]) -> Path:
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+def add_sessions(db: Path, clauses: Any, first: date = date(2023, 12, 1),
+                 last: date = date(2024, 12, 31)) -> None:
+    """Write the sessions relation the plan's session clauses read into a DuckDB file (for tests
+    that build their database by hand instead of through `verify`'s loader)."""
+    import duckdb
+
+    from tacit_gen.plan_types import uses_sessions
+
+    for c in clauses:
+        if not uses_sessions(c) or c.param("sessions_relation") is None:
+            continue
+        rows = exchange_sessions(str(c.param("calendar")), first, last)
+        con = duckdb.connect(str(db))
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            rel = str(c.param("sessions_relation"))
+            cols = [c.param(k) for k in ("sessions_calendar", "sessions_session", "sessions_open",
+                                         "sessions_close")]
+            con.execute(f'CREATE OR REPLACE TABLE "{rel}" ("{cols[0]}" VARCHAR, "{cols[1]}" DATE, '
+                        f'"{cols[2]}" TIMESTAMPTZ, "{cols[3]}" TIMESTAMPTZ)')
+            con.executemany(f'INSERT INTO "{rel}" VALUES (?, ?, ?, ?)',
+                            [(s.calendar, s.session, s.open, s.close) for s in rows])
+        finally:
+            con.close()
+        return

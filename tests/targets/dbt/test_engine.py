@@ -18,6 +18,7 @@ from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.render import DbtOptions, data_type
+from tests.calendar.data import add_sessions
 
 pytestmark = pytest.mark.engine
 ROOT = Path(__file__).resolve().parents[3]
@@ -196,6 +197,7 @@ class Env:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(art.content, encoding="utf-8")
         _write_db(case / "data.duckdb", contract, rows, **db)
+        add_sessions(case / "data.duckdb", clauses)
         (case / "work").mkdir()
         run = engine.run(
             VerifyInput(

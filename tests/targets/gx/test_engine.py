@@ -19,6 +19,7 @@ from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.gx import TARGET
+from tests.calendar.data import add_sessions
 
 pytestmark = pytest.mark.engine
 
@@ -149,6 +150,7 @@ def make_db(path: Path, name: str, clauses: tuple[Any, ...], contract: Any, stat
             con.execute(stmt)
     finally:
         con.close()
+    add_sessions(path, clauses)
 
 
 NAMES = sorted(DATA)

@@ -17,6 +17,7 @@ from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.ibis import TARGET
 from tacit_gen.targets.ibis.engine import run
+from tests.calendar.data import add_sessions
 
 pytestmark = pytest.mark.engine
 
@@ -83,6 +84,7 @@ def setup(tmp_path: Path, name: str, types: dict[str, str], rows: list[dict[str,
         con.execute("INSERT INTO series_catalog VALUES ('p1', 'kPa', 0, 300, 10), "
                     "('t1', 'degC', -40, 150, 60)")
     con.close()
+    add_sessions(db, clauses)
     return VerifyInput(contract, clauses, tmp_path / "artifacts", db, name, NOW, tmp_path)
 
 

@@ -15,6 +15,7 @@ from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.pandera import TARGET
+from tests.calendar.data import add_sessions
 
 pytestmark = pytest.mark.engine
 
@@ -140,6 +141,7 @@ def run_engine(tmp_path: Path, name: str, rows: Rows | None = None, types: dict[
         catalog = ("series_catalog", ddl, catalog_rows if catalog_rows is not None else crows)
     db = tmp_path / "data.duckdb"
     write_db(db, name, types or column_types(contract), rows if rows is not None else CONTRACTS[name](), catalog)
+    add_sessions(db, clauses)
     inp = VerifyInput(contract, clauses, tmp_path / "art", db, name, now or NOW.get(name, T0), tmp_path / "wd")
     return engine.run(inp)
 

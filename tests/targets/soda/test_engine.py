@@ -18,6 +18,7 @@ from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.soda import TARGET
+from tests.calendar.data import add_sessions
 
 pytestmark = pytest.mark.engine
 
@@ -294,6 +295,7 @@ def _run(tmp: Path, contract_name: str, table: Table, table_name: str = "data") 
     rel = next((c.param("relation") for c in clauses if c.param("relation")), None)
     if rel:
         _write(db, rel, copy.deepcopy(CATALOG))
+    add_sessions(db, clauses)
     work = tmp / "work"
     work.mkdir()
     return run(VerifyInput(contract, clauses, art, db, table_name, NOW, work))
