@@ -436,18 +436,6 @@ def _revision_window_check(
     return pa.Check(check, name=name, error=error, ignore_na=False)
 
 
-def _revision_by_check(name: str, error: str, column: str, revision: str, values: tuple[str, ...]) -> pa.Check:
-    """Restated rows (revision > 0) name one of `values` in `column` (a NULL there fails)."""
-
-    def check(df: pd.DataFrame) -> pd.Series:
-        who = _c(df, column)
-        allowed = pc.fill_null(pc.and_kleene(pc.is_valid(who), pc.is_in(who, pyarrow.array(values))), False)
-        bad = pc.fill_null(pc.and_kleene(pc.greater(_c(df, revision), 0), pc.invert(allowed)), False)
-        return pd.Series(pc.invert(bad).to_numpy(zero_copy_only=False), index=df.index, dtype=bool)
-
-    return pa.Check(check, name=name, error=error, ignore_na=False)
-
-
 # ---------------------------------------------------------------------------------------------
 # Exchange sessions (tacit_gen/semantics/sessions.py): the same meaning as every other target.
 # ---------------------------------------------------------------------------------------------
@@ -589,6 +577,18 @@ def _session_window_check(
         count = np.searchsorted(sdays, last, side="right") - np.searchsorted(sdays, first, side="right")
         bad = valid & (revision > 0) & (count > business_days)
         return pd.Series(~bad, index=df.index, dtype=bool)
+
+    return pa.Check(check, name=name, error=error, ignore_na=False)
+
+
+def _revision_by_check(name: str, error: str, column: str, revision: str, values: tuple[str, ...]) -> pa.Check:
+    """Restated rows (revision > 0) name one of `values` in `column` (a NULL there fails)."""
+
+    def check(df: pd.DataFrame) -> pd.Series:
+        who = _c(df, column)
+        allowed = pc.fill_null(pc.and_kleene(pc.is_valid(who), pc.is_in(who, pyarrow.array(values))), False)
+        bad = pc.fill_null(pc.and_kleene(pc.greater(_c(df, revision), 0), pc.invert(allowed)), False)
+        return pd.Series(pc.invert(bad).to_numpy(zero_copy_only=False), index=df.index, dtype=bool)
 
     return pa.Check(check, name=name, error=error, ignore_na=False)
 
