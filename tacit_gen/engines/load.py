@@ -381,7 +381,13 @@ def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None
         return None
     role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
                  "cadence": "int64"}
-    return spec.relation, {c: parse_type(role_type[spec.role(c)]) for c in spec.columns}
+    types = {c: parse_type(role_type[spec.role(c)]) for c in spec.columns}
+    from tacit_gen.plan import calendar_params
+
+    cal = calendar_params(contract)
+    if cal.get("calendar_catalog") == spec.relation:  # each series' exchange calendar code
+        types.setdefault(str(cal["calendar_catalog_column"]), parse_type("string"))
+    return spec.relation, types
 
 
 def _sessions_spec(contract: Contract) -> tuple[str, dict[str, DataType], tuple[str, ...]] | None:

@@ -114,3 +114,23 @@ def test_daily_bars_across_independence_day(tmp_path: Path) -> None:
 def test_minute_bars_pass_on_postgres(pg_server: Server, tmp_path: Path) -> None:
     _all_pass(_verify(tmp_path, MINUTE, _clean_minutes(), "pg", engine="postgres",
                       dsn=pg_server.dsn))
+
+
+def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
+    """`calendar: per series from catalog`: Soda and the ibis runtime join each series' code from
+    the catalog (dbt and pandera declare it unsupported); a bar on Thanksgiving still fails."""
+    text = MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n") + (
+        "catalog: {relation: instruments, key: symbol, calendar: venue}\n")
+    contract = _contract(tmp_path, text, "ps.yaml")
+    catalog = tmp_path / "instruments.csv"
+    catalog.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
+                       "A,USD,0,1,60,XNYS\nB,USD,0,1,60,XNYS\n", encoding="utf-8")
+    rows = _clean_minutes()
+    clean = run_verify(contract, write(tmp_path / "ps.csv", rows), catalog, ("soda", "ibis"), NOW,
+                       keep=tmp_path / "w1")
+    assert clean.exit_code == 0, clean.render_text()
+    holiday = {**rows[-2], "bar_start": iso(utc(2024, 11, 28, 15)), "ingested_at": iso(utc(2024, 11, 28, 15))}
+    bad = run_verify(contract, write(tmp_path / "ps_bad.csv", [*rows, holiday]), catalog,
+                     ("soda", "ibis"), NOW, keep=tmp_path / "w2")
+    assert bad.exit_code == 1, bad.render_text()
+    assert all(f == {"cadence:bar_start"} for f in failed_by_engine(bad).values()), bad.render_text()
