@@ -134,3 +134,31 @@ def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
                      ("soda", "ibis"), NOW, keep=tmp_path / "w2")
     assert bad.exit_code == 1, bad.render_text()
     assert all(f == {"cadence:bar_start"} for f in failed_by_engine(bad).values()), bad.render_text()
+
+
+def test_cli_verify_reads_the_calendar_file(tmp_path: Path) -> None:
+    """`tacit-gen calendar` writes the table and `verify --calendar FILE` uses that file, not a
+    fresh one: without the 2024-11-29 session in it, that day's bars are outside every session."""
+    from click.testing import CliRunner
+
+    from tacit_gen.cli import main
+
+    (tmp_path / "m.yaml").write_text(MINUTE, encoding="utf-8")
+    write(tmp_path / "bars.csv", _clean_minutes())
+    sessions = tmp_path / "sessions.csv"
+    made = CliRunner().invoke(main, ["calendar", "XNYS", "--start", "2024-03-01", "--end",
+                                     "2024-12-31", "--out", str(sessions)])
+    assert made.exit_code == 0, made.output
+    args = ["verify", str(tmp_path / "m.yaml"), "--data", str(tmp_path / "bars.csv"),
+            "--calendar", str(sessions), "--target", "soda,ibis", "--now", "2024-12-10T00:00:00Z"]
+    ok = CliRunner().invoke(main, args)
+    assert ok.exit_code == 0, ok.output
+    kept = [ln for ln in sessions.read_text().splitlines() if ",2024-11-29," not in ln]
+    sessions.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    bad = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert bad.exit_code == 1, bad.output
+    import json
+
+    report = json.loads(bad.stdout)
+    failed = {c["id"] for c in report["clauses"] for v in c["verdicts"].values() if v["status"] == "fail"}
+    assert failed == {"cadence:bar_start"}, bad.output
