@@ -479,9 +479,11 @@ def verify(contract: str, data: str, catalog: str | None, calendar_path: str | N
     _report_progress("verify ", verbose)
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
-    without = [t for t in proj.targets if registry.get(t).engine is None]
+    # a target may run on some engines only (`verify_engines`; soda4: DuckDB and PostgreSQL)
+    without = [t for t in proj.targets if registry.get(t).engine is None
+               or engine not in getattr(registry.get(t), "verify_engines", (engine,))]
     if without and target_spec not in (None, "all"):
-        _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with")
+        _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
     targets = tuple(t for t in proj.targets if t not in without)
     try:
         pinned = parse_now(now)
@@ -523,23 +525,29 @@ def verify(contract: str, data: str, catalog: str | None, calendar_path: str | N
 # ------------------------------------------------------------------------------------ engines
 @main.group()
 def engines() -> None:
-    """Environments of the engines that cannot share tacit-gen's own (Spark)."""
+    """Environments of the engines that cannot share tacit-gen's own (Spark, Soda 4)."""
 
 
 @engines.command("setup")
-@click.argument("engine", type=click.Choice(["spark"]))
+@click.argument("engine", type=click.Choice(["spark", "soda4"]))
 @click.option("--rebuild", is_flag=True, help="Remove the cached environment and build it again.")
 def engines_setup(engine: str, rebuild: bool) -> None:
     """Create (or find) the cached environment of ENGINE and print where it is.
 
-    `verify --engine spark` creates it on first use; this does it ahead of time. The folder is
-    $TACIT_GEN_SPARK_ENV, else $XDG_CACHE_HOME/tacit-gen/envs/spark-<hash of the lock>.
+    `verify --engine spark` (or the soda4 target's engine) creates it on first use; this does it
+    ahead of time. The folder is $TACIT_GEN_SPARK_ENV / $TACIT_GEN_SODA4_ENV, else
+    $XDG_CACHE_HOME/tacit-gen/envs/<engine>-<hash of the lock>.
     """
-    from tacit_gen.engines.spark.env import SparkEnvError, ensure_env
+    if engine == "soda4":
+        from tacit_gen.engines.soda4.env import Soda4EnvError as EnvError
+        from tacit_gen.engines.soda4.env import ensure_env
+    else:
+        from tacit_gen.engines.spark.env import SparkEnvError as EnvError  # type: ignore[assignment]
+        from tacit_gen.engines.spark.env import ensure_env  # type: ignore[assignment]
 
     try:
         env = ensure_env(rebuild=rebuild)
-    except SparkEnvError as e:
+    except EnvError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
     how = f"created with {env.installer} in {env.seconds:.0f} s" if env.created else "cached"

@@ -356,20 +356,23 @@ def _dialect_overrides(contract: Contract, targets: tuple[str, ...],
     return notes
 
 
+def _engine_input(p: _Prepared, t: str) -> VerifyInput:
+    wd = p.workdir / t
+    wd.mkdir(parents=True, exist_ok=True)
+    # Each engine gets its own copy of the database: a connection one engine leaves open
+    # (DuckDB refuses a second one with another configuration) cannot touch another.
+    own_db = wd / "data.duckdb"
+    shutil.copyfile(p.database, own_db)
+    return VerifyInput(contract=p.contract, clauses=p.clauses, artifact_dir=p.artifacts,
+                       database=own_db, table=p.contract.name, now=p.now, workdir=wd,
+                       engine="postgres" if p.postgres is not None else "duckdb",
+                       postgres=p.postgres)
+
+
 def _duckdb_runs(p: _Prepared, targets: tuple[str, ...] | None = None) -> dict[str, EngineRun]:
     runs: dict[str, EngineRun] = {}
     for t in p.targets if targets is None else targets:
-        wd = p.workdir / t
-        wd.mkdir(parents=True, exist_ok=True)
-        # Each engine gets its own copy of the database: a connection one engine leaves open
-        # (DuckDB refuses a second one with another configuration) cannot touch another.
-        own_db = wd / "data.duckdb"
-        shutil.copyfile(p.database, own_db)
-        inp = VerifyInput(contract=p.contract, clauses=p.clauses, artifact_dir=p.artifacts,
-                          database=own_db, table=p.contract.name, now=p.now, workdir=wd,
-                          engine="postgres" if p.postgres is not None else "duckdb",
-                          postgres=p.postgres)
-        runs[t] = run_reported(t, inp)
+        runs[t] = run_reported(t, _engine_input(p, t))
     return runs
 
 
@@ -380,11 +383,43 @@ def run_reported(target: str, inp: VerifyInput) -> EngineRun:
 
     progress().start(target)
     result = run_engine(target, inp)
+    _report_done(result)
+    return result
+
+
+def _report_done(result: EngineRun) -> None:
+    from tacit_gen.console import progress
+
     counts = [(sum(v.status == s for v in result.verdicts), word)
               for s, word in (("fail", "violated"), ("error", "errored"))]
     progress().finish(result.failure is None, result.failure or ", ".join(
         f"{n} clause(s) {word}" for n, word in counts if n))
-    return result
+
+
+# Engines that run every case of a run in ONE process of their own (`run_cases`): soda4 starts
+# soda-core 4 in its own environment, once per run rather than once per dataset.
+BATCHED = ("soda4",)
+
+
+def _batched_runs(prepared: list[_Prepared]) -> list[dict[str, EngineRun]]:
+    """Every case on DuckDB: the batched engines once for all cases, the others case by case."""
+    from tacit_gen.console import progress
+
+    out = [_duckdb_runs(p, tuple(t for t in p.targets if t not in BATCHED)) for p in prepared]
+    for t in BATCHED:
+        mine = [i for i, p in enumerate(prepared) if t in p.targets]
+        if not mine:
+            continue
+        progress().start(t)
+        try:
+            runs = _engine_module(t).run_cases([_engine_input(prepared[i], t) for i in mine])
+        except Exception as e:  # the engine's own side crashed: no verdict from it, named
+            runs = [EngineRun(t, (), failure=_failure(e)) for _ in mine]
+        for i, run in zip(mine, runs, strict=True):
+            out[i][t] = run
+        _report_done(EngineRun(t, tuple(v for r in runs for v in r.verdicts),
+                               failure=next((r.failure for r in runs if r.failure), None)))
+    return out
 
 
 def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
@@ -555,7 +590,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
             prepared.append(_prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
                                      artifacts, options, sessions=c.calendar))
         if engine in ("duckdb", "postgres"):
-            return [_compare(p, _duckdb_runs(p)) for p in prepared]
+            return [_compare(p, r) for p, r in zip(prepared, _batched_runs(prepared), strict=True)]
         runs = _spark_runs(prepared, cases, root)
         return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
     finally:

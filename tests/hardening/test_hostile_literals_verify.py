@@ -53,7 +53,7 @@ def test_hostile_literals_same_verdict_in_every_engine(tmp_path: Path) -> None:
     assert res.returncode == 1, res.stdout[-4000:] + res.stderr[-2000:]
     report = json.loads(res.stdout)
     wire = {"avro", "protobuf", "jsonschema"}  # record schemas: invariants are declared unsupported
-    assert set(report["targets"]) == {"dbt", "soda", "gx", "pandera", "ibis"} | wire
+    assert set(report["targets"]) == {"dbt", "soda", "soda4", "gx", "pandera", "ibis"} | wire
     for row in report["clauses"]:
         assert row["disagreement"] is None, row
         structural = row["kind"] in ("column", "no_unknown_columns", "not_null")

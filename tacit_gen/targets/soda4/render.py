@@ -49,27 +49,34 @@ PREFIX = {"duckdb": "main", "postgres": "postgres/public"}
 # Soda resolves `${namespace.name}` anywhere in a contract (no escape exists): a clause whose
 # text or SQL holds one is declared unsupported rather than silently rewritten.
 VARIABLE = re.compile(r"\$\{ *([a-z]+)\.([a-zA-Z_][a-zA-Z_0-9]*) *\}")
-# Contract type -> Soda's data-source-neutral type name (SodaDataTypeName); each data source maps
-# it to its own (DuckDB: timestamp_tz is `TIMESTAMP WITH TIME ZONE`).
+# Contract type -> the `data_type` the schema check compares. On DuckDB (and dialects not listed)
+# Soda's data-source-neutral names (SodaDataTypeName), which its DuckDB data source maps to its
+# own (`timestamp_tz` is `TIMESTAMP WITH TIME ZONE`); PostgreSQL's data source compares its own
+# names with only its own synonyms (`text` is not `varchar` there), so it gets those.
 TYPES = {"string": "varchar", "bool": "boolean", "int32": "integer", "int64": "bigint",
-         "float32": "float", "float64": "double", "date": "date"}
+         "float32": "float", "float64": "double", "date": "date", "timestamp": "timestamp_tz",
+         "decimal": "decimal"}
+DIALECT_TYPES = {"postgres": {**TYPES, "string": "text", "float32": "real",
+                              "float64": "double precision", "timestamp": "timestamp with time zone",
+                              "decimal": "numeric"}}
 COUNT_METRIC = {"missing": "missing_count", "invalid": "invalid_count",
                 "duplicate": "duplicate_count", "failed_rows": "failed_rows_count"}
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 
 
-def soda4_type(contract_type: str) -> tuple[str, int | None, int | None]:
-    """(data_type, numeric_precision, numeric_scale) of a contract type."""
+def soda4_type(contract_type: str, dialect: str = "duckdb") -> tuple[str, int | None, int | None]:
+    """(data_type, numeric_precision, numeric_scale) of a contract type on a dialect."""
+    table = DIALECT_TYPES.get(dialect, TYPES)
     t = contract_type.replace(" ", "")
-    if t in TYPES:
-        return TYPES[t], None, None
+    if t in table and t not in ("timestamp", "decimal"):
+        return table[t], None, None
     if t.startswith("timestamp_"):
-        return "timestamp_tz", None, None
+        return table["timestamp"], None, None
     if t.startswith("enum["):
-        return "varchar", None, None
+        return table["string"], None, None
     m = _DECIMAL.fullmatch(t)
     if m:
-        return "decimal", int(m.group(1)), int(m.group(2))
+        return table["decimal"], int(m.group(1)), int(m.group(2))
     raise ValueError(f"no Soda 4 data type for '{contract_type}'")
 
 
@@ -145,7 +152,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
     cols = [c for c in clauses if c.kind == "column"]
     columns: dict[str, dict[str, Any]] = {}
     for c in cols:
-        data_type, precision, scale = soda4_type(str(c.param("type")))
+        data_type, precision, scale = soda4_type(str(c.param("type")), dialect)
         entry: dict[str, Any] = {"name": c.param("column"), "data_type": data_type}
         if precision is not None:
             entry["numeric_precision"] = Num(str(precision))
@@ -251,7 +258,9 @@ class Soda4Target:
                     "else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
     )
     artifact_name_option = "dataset"
-    engine = None  # verify's Soda 4 engine lands next (engine.py)
+    engine = "tacit_gen.targets.soda4.engine"
+    # soda-core 4 runs here on DuckDB and PostgreSQL (soda-sparkdf is not in its environment)
+    verify_engines = ("duckdb", "postgres")
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
@@ -301,7 +310,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     if k == "freshness" and clause.param("whole_days"):
         return None
     if k == "column":
-        params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type"))))}
+        params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type")), dialect))}
         cols = (p("column"),)
     elif k == "no_unknown_columns":
         params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
