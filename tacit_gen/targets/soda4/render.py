@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.plan_types import Clause, make_params, uses_sessions
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
+    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -223,6 +224,8 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             dataset_checks.append({"freshness": {
                 "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
                 "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
+        elif k in ("cadence", "revision_window") and uses_sessions(c):
+            unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
@@ -334,6 +337,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
+    elif k in ("cadence", "revision_window") and uses_sessions(clause):
+        return None
     elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
         text = fail_query_sql(contract, clause, dialect)
         if text is None or VARIABLE.search(text):

@@ -141,3 +141,18 @@ def test_render_imports_no_engine() -> None:
             "print(sorted(m for m in ('soda_core', 'soda', 'duckdb', 'psycopg2') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_cadence_reading_exchange_sessions_is_declared_unsupported(tmp_path: Path) -> None:
+    src = tmp_path / "bars.yaml"
+    src.write_text("contract: bars\nversion: 1.0.0\nkey: [symbol, bar_start]\n"
+                   "fields:\n  symbol: {type: string}\n  bar_start: {type: timestamp_ms_utc}\n"
+                   "time:\n  column: bar_start\n  cadence: 1 trading day\n", encoding="utf-8")
+    contract = load(src)
+    clauses = plan(contract)
+    (cadence,) = [c for c in clauses if c.kind == "cadence"]
+    result = TARGET.render(contract, clauses, RenderOptions())
+    assert [u.clause_id for u in result.unsupported] == [cadence.id]
+    assert TARGET.project(contract, cadence, RenderOptions()) is None
+    read = TARGET.read(Path("x.yml"), result.artifacts[0].content)
+    assert cadence.id not in {c.id for c in read.clauses} and read.findings == ()
