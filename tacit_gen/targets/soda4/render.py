@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.plan_types import Clause, make_params, uses_sessions
+from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
-    SESSIONS_PENDING,
     Artifact,
     ContractKey,
     NoOptions,
@@ -224,13 +223,12 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             dataset_checks.append({"freshness": {
                 "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
                 "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
-        elif k in ("cadence", "revision_window") and uses_sessions(c):
-            unsupported.append(Unsupported(NAME, c.id, SESSIONS_PENDING))
         elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = ("the revision policy states no row-level rule (no ingest column or no window)"
-                          if k == "revision_window" else "a catalog cadence needs exactly one series column")
+                          if k == "revision_window" else "a catalog cadence needs exactly one series "
+                          "column, and is not expressed within sessions")
                 unsupported.append(Unsupported(NAME, c.id, reason))
                 continue
             if VARIABLE.search(text):
@@ -337,8 +335,6 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "revision_window") and uses_sessions(clause):
-        return None
     elif k in ("cadence", "catalog_unit", "catalog_bounds", "revision_window"):
         text = fail_query_sql(contract, clause, dialect)
         if text is None or VARIABLE.search(text):

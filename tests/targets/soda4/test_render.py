@@ -143,7 +143,7 @@ def test_render_imports_no_engine() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_cadence_reading_exchange_sessions_is_declared_unsupported(tmp_path: Path) -> None:
+def test_a_cadence_in_trading_days_is_a_failed_rows_query_on_the_sessions(tmp_path: Path) -> None:
     src = tmp_path / "bars.yaml"
     src.write_text("contract: bars\nversion: 1.0.0\nkey: [symbol, bar_start]\n"
                    "fields:\n  symbol: {type: string}\n  bar_start: {type: timestamp_ms_utc}\n"
@@ -152,7 +152,9 @@ def test_a_cadence_reading_exchange_sessions_is_declared_unsupported(tmp_path: P
     clauses = plan(contract)
     (cadence,) = [c for c in clauses if c.kind == "cadence"]
     result = TARGET.render(contract, clauses, RenderOptions())
-    assert [u.clause_id for u in result.unsupported] == [cadence.id]
-    assert TARGET.project(contract, cadence, RenderOptions()) is None
+    assert result.unsupported == ()
+    doc = yaml.safe_load(result.artifacts[0].content)
+    (body,) = [b for k, b in _checks(doc) if b.get("qualifier") == cadence.id]
+    assert body["query"].startswith(f"-- tacit_clause: {cadence.id}\n")
     read = TARGET.read(Path("x.yml"), result.artifacts[0].content)
-    assert cadence.id not in {c.id for c in read.clauses} and read.findings == ()
+    assert {c.id: c for c in read.clauses}[cadence.id] == TARGET.project(contract, cadence, RenderOptions())
