@@ -106,5 +106,5 @@ def test_try_repo_red_on_a_contract_with_an_error(tmp_path: Path, home: Path) ->
     assert res.returncode == 1, out
     assert any(line.startswith("tacit-gen lint.") and line.endswith("Failed")
                for line in out.splitlines()), out
-    assert "contracts/ohlcv_1m.yaml:17:" in out and "error: " in out
+    assert "contracts/ohlcv_1m.yaml:18:" in out and "error: " in out
     assert "   |" in out and "^" in out  # the line and its caret

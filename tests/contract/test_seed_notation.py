@@ -41,6 +41,12 @@ def test_bundled_contracts_are_the_seed_byte_for_byte(name: str) -> None:
 # What the bundled contracts add to the seed's text (issue 18: the series id scheme and the
 # source system of plant_sensor_reading), undone to compare with the seed byte for byte.
 ADDITIONS = {
+    # issue 13: the venue's exchange calendar and its sessions relation (a breaking change: 4.0.0)
+    "ohlcv_1m": (
+        ("version: 4.0.0\n", "version: 3.1.0\n"),
+        ("  calendar: XLON\n", ""),
+        ("calendar: {relation: venue_sessions}\n", ""),
+    ),
     "plant_sensor_reading": (
         ("version: 3.0.0\n", "version: 2.0.0\n"),
         ("source: plant historian (OPC UA collector)\n", ""),

@@ -64,21 +64,35 @@ def test_second_render_identical_and_parses(path: Path) -> None:
 
 def test_schema_constant_only_without_catalog_or_now() -> None:
     by_name = {p.stem: render(p) for p in BUNDLED}
-    assert "\nSCHEMA = schema()" in by_name["ohlcv_1m"]
+    assert "\nSCHEMA = schema()" not in by_name["ohlcv_1m"]  # time.calendar: a sessions frame
+    assert "needs a sessions frame" in by_name["ohlcv_1m"]
     assert "\nSCHEMA = schema()" not in by_name["plant_sensor_reading"]  # catalog clauses
     assert "\nSCHEMA = schema()" not in by_name["fct_sensor_readings"]  # freshness needs now
 
 
 @pytest.mark.engine
 def test_module_imports_and_validates(tmp_path: Path) -> None:
+    from datetime import date
+
     import pandas as pd
     import pandera.pandas as pa
     import pyarrow
 
+    from tacit_gen.semantics.sessions import exchange_sessions
+
     module = import_source(render(ROOT / "contracts" / "ohlcv_1m.yaml"), tmp_path)
-    assert isinstance(module.SCHEMA, pa.DataFrameSchema)
-    assert module.SCHEMA.strict is True
-    assert module.SCHEMA.unique == ["symbol", "bar_start", "revision"]
+    xlon = exchange_sessions("XLON", date(2024, 1, 1), date(2024, 1, 10))
+    instant = pd.ArrowDtype(pyarrow.timestamp("us", tz="UTC"))
+    sessions = pd.DataFrame({
+        "calendar": pd.array([s.calendar for s in xlon], dtype=pd.ArrowDtype(pyarrow.string())),
+        "session": pd.array([s.session for s in xlon], dtype=pd.ArrowDtype(pyarrow.date32())),
+        "open": pd.array([s.open for s in xlon], dtype=instant),
+        "close": pd.array([s.close for s in xlon], dtype=instant),
+    })
+    schema = module.schema(sessions=sessions)
+    assert isinstance(schema, pa.DataFrameSchema)
+    assert schema.strict is True
+    assert schema.unique == ["symbol", "bar_start", "revision"]
     dec = pd.ArrowDtype(pyarrow.decimal128(18, 8))
     ts = pd.ArrowDtype(pyarrow.timestamp("us", tz="UTC"))
     frame = pd.DataFrame(
@@ -97,12 +111,12 @@ def test_module_imports_and_validates(tmp_path: Path) -> None:
             "revision": pd.array([0, 0], dtype=pd.ArrowDtype(pyarrow.int64())),
         }
     )
-    validated = module.SCHEMA.validate(frame, lazy=True)
+    validated = schema.validate(frame, lazy=True)
     assert len(validated) == 2
     # a naive timestamp column fails its type check
     naive = frame.assign(bar_start=frame["bar_start"].astype(pd.ArrowDtype(pyarrow.timestamp("us"))))
     with pytest.raises(pa.errors.SchemaErrors) as info:
-        module.SCHEMA.validate(naive, lazy=True)
+        schema.validate(naive, lazy=True)
     failed = info.value.failure_cases
     assert set(failed["column"]) == {"bar_start"}
 
