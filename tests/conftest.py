@@ -40,3 +40,19 @@ def _pg_server():  # type: ignore[no-untyped-def]
 
 
 pg_server = _pg_server()
+
+
+def _no_columns():  # type: ignore[no-untyped-def]
+    import pytest
+
+    @pytest.fixture(autouse=True)
+    def no_columns(monkeypatch):  # type: ignore[no-untyped-def]
+        """Every test starts without COLUMNS: the CLI's tables fit COLUMNS when it is set, so a
+        value left by another test or a library in the same worker must not wrap a table that a
+        test reads line by line (tests of the width set it themselves)."""
+        monkeypatch.delenv("COLUMNS", raising=False)
+
+    return no_columns
+
+
+no_columns = _no_columns()

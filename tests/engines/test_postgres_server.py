@@ -52,6 +52,16 @@ def test_sessions_run_in_utc_on_a_server_whose_zone_is_not(pg_server: Server) ->
 
 
 def test_server_stops_and_its_folder_goes_on_exit_and_on_interrupt() -> None:
+    # Python's own SIGINT handler (KeyboardInterrupt), whatever a library loaded earlier in this
+    # worker installed (under xdist, an engine's import may leave a handler of its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _stops_on_exit_and_interrupt()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stops_on_exit_and_interrupt() -> None:
     for interrupt in (False, True):
         folder: Path | None = None
         postmaster = 0

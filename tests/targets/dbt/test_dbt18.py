@@ -27,6 +27,7 @@ from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.engine import SOURCE_ALIAS, write_project
 from tacit_gen.targets.dbt.render import DbtOptions, ident, model_name
+from tests.calendar.data import add_sessions
 from tests.conftest import BUNDLED, ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -72,6 +73,7 @@ def test_bundled_contracts_build_with_dbt_18(tmp_path: Path) -> None:
         data = s.sample(c, clauses, rows=40, seed=1, violate=violate, now=NOW)
         csv, catalog = s.write(data, tmp_path / "data" / f"{c.name}.csv")
         load_data(c, csv, db, table=c.name, catalog_path=catalog)
+        add_sessions(db, clauses)  # the exchange sessions ohlcv_1m's cadence reads
         for art in TARGET.render(c, clauses, options).artifacts:
             dest = project / ("macros" if art.path.endswith(".sql") else "models") / Path(art.path).name
             dest.write_text(art.content, encoding="utf-8")
@@ -84,7 +86,8 @@ def test_bundled_contracts_build_with_dbt_18(tmp_path: Path) -> None:
                         expected[body["name"]] = body["config"]["meta"]["tacit_clause"]
         (project / "models" / f"{model_name(c)}.sql").write_text(
             f"select * from {SOURCE_ALIAS}.main.{ident(c.name)}\n", encoding="utf-8")
-        for rel in sorted({str(cl.param("relation")) for cl in clauses if cl.param("relation")}):
+        for rel in sorted({str(cl.param(k)) for cl in clauses
+                           for k in ("relation", "sessions_relation") if cl.param(k)}):
             (project / "models" / f"{rel}.sql").write_text(
                 "{{ config(materialized='view') }}\n"
                 f"select * from {SOURCE_ALIAS}.main.{ident(rel)}\n", encoding="utf-8")

@@ -70,7 +70,7 @@ def _ohlcv_rows() -> list[Row]:
 
 def _plant_rows() -> list[Row]:
     rows = []
-    for sid, unit, step in (("a", "degC", 60), ("b", "kPa", 30)):
+    for sid, unit, step in (("a1", "degC", 60), ("b2", "kPa", 30)):
         for i in range(5):
             rows.append(
                 {
@@ -90,8 +90,8 @@ def _plant_rows() -> list[Row]:
 
 
 CATALOG = [
-    ("a", "degC", Decimal("-40"), Decimal("150"), 60),
-    ("b", "kPa", Decimal("0"), Decimal("1000"), 30),
+    ("a1", "degC", Decimal("-40"), Decimal("150"), 60),
+    ("b2", "kPa", Decimal("0"), Decimal("1000"), 30),
 ]
 
 
@@ -128,8 +128,9 @@ def _break_tests_plant(rows: list[Row]) -> list[Row]:
     rows[3]["unit"] = "kPa"  # catalog_unit:unit (series a is degC)
     rows[4]["value"] = Decimal("200")  # catalog_bounds:value (a: -40..150)
     rows.append(copy.deepcopy(rows[0 + 5]))  # unique, in series b
+    rows.append({**copy.deepcopy(rows[7]), "series_id": "A1"})  # pattern:series_id (upper case)
     for r in rows:  # cadence: series b 60 s apart, its catalog cadence is 30 s
-        if r["series_id"] == "b":
+        if r["series_id"] == "b2":
             r["event_ts"] = NOW - (NOW - r["event_ts"]) * 2
     return rows
 

@@ -122,7 +122,7 @@ def test_plant_with_catalog(tmp_path: Path) -> None:
     assert failing(run(setup(tmp_path, "plant_sensor_reading", PLANT, rows, True))) == {}
     rows[0]["unit"] = "bar"  # the kPa incident, in reverse
     rows[3]["value"] = Decimal("500")  # out of the catalog's hard bounds
-    rows.append({**rows[4], "series_id": "zz"})  # a series the catalog does not know
+    rows.append({**rows[4], "series_id": "zz9"})  # a series the catalog does not know
     r = run(setup(tmp_path / "b", "plant_sensor_reading", PLANT, rows, True))
     # the unknown series fails every clause that reads the catalog, cadence included
     assert failing(r) == {"catalog_unit:unit": 2, "catalog_bounds:value": 2, "cadence:event_ts": 1}
