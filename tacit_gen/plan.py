@@ -15,7 +15,7 @@ from tacit_gen.contract.semantics import resolve
 from tacit_gen.diagnostics import Diagnostic
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
-from tacit_gen.plan_types import KINDS, NEVER_WARN, Clause, make_params
+from tacit_gen.plan_types import ALWAYS_WARN, KINDS, NEVER_WARN, Clause, make_params
 from tacit_gen.sql.pattern import normalize as normalize_pattern
 
 __all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "revision_by_column",
@@ -31,16 +31,7 @@ def effective_catalog(contract: Contract, key_column: str) -> Catalog:
     if cat is None:
         return Catalog(relation=DEFAULT_CATALOG_RELATION, key=key_column, declared=False)
     if not cat.key:
-        return Catalog(
-            relation=cat.relation,
-            key=key_column,
-            unit=cat.unit,
-            hard_min=cat.hard_min,
-            hard_max=cat.hard_max,
-            cadence=cat.cadence,
-            declared=cat.declared,
-            calendar=cat.calendar,
-        )
+        return replace(cat, key=key_column)
     return cat
 
 
@@ -285,6 +276,7 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                            from_catalog=c.from_catalog, tolerance_pct=c.tolerance_pct,
                            gaps_allowed=c.gaps_allowed, **extra))
     out.extend(catalog_clauses)
+    out.extend(_plausible(contract))
     if rp is not None and contract.field("revision") is not None:
         ingest = t.ingest_column if t is not None else None
         windowed = rp.window is not None and ingest is not None
@@ -309,6 +301,24 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
     return _with_severity(contract, ordered)
 
 
+def _plausible(contract: Contract) -> list[Clause]:
+    """`plausible: catalog` on a field: the catalog's plausible bounds of the row's series, joined
+    as catalog_bounds joins (same params), a warning by construction (``ALWAYS_WARN``)."""
+    out: list[Clause] = []
+    series = contract.series_key
+    if len(series) != 1:
+        return out  # the loader has reported it
+    for f in contract.fields:
+        if f.plausible != "catalog":
+            continue
+        cat = effective_catalog(contract, series[0])
+        out.append(replace(_clause(
+            f"plausible:{f.name}", "plausible", (f.name, series[0]), f.text, f.pos.line,
+            column=f.name, key=series[0], relation=cat.relation, catalog_key=cat.key,
+            min_column=cat.plausible_min, max_column=cat.plausible_max), severity="warn"))
+    return out
+
+
 def _with_severity(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[Clause, ...]:
     """The clauses with the contract's `severity:` applied; a severity for no clause (or for a
     structural one) is a contract error, never silently dropped."""
@@ -318,7 +328,8 @@ def _with_severity(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[Cla
     if problems:
         raise ContractError(problems)
     levels = dict(contract.severity)
-    return tuple(replace(c, severity=levels[c.id]) if c.id in levels else c for c in clauses)
+    return tuple(replace(c, severity=levels[c.id]) if c.id in levels and c.kind not in ALWAYS_WARN
+                 else c for c in clauses)
 
 
 def severity_problems(contract: Contract, clauses: tuple[Clause, ...],

@@ -22,6 +22,7 @@ KINDS = (
     "cadence",
     "catalog_unit",
     "catalog_bounds",
+    "plausible",
     "revision_window",
     "revision_by",
 )
@@ -32,6 +33,9 @@ SEVERITIES = ("error", "warn")
 # Structural clauses are never warnings: a missing or mistyped column stops every engine before
 # a value is read (dbt's enforced contract, Soda's schema scan, pandera's dtype check).
 NEVER_WARN = ("column", "no_unknown_columns")
+# Clauses that are warnings by construction: a value inside the hard bounds but outside what its
+# series' history makes plausible is worth a look, never a failed build.
+ALWAYS_WARN = ("plausible",)
 
 
 @dataclass(frozen=True)

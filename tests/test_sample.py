@@ -149,6 +149,8 @@ invariants:
 """,
     # pattern:, revision_policy.by and source: (issue 18)
     "series_clauses": (ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml").read_text(),
+    # plausible: catalog (issue 18): a value inside the hard bounds, outside the plausible ones
+    "plausible": (ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml").read_text(),
 }
 
 # Violations that cannot be isolated, and why: without a revision below the latest one, a
@@ -156,6 +158,8 @@ invariants:
 UNAVOIDABLE = {
     ("norev", "unique:sensor,ts"): ("cadence:ts",),  # key is (series, time): no revision
     ("frozen", "unique:id,ts,revision"): ("cadence:ts",),  # revisions not allowed: all are 0
+    # beyond the hard bounds is beyond the plausible ones too (these lie inside those)
+    ("line_pressure", "catalog_bounds:value"): ("plausible:value",),
 }
 
 
@@ -271,7 +275,7 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
                     cond += f" OR _step * 100 > {interval} * {100 + tol}"
                 out[c.id] = count(f"SELECT count(*) FROM {steps} WHERE _step IS NOT NULL "
                                   f"AND ({cond})")
-            elif c.kind in ("catalog_unit", "catalog_bounds"):
+            elif c.kind in ("catalog_unit", "catalog_bounds", "plausible"):
                 rel = ident(c.param("relation"))
                 ck = ident(c.param("catalog_key"))
                 if c.kind == "catalog_unit":

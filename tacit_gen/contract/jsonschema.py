@@ -102,6 +102,10 @@ def _field() -> dict[str, Any]:
                            "'equals catalog unit for series_id'"),
         "pattern": _str("string fields: a regex every value matches whole (the portable subset: "
                         "no '.', no \\d, no (?...); see docs/contract-language.md)"),
+        "plausible": {"enum": ["catalog"],
+                      "description": "numeric fields: warn (never fail) on a value outside its "
+                                     "series' catalog plausible_min/plausible_max (tacit-gen "
+                                     "profile proposes them)"},
         "aliases": {"type": "array", "items": {"type": "string", "pattern": IDENT_PATTERN},
                     "description": "earlier names of the field (a rename with an alias)"},
         "lint": {"type": "object", "additionalProperties": False, "required": ["allow", "reason"],
@@ -193,6 +197,10 @@ def contract_schema() -> dict[str, Any]:
                             pattern=IDENT_PATTERN),
             "calendar": _str("catalog column with the series' exchange calendar code (default "
                              "calendar)", pattern=IDENT_PATTERN),
+            "plausible_min": _str("catalog column with the lower plausible bound (default "
+                                  "plausible_min)", pattern=IDENT_PATTERN),
+            "plausible_max": _str("catalog column with the upper plausible bound (default "
+                                  "plausible_max)", pattern=IDENT_PATTERN),
         },
         loader.CATALOG_KEYS,
         "the series catalog",

@@ -64,6 +64,7 @@ FIELD_KEYS = (
     "description",
     "constraint",
     "pattern",
+    "plausible",
     "aliases",
     "lint",
 )
@@ -71,7 +72,8 @@ LINT_WAIVER_KEYS = ("allow", "reason")
 SEVERITY_KEYS = ("warn",)  # `severity: {warn: [<clause id>, ...]}`; unlisted clauses are errors
 TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "freshness", "ingest_column")
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "by_column", "note")
-CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar")
+CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar",
+                "plausible_min", "plausible_max")
 CALENDAR_KEYS = ("relation", "calendar", "session", "open", "close")
 PER_SERIES_CALENDAR = "per series from catalog"
 _WITHIN_SESSION = re.compile(r"^within\s+sessions?$", re.I)
@@ -345,6 +347,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
     aliases = [a for a, _ in _name_list(ctx, spec.get("aliases"), f"'aliases' of '{name}'")]
     allow, reason = _lint_waiver(ctx, spec.get("lint"), name)
     pattern = _pattern(ctx, spec.get("pattern"), name, dtype)
+    plausible = _plausible(ctx, spec.get("plausible"), name, dtype)
     return Field(
         name=name,
         type=dtype,
@@ -358,6 +361,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         description=_string(ctx, spec.get("description"), f"the description of '{name}'"),
         constraint=_string(ctx, spec.get("constraint"), f"the constraint of '{name}'"),
         pattern=pattern,
+        plausible=plausible,
         aliases=tuple(aliases),
         lint_allow=allow,
         lint_reason=reason,
@@ -389,6 +393,41 @@ def _pattern(ctx: _Ctx, node: YNode | None, name: str, dtype: DataType) -> str |
         ctx.error(node, "TG130", f"pattern of '{name}': {e}", e.word or text, offset)
         return None
     return text
+
+
+PLAUSIBLE_SOURCES = ("catalog",)
+
+
+def _plausible_series(ctx: _Ctx, fields: list[Field], key: list[str], time: Any,
+                      fnode: YNode | None) -> None:
+    """`plausible: catalog` joins the catalog on one series column (as `profile` writes it)."""
+    tcol = time.column if time is not None else None
+    series = [k for k in key if k not in (tcol, "revision")]
+    if len(series) == 1:
+        return
+    for f in fields:
+        if f.plausible is None:
+            continue
+        spec = fnode.get(f.name) if fnode is not None else None
+        pn = spec.get("plausible") if spec is not None and spec.kind == "map" else None
+        ctx.error(pn, "TG110", f"'plausible' of '{f.name}' reads the catalog row of one series "
+                  f"column; the series key is {', '.join(series) or 'empty'}", "plausible")
+
+
+def _plausible(ctx: _Ctx, node: YNode | None, name: str, dtype: DataType) -> str | None:
+    """A field's `plausible:`: `catalog` (the catalog's plausible_min/plausible_max per series,
+    which `tacit-gen profile` proposes); numeric fields only. Always a warning."""
+    text = _string(ctx, node, f"'plausible' of '{name}'")
+    if text is None or node is None:
+        return None
+    if not dtype.is_numeric:
+        ctx.error(node, "TG110", f"'plausible' applies to numeric fields; '{name}' is {dtype}", text)
+        return None
+    if text.strip().lower() not in PLAUSIBLE_SOURCES:
+        ctx.error(node, "TG110", f"'plausible' of '{name}' takes 'catalog' (the bounds per series "
+                  f"in the catalog's plausible_min/plausible_max columns), not '{text}'", text)
+        return None
+    return text.strip().lower()
 
 
 def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
@@ -654,6 +693,8 @@ def _load_catalog(ctx: _Ctx, node: YNode) -> Catalog | None:
         cadence=vals["cadence"] or defaults.cadence,
         pos=_pos(node),
         calendar=vals["calendar"] or defaults.calendar,
+        plausible_min=vals["plausible_min"] or defaults.plausible_min,
+        plausible_max=vals["plausible_max"] or defaults.plausible_max,
     )
 
 
@@ -1040,6 +1081,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         rnode = root.get("revision_policy")
         bn = rnode.get("by_column") if rnode is not None and rnode.kind == "map" else None
         ctx.error(bn, "TG107", f"by_column '{rev.by_column}' is not a field", rev.by_column)
+    _plausible_series(ctx, fields, [k for k, _ in key], time, fnode)
     failed = any(d.severity == "error" for d in ctx.diags) or name is None or version is None
     kkey = next((k for k in root.key_nodes() if k.value == "key"), None)
     contract = Contract(

@@ -83,6 +83,7 @@ class Field:
     constraint: str | None = None  # an invariant with the subject left out
     aliases: tuple[str, ...] = ()
     pattern: str | None = None  # `pattern:` as written (string fields; tacit_gen.sql.pattern)
+    plausible: str | None = None  # `plausible: catalog`: soft bounds per series, a warning only
     lint_allow: tuple[str, ...] = ()  # lint rules waived on this field (`lint: {allow: [...]}`)
     lint_reason: str | None = None  # why (required with a waiver)
     implied: bool = False  # implied by provenance_required
@@ -162,6 +163,8 @@ class Catalog:
     declared: bool = True  # False when defaults were assumed
     pos: Pos = field(default=NO_POS, compare=False)
     calendar: str = "calendar"  # the column naming each series' exchange calendar
+    plausible_min: str = "plausible_min"  # soft bounds per series (`tacit-gen profile` writes them)
+    plausible_max: str = "plausible_max"
 
 
 @dataclass(frozen=True)

@@ -570,6 +570,15 @@ def _field_pair(d: _Diff, of: Field, nf: Field) -> None:
               f"'{nf.name}' may now be null (was never null: {_never_null_reason(d.a, of)})",
               field_line(d.a, of, "nullable"), field_line(d.b, nf, "nullable"))
     _pattern(d, of, nf, p)
+    if of.plausible != nf.plausible:
+        lines = field_line(d.a, of, "plausible"), field_line(d.b, nf, "plausible")
+        if nf.plausible is not None:
+            d.add("field.plausible_added", f"{p}.plausible",
+                  f"'{nf.name}' warns outside its series' plausible bounds (from the catalog); "
+                  "a warning, never a failure", *lines)
+        else:
+            d.add("field.plausible_removed", f"{p}.plausible",
+                  f"'{nf.name}' no longer warns outside its plausible bounds", *lines)
     # documentation
     for attr in ("description", "note"):
         if getattr(of, attr) != getattr(nf, attr):
@@ -812,7 +821,7 @@ def _catalog(d: _Diff) -> None:
             if c is None:
                 return "none (default series_catalog)"
             return (f"{c.relation} (key {c.key or 'series key'}, unit {c.unit}, bounds {c.hard_min}/"
-                    f"{c.hard_max}, cadence {c.cadence})")
+                    f"{c.hard_max}, cadence {c.cadence}, plausible {c.plausible_min}/{c.plausible_max})")
 
         d.add("catalog.changed", "catalog", f"catalog changed: {show(ca)} -> {show(cb)}",
               top_line(d.a, "catalog"), top_line(d.b, "catalog"))

@@ -33,6 +33,7 @@ from tacit_gen.sample.verdicts import (
 )
 from tacit_gen.semantics.catalog import CatalogData, catalog_spec
 from tacit_gen.semantics.evaluate import evaluate
+from tacit_gen.semantics.plausible import plausible_ok
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -167,11 +168,12 @@ class Context:
         self.spec = catalog_spec(self.clauses)
         self.cat_unit = [c for c in self.clauses if c.kind == "catalog_unit"]
         self.cat_bounds = [c for c in self.clauses if c.kind == "catalog_bounds"]
+        self.plausible = [c for c in self.clauses if c.kind == "plausible"]
         self.row_clauses = tuple(
             c for c in self.clauses
             if c.kind in ("not_null", "accepted_values", "fixed_value", "range", "invariant",
                           "catalog_unit", "catalog_bounds", "revision_window", "pattern",
-                          "revision_by")
+                          "plausible", "revision_by")
         )
         # string columns with a `pattern:` draw examples of it; restaters come from `by`
         self.patterns = {str(c.param("column")): str(c.param("pattern"))
@@ -239,6 +241,8 @@ class Context:
                 ok = pattern_ok(c, row[col])
             elif c.kind == "revision_by":
                 ok = revision_by_ok(c, row)
+            elif c.kind == "plausible":
+                ok = plausible_ok(c, row, lookup)
             else:
                 assert c.expr is not None
                 ok = evaluate(c.expr, row, catalog, lookup)
@@ -254,6 +258,7 @@ def catalog_entries(ctx: Context, labels: list[Any]) -> CatalogData | None:
     rows = []
     unit_col = ctx.cols.get(str(ctx.cat_unit[0].param("column"))) if ctx.cat_unit else None
     bound_col = ctx.cols.get(str(ctx.cat_bounds[0].param("column"))) if ctx.cat_bounds else None
+    soft_col = ctx.cols.get(str(ctx.plausible[0].param("column"))) if ctx.plausible else None
     for j, label in enumerate(labels):
         unit, lo, hi, cadence = PRESETS[j % len(PRESETS)]
         if unit_col is not None and unit_col.has_fixed:
@@ -262,15 +267,35 @@ def catalog_entries(ctx: Context, labels: list[Any]) -> CatalogData | None:
             unit = unit_col.type.values[j % len(unit_col.type.values)]
         if bound_col is not None:
             lo, hi = hard_bounds(bound_col, lo, hi)
+        plo, phi = plausible_bounds(soft_col, lo, hi, bound_col is not None) if soft_col else (lo, hi)
         if ctx.cadence is not None and not ctx.cadence.param("from_catalog"):
             cadence = int(ctx.cadence.param("interval_seconds") or cadence)
         row: list[Any] = []
         for c in spec.columns:
             role = spec.role(c)
-            row.append({"key": label, "unit": unit, "cadence": cadence}.get(role) if role != "bound"
-                       else (lo if c == spec.hard_min else hi))
+            if role == "bound":
+                row.append(lo if c == spec.hard_min else hi)
+            elif role == "plausible":
+                row.append(plo if c == spec.plausible_min else phi)
+            else:
+                row.append({"key": label, "unit": unit, "cadence": cadence}.get(role))
         rows.append(tuple(row))
     return CatalogData(spec, tuple(rows))
+
+
+def plausible_bounds(col: Col, lo: Decimal, hi: Decimal, hard: bool) -> tuple[Decimal, Decimal]:
+    """Plausible bounds strictly inside what the column may hold (its range and type, and the
+    hard bounds `lo`/`hi` when a catalog_bounds clause checks it): the middle half, so that a
+    value just outside them is still valid for every other clause (the `plausible` violation)."""
+    s = col.scale
+    rlo, rhi = col.unit_bounds(default=not hard)
+    if hard:
+        rlo = max(rlo, dec_units(lo, s, ROUND_CEILING))
+        rhi = min(rhi, dec_units(hi, s, ROUND_FLOOR))
+    span = rhi - rlo
+    if span < 4:
+        return Decimal(rlo).scaleb(-s), Decimal(rhi).scaleb(-s)
+    return Decimal(rlo + span // 4).scaleb(-s), Decimal(rhi - span // 4).scaleb(-s)
 
 
 def hard_bounds(col: Col, lo: Decimal, hi: Decimal) -> tuple[Decimal, Decimal]:
@@ -339,6 +364,13 @@ def gen_value(ctx: Context, name: str, row: Mapping[str, Any], j: int, rng: rand
                 lo = max(lo, dec_units(Decimal(blo), col.scale, ROUND_CEILING))
             if bhi is not None:
                 hi = min(hi, dec_units(Decimal(bhi), col.scale, ROUND_FLOOR))
+    for c in ctx.plausible:
+        if c.param("column") == name and entry is not None and ctx.spec is not None:
+            plo, phi = entry.get(ctx.spec.plausible_min or ""), entry.get(ctx.spec.plausible_max or "")
+            if plo is not None:
+                lo = max(lo, dec_units(Decimal(plo), col.scale, ROUND_CEILING))
+            if phi is not None:
+                hi = min(hi, dec_units(Decimal(phi), col.scale, ROUND_FLOOR))
     if lo > hi:
         return col.from_units(lo)
     if col.unit is not None:

@@ -249,6 +249,15 @@ def _revision_by(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: revision_by_ok(c, r) is False)
 
 
+def _plausible(c: Clause, f: Facts) -> ClauseCheck:
+    """Rows outside their series' plausible bounds (a warning: every engine says warn)."""
+    from tacit_gen.semantics.plausible import plausible_ok
+
+    if f.data.catalog is None:
+        return ClauseCheck(c.id, "fail", len(f.rows), "no catalog")
+    return _count(c, f.rows, lambda r: plausible_ok(c, r, f.lookup) is False)
+
+
 def _revision_window(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: revision_ok(c, r) is False)
 
@@ -266,6 +275,7 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "no_unknown_columns": _no_unknown_columns,
     "not_null": _not_null,
     "pattern": _pattern,
+    "plausible": _plausible,
     "range": _range,
     "revision_by": _revision_by,
     "revision_window": _revision_window,

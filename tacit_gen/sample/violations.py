@@ -332,6 +332,29 @@ def _catalog_bounds(v: Violation) -> Iterator[Candidate]:
     yield from v.row_level(out_of_bounds)
 
 
+def _plausible(v: Violation) -> Iterator[Candidate]:
+    """A value inside the hard bounds and the range but just outside its series' plausible
+    bounds (sample places those in the middle of what is valid)."""
+    catalog, col, rows, lookup, col_name = v.catalog, v.col, v.rows, v.lookup, v.col_name
+    assert catalog is not None and col is not None
+    key, lo_col, hi_col = (str(v.clause.param(p)) for p in ("key", "min_column", "max_column"))
+
+    def implausible(i: int) -> tuple[dict[str, Any], str] | None:
+        entry = lookup.get(rows[i][key])
+        if entry is None or rows[i][col_name] is None:
+            return None
+        x = None
+        if entry.get(hi_col) is not None:
+            x = beyond(col, "max", Decimal(entry[hi_col]), True)
+        if x is None and entry.get(lo_col) is not None:
+            x = beyond(col, "min", Decimal(entry[lo_col]), True)
+        if x is None:
+            return None
+        return {col_name: x}, f"{col_name} = {x}, valid but outside its plausible bounds"
+
+    yield from v.row_level(implausible)
+
+
 def _pattern(v: Violation) -> Iterator[Candidate]:
     """A value that does not match the pattern. A series column is renamed for the whole series
     (and its catalog entry), so the cadence and catalog clauses still hold."""
@@ -440,6 +463,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "no_unknown_columns": _no_unknown_columns,
     "not_null": _not_null,
     "pattern": _pattern,
+    "plausible": _plausible,
     "range": _range,
     "revision_by": _revision_by,
     "revision_window": _revision_window,

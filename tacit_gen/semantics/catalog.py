@@ -20,34 +20,41 @@ class CatalogSpec:
     hard_min: str | None = None  # catalog_bounds' min_column
     hard_max: str | None = None  # catalog_bounds' max_column
     cadence: str | None = None  # cadence's catalog_column (cadence from catalog)
+    plausible_min: str | None = None  # plausible's min_column (soft bounds, `tacit-gen profile`)
+    plausible_max: str | None = None  # plausible's max_column
 
     @property
     def columns(self) -> tuple[str, ...]:
         cols = [self.key]
-        for c in (self.unit, self.hard_min, self.hard_max, self.cadence):
+        for c in (self.unit, self.hard_min, self.hard_max, self.cadence, self.plausible_min,
+                  self.plausible_max):
             if c is not None and c not in cols:
                 cols.append(c)
         return tuple(cols)
 
     def role(self, column: str) -> str:
-        """key, unit, bound or cadence."""
+        """key, unit, bound, plausible or cadence."""
         if column == self.key:
             return "key"
         if column == self.unit:
             return "unit"
         if column in (self.hard_min, self.hard_max):
             return "bound"
+        if column in (self.plausible_min, self.plausible_max):
+            return "plausible"
         return "cadence"
 
 
 def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
     """The catalog the plan joins to, or None when no clause reads a catalog."""
-    rel = key = unit = lo = hi = cad = None
+    rel = key = unit = lo = hi = cad = plo = phi = None
     for c in clauses:
         if c.kind == "catalog_unit":
             unit = unit or c.param("catalog_column")
         elif c.kind == "catalog_bounds":
             lo, hi = lo or c.param("min_column"), hi or c.param("max_column")
+        elif c.kind == "plausible":
+            plo, phi = plo or c.param("min_column"), phi or c.param("max_column")
         elif c.kind == "cadence" and c.param("from_catalog"):
             cad = cad or c.param("catalog_column")
         else:
@@ -56,7 +63,7 @@ def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
         key = key or c.param("catalog_key")
     if rel is None or key is None:
         return None
-    return CatalogSpec(str(rel), str(key), unit, lo, hi, cad)
+    return CatalogSpec(str(rel), str(key), unit, lo, hi, cad, plo, phi)
 
 
 @dataclass(frozen=True)
@@ -76,5 +83,5 @@ class CatalogData:
     def types(self) -> dict[str, str]:
         """Column -> type text used by ``write`` (string key/unit, decimal bounds, int64 cadence)."""
         role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
-                     "cadence": "int64"}
+                     "cadence": "int64", "plausible": "decimal(38,10)"}
         return {c: role_type[self.spec.role(c)] for c in self.spec.columns}
