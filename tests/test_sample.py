@@ -147,6 +147,22 @@ fields:
 invariants:
   - weight > 0
 """,
+    # a key that leaves the time column out: each key value occurs once (an order, not a series)
+    "orderkey": """
+contract: orderkey
+version: 1.0.0
+key: [order_id]
+time:
+  column: ordered_at
+  precision: s
+  timezone: UTC instant
+fields:
+  order_id: {type: int64, nullable: false}
+  ordered_at: {type: timestamp_s_utc, nullable: false}
+  amount: {type: decimal(12,2), unit: USD, dimension: money}
+invariants:
+  - amount >= 0
+""",
     # pattern:, revision_policy.by and source: (issue 18)
     "series_clauses": (ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml").read_text(),
     # plausible: catalog (issue 18): a value inside the hard bounds, outside the plausible ones

@@ -148,9 +148,11 @@ class Context:
         if self.time_col is not None:
             self.time_unit = self.cols[self.time_col].type.ts_unit or "us"
             self.time_is_date = self.cols[self.time_col].type.kind == "date"
-        # without a time column there are no series: every row is its own point
-        self.series = tuple(s for s in contract.series_key
-                            if s in self.cols and self.time_col is not None)
+        # without a time column there are no series: every row is its own point; neither are
+        # there when the key leaves the time column out (`key: [order_id]`): a key value occurs
+        # once, so the key columns get a fresh value per point
+        in_key = self.time_col is not None and (not contract.key or self.time_col in contract.key)
+        self.series = tuple(s for s in contract.series_key if s in self.cols and in_key)
         self.key = tuple(k for k in contract.key if k in self.cols)
         self.has_revision = "revision" in self.cols
         self.cadence = next((c for c in self.clauses if c.kind == "cadence"), None)
