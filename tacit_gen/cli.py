@@ -538,15 +538,15 @@ def engines_setup(engine: str, rebuild: bool) -> None:
     ahead of time. The folder is $TACIT_GEN_SPARK_ENV / $TACIT_GEN_SODA4_ENV, else
     $XDG_CACHE_HOME/tacit-gen/envs/<engine>-<hash of the lock>.
     """
+    from tacit_gen.engines.envs import EnvError
+
     if engine == "soda4":
-        from tacit_gen.engines.soda4.env import Soda4EnvError as EnvError
-        from tacit_gen.engines.soda4.env import ensure_env
+        from tacit_gen.engines.soda4.env import ENV
     else:
-        from tacit_gen.engines.spark.env import SparkEnvError as EnvError  # type: ignore[assignment]
-        from tacit_gen.engines.spark.env import ensure_env  # type: ignore[assignment]
+        from tacit_gen.engines.spark.env import ENV
 
     try:
-        env = ensure_env(rebuild=rebuild)
+        env = ENV.ensure(rebuild=rebuild)
     except EnvError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
