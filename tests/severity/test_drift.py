@@ -15,8 +15,8 @@ from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
-TARGETS = ("dbt", "soda", "gx", "pandera", "ibis")
-WIRE = ("avro", "protobuf", "jsonschema", "soda4")
+TARGETS = ("dbt", "soda", "gx", "pandera", "ibis", "soda4")
+WIRE = ("avro", "protobuf", "jsonschema")
 
 # (target, first-occurrence edit that makes the warn clause `not_null:volume` an error)
 TO_ERROR = {
@@ -26,6 +26,7 @@ TO_ERROR = {
            r'\1"severity": "critical"'),
     "pandera": (r"(name='not_null:volume', [^\n]*?), raise_warning=True", r"\1"),
     "ibis": (r"(id='not_null:volume',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
+    "soda4": (r"(qualifier: not_null:volume\n\s+threshold:\n\s+must_be: 0\n\s+)level: warn", r"\1level: fail"),
 }
 # (target, edit that makes the error clause `range:revision` a warning)
 TO_WARN = {
@@ -36,6 +37,8 @@ TO_WARN = {
            r'\1"severity": "warning"'),
     "pandera": (r"(name='range:revision', error=[^\n]*?)\)", r"\1, raise_warning=True)"),
     "ibis": (r"(id='range:revision',\n(?:.*\n)*?)(\s+)line=(\d+),\n", r"\1\2line=\3,\2severity='warn',\n"),
+    "soda4": (r"(qualifier: range:revision\n\s+valid_min: 0\n)",
+              r"\1          threshold: {must_be: 0, level: warn}\n"),
 }
 
 
@@ -89,7 +92,5 @@ def test_wire_schemas_declare_warn_clauses_unsupported(target: str) -> None:
     assert "cannot warn" in reasons["not_null:volume"]
     assert "not_null:symbol" not in reasons  # an error not_null is still carried
     text = arts[0].content
-    if target == "soda4":
-        assert "no warn level" in reasons["range:volume"]
     if target == "avro":  # the warn not_null field has presence: the schema cannot warn
         assert re.search(r'"name": "volume",\s*"type": \[\s*"null"', text), text

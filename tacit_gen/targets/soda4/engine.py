@@ -27,7 +27,8 @@ from tacit_gen.targets.soda4.render import COUNT_METRIC, DATA_SOURCE, NAME, arti
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
 
-_OUTCOME: dict[str, Status] = {"PASSED": "pass", "FAILED": "fail", "WARN": "fail"}
+# WARN is Soda's outcome of a threshold of level warn: a `severity: warn` clause's check.
+_OUTCOME: dict[str, Status] = {"PASSED": "pass", "FAILED": "fail", "WARN": "warn"}
 
 
 @dataclass
@@ -159,7 +160,7 @@ def _verdicts(case: _Case, raw: dict[str, Any]) -> EngineRun:
             detail = "Soda 4 level warn" if check.get("outcome") == "WARN" else ""
             if check.get("type") == "freshness":
                 detail = f"freshness {diag.get('freshness_in_minutes', diag)} min"
-            got[cid] = Verdict(cid, status, failures if status == "fail" else None, detail)
+            got[cid] = Verdict(cid, status, failures if status in ("fail", "warn") else None, detail)
     out = []
     for c in case.inp.clauses:
         if c.id in got:

@@ -9,6 +9,7 @@ Clause ids come from each check's `qualifier`. Params follow `render.project`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,7 @@ class _Reader:
         self.path = str(path)
         self.clauses: list[Clause] = []
         self.findings: list[Finding] = []
+        self.warned: set[str] = set()  # clause ids whose check warns (threshold level warn)
 
     def find(self, code: str, message: str, clause_id: str | None = None) -> None:
         self.findings.append(Finding(code, self.path, message, clause_id=clause_id))
@@ -67,15 +69,18 @@ class _Reader:
         self.clauses.append(Clause(cid, _kind(cid), cols, make_params(**params), text))
 
     def threshold(self, cid: str, body: dict[str, Any]) -> None:
-        """A count check must fail on one row: no threshold, or `must_be: 0` at level fail."""
+        """A count check must flag one row: no threshold, or `must_be: 0` at level fail, or at
+        level warn (the clause's severity is then warn, which `check` compares with the contract's)."""
         t = body.get("threshold")
         if t is None:
             return
-        if not isinstance(t, dict) or t.get("level", "fail") != "fail":
+        if not isinstance(t, dict) or t.get("level", "fail") not in ("fail", "warn"):
             self.find(SEVERITY_WEAKENED, f"{cid} threshold level is {t.get('level') if isinstance(t, dict) else t}, "
                       "not fail", cid)
         elif set(t) - {"level", "metric"} != {"must_be"} or _number(t.get("must_be")) != "0":
             self.find(SEVERITY_WEAKENED, f"{cid} threshold {t} lets failing rows pass", cid)
+        elif t.get("level") == "warn":
+            self.warned.add(cid)
 
     def column_check(self, column: str, kind: str, body: dict[str, Any]) -> None:
         cid = str(body.get("qualifier") or "")
@@ -127,7 +132,9 @@ class _Reader:
             col = str(body.get("column"))
             raw = body.get("threshold")
             t: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            if t.get("level", "fail") != "fail":
+            if t.get("level", "fail") == "warn":
+                self.warned.add(cid)
+            elif t.get("level", "fail") != "fail":
                 self.find(SEVERITY_WEAKENED, f"{cid} threshold level is {t.get('level')}, not fail", cid)
             self.add(cid, (col,), name, column=col, max_age_seconds=_seconds(t))
         elif kind == "failed_rows":
@@ -177,7 +184,8 @@ def read(path: Path, text: str) -> ReadResult:
             r.clauses[:0] = types
     elif doc is not None:
         r.find(UNREADABLE, "not a Soda 4 contract (no mapping at the top)")
-    return ReadResult(tuple(r.clauses), tuple(r.findings), *(header or (None, None, None)))
+    clauses = tuple(replace(c, severity="warn") if c.id in r.warned else c for c in r.clauses)
+    return ReadResult(clauses, tuple(r.findings), *(header or (None, None, None)))
 
 
 __all__ = ["CLAUSE_MARK", "SCHEMA_QUALIFIER", "read"]

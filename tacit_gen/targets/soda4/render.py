@@ -145,6 +145,23 @@ def _uses_expression(c: Clause) -> bool:
             or (c.kind == "fixed_value" and isinstance(c.param("value"), bool)))
 
 
+def _warn_levels(warn: set[str], columns: dict[str, dict[str, Any]],
+                 dataset_checks: list[dict[str, Any]]) -> None:
+    """The checks of `severity: warn` clauses get a threshold of level `warn` (Soda 4's outcome
+    WARN, which fails nothing): the count checks `must_be: 0`, freshness its own threshold."""
+    if not warn:
+        return
+    items = [x for col in columns.values() for x in col.get("checks", ())] + dataset_checks
+    for item in items:
+        kind, body = next(iter(item.items()))
+        if body.get("qualifier") not in warn:
+            continue
+        if kind == "freshness":
+            body["threshold"] = {**body["threshold"], "level": "warn"}
+        else:
+            body["threshold"] = {"must_be": Num("0"), "level": "warn"}
+
+
 def build(contract: Contract, clauses: tuple[Clause, ...],
           dialect: str = "duckdb") -> tuple[dict[str, Any], list[Unsupported]]:
     """The contract document (a mapping in file order) and the clauses it cannot state."""
@@ -187,9 +204,6 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
         if VARIABLE.search(c.text) or VARIABLE.search(c.id):
             unsupported.append(Unsupported(
                 NAME, c.id, "its text holds ${namespace.name}, which Soda 4 resolves as a variable"))
-            continue
-        if c.warn:
-            unsupported.append(Unsupported(NAME, c.id, WARN_REASON))
             continue
         if k == "not_null":
             column_check(c, "missing", {})
@@ -238,6 +252,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                 "name": check_name(c), "qualifier": c.id, "query": _fail_query(c.id, text)}})
         else:
             unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda 4 check"))
+    _warn_levels({c.id for c in clauses if c.warn}, columns, dataset_checks)
     doc: dict[str, Any] = {"dataset": qualified_name(contract, dialect)}
     if columns:
         doc["columns"] = list(columns.values())
@@ -296,8 +311,6 @@ class Soda4Target:
 # whole days against the UTC date of now (tacit_gen.semantics.freshness).
 DATE_FRESHNESS_REASON = ("a date column's freshness counts whole days against the UTC date of now; "
                          "Soda 4's freshness check counts time since the newest value")
-# A Soda 4 contract check passes or fails: it has no warn level (Soda v3's `warn:` thresholds).
-WARN_REASON = "severity warn: a Soda 4 contract check passes or fails, it cannot warn (no warn level)"
 
 
 def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
@@ -306,7 +319,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     params: dict[str, Any]
     cols: tuple[str, ...] = ()
     if k not in ("column", "no_unknown_columns") and (VARIABLE.search(clause.text)
-                                                      or VARIABLE.search(clause.id) or clause.warn):
+                                                      or VARIABLE.search(clause.id)):
         return None
     if k == "freshness" and clause.param("whole_days"):
         return None
@@ -344,4 +357,4 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         return None
     # the column clauses share the column list and the schema check: no text of their own
     text = "" if k in ("column", "no_unknown_columns") else check_name(clause)
-    return Clause(clause.id, k, cols, make_params(**params), text)
+    return Clause(clause.id, k, cols, make_params(**params), text, severity=clause.severity)
