@@ -36,7 +36,8 @@ _Dumper.add_representer(Num, _num_repr)
 _Dumper.add_representer(Block, _block_repr)
 
 
-def _pyyaml_dump(data: Any) -> str:
+def pyyaml_dump(data: Any) -> str:
+    """`data` through PyYAML's emitter: the text `dump` writes (and the reference its tests use)."""
     return yaml.dump(
         data,
         Dumper=_Dumper,
@@ -55,11 +56,17 @@ def dump(data: Any) -> str:
     text reused; anything else (an alias, a complex key, a multi-line quoted scalar) falls back to
     PyYAML for the whole document. PyYAML's pure-Python emitter was most of a render's time.
     """
+    direct = write_direct(data)
+    return pyyaml_dump(data) if direct is None else direct
+
+
+def write_direct(data: Any) -> str | None:
+    """`data` written without PyYAML's emitter, or None for a shape left to PyYAML."""
     out: list[str] = []
     try:
         _block(data, 0, out, set())
     except _Fallback:
-        return _pyyaml_dump(data)
+        return None
     return "".join(out)
 
 
@@ -85,7 +92,7 @@ def _key(value: Any) -> str:
     """A mapping key as PyYAML writes it (simple keys only)."""
     if type(value) is str and len(value) < 128 and _PLAIN.fullmatch(value) and _resolves_to_str(value):
         return str(value)
-    text = _pyyaml_dump({value: None})
+    text = pyyaml_dump({value: None})
     if not text.endswith(": null\n") or text.count("\n") != 1 or text.startswith("? "):
         raise _Fallback
     return text[: -len(": null\n")]
@@ -105,7 +112,7 @@ def _scalar(value: Any) -> str:
         return (" |\n" if value.endswith("\n") else " |-\n") + lines
     if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
         raise _Fallback  # line breaks the re-indenting below does not see
-    text = _pyyaml_dump({"k": value})
+    text = pyyaml_dump({"k": value})
     if not text.startswith("k:") or text.endswith("...\n"):
         raise _Fallback
     rest = text[2:]

@@ -1,7 +1,7 @@
 """The direct YAML writer of `tacit_gen.targets.soda.writer.dump` writes exactly PyYAML's text.
 
 `dump` writes common shapes itself and asks PyYAML only for unusual scalars; these tests compare
-it with PyYAML's emitter (`_pyyaml_dump`, the same dumper and options) on random documents with
+it with PyYAML's emitter (`pyyaml_dump`, the same dumper and options) on random documents with
 hostile strings, on the shapes the Soda targets write, and on every bundled contract's render.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacit_gen.targets.soda.writer import Block, Num, _block, _Fallback, _pyyaml_dump, dump
+from tacit_gen.targets.soda.writer import Block, Num, dump, pyyaml_dump, write_direct
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,7 +43,7 @@ _doc = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(_key, _doc, min_size=1, max_size=5))
 def test_random_documents_match_pyyaml(doc: dict[object, object]) -> None:
-    assert dump(doc) == _pyyaml_dump(doc)
+    assert dump(doc) == pyyaml_dump(doc)
 
 
 def test_soda_shapes_match_pyyaml() -> None:
@@ -57,17 +57,14 @@ def test_soda_shapes_match_pyyaml() -> None:
             {"x": {}}, {"y": []}, {"z": [[Block("a\n"), {}], {"k": Block(" lead\n")}]},
         ]
     }
-    out: list[str] = []
-    _block(doc, 0, out, set())  # written directly: no fallback to PyYAML for the whole document
-    assert "".join(out) == _pyyaml_dump(doc)
+    assert write_direct(doc) == pyyaml_dump(doc)  # written directly, no fallback to PyYAML
 
 
 def test_shared_objects_and_odd_roots_fall_back_to_pyyaml() -> None:
     shared = {"a": 1}
     for doc in ({"x": shared, "y": shared}, {}, [], "text", {"k": 1.5}, {"k": "a\nb"}):
-        with pytest.raises(_Fallback):
-            _block(doc, 0, [], set())
-        assert dump(doc) == _pyyaml_dump(doc)
+        assert write_direct(doc) is None
+        assert dump(doc) == pyyaml_dump(doc)
 
 
 def test_bundled_contracts_render_the_same_through_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,8 +76,8 @@ def test_bundled_contracts_render_the_same_through_pyyaml(monkeypatch: pytest.Mo
     paths = sorted((ROOT / "contracts").glob("*.yaml"))
     targets = ("soda", "soda4")
     fast = {a.path: a.content for a in render.render_all(paths, targets, RenderOptions()).artifacts}
-    monkeypatch.setattr(soda_render, "dump", _pyyaml_dump)
-    monkeypatch.setattr(soda4_render, "dump", _pyyaml_dump)
+    monkeypatch.setattr(soda_render, "dump", pyyaml_dump)
+    monkeypatch.setattr(soda4_render, "dump", pyyaml_dump)
     slow = {a.path: a.content for a in render.render_all(paths, targets, RenderOptions()).artifacts}
     assert len(fast) >= 2 * len(paths) - 1
     assert fast == slow
