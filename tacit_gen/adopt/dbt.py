@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant
+from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant, choose_key
 from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract import units
 
@@ -569,25 +569,10 @@ class _Importer:
 
     def choose_key(self) -> None:
         d = self.d
-        chosen: tuple[str, ...] | None = None
-        for cols, what, entry in self.key_candidates:
-            where = self.where(cols[0] if len(cols) == 1 else None)
-            missing = [c for c in cols if c not in self.columns]
-            nullable = [c for c in cols if c not in self.not_null]
-            if chosen is None and not missing and not nullable:
-                chosen = cols
-                d.key = list(cols)
-                d.item(MAPPED, where, what, "key: unique:" + ",".join(cols))
-            elif chosen == cols:
-                d.item(MAPPED, where, what, "key: unique:" + ",".join(cols))
-            elif missing:
-                self.unmapped(None, entry, what, f"{', '.join(missing)} not in the contract")
-            elif nullable:
-                self.unmapped(None, entry, what, f"{', '.join(nullable)} may be null and a key "
-                              "column is never null (add not_null to make it the key)")
-            else:
-                self.unmapped(None, entry, what, "the contract has one key: "
-                              + ",".join(chosen or ()))
+        chosen = choose_key(d, self.key_candidates, present=lambda c: c in self.columns,
+                            never_null=lambda c: c in self.not_null, where=self.where,
+                            unmapped=self.unmapped,
+                            nullable_hint=" (add not_null to make it the key)")
         for name in sorted(self.not_null | self.warn_not_null):
             if name in self.columns and name not in d.key:
                 self.columns[name]["nullable"] = False

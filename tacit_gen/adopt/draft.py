@@ -9,6 +9,7 @@ whose unit the source never stated: TG202), and returns text that `tacit-gen lin
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,3 +236,46 @@ def _invariant_id(draft: Draft, accepted: list[str], text: str, header: str) -> 
         if clause.kind in ("range", "invariant") and clause.text == text:
             return clause.id
     return f"invariant:{text}"
+
+
+def choose_key(d: Draft, candidates: list[tuple[tuple[str, ...], str, Any]], *,
+               present: Callable[[str], bool], never_null: Callable[[str], bool],
+               where: Callable[[str | None], str],
+               unmapped: Callable[[str | None, Any, str, str], None],
+               nullable_hint: str = "") -> tuple[str, ...] | None:
+    """Make the first candidate whose columns are all in the contract and never null the key.
+
+    Every candidate is reported: the chosen one (and any repeat of it) as mapped, the others as
+    not mapped with why (a column missing, one that may be null, or the contract has one key).
+
+    Args:
+        d: the draft; its `key` is set.
+        candidates: (columns, what the source says, the source entry) in the source's order.
+        present: whether a column is in the contract.
+        never_null: whether a column is known never to be null.
+        where: the report location of a column (None: the model or schema).
+        unmapped: the importer's report of a candidate that did not become the key.
+        nullable_hint: appended to the "may be null" reason (how to fix it in the source).
+
+    Returns:
+        The chosen key's columns, or None.
+    """
+    chosen: tuple[str, ...] | None = None
+    for cols, what, entry in candidates:
+        at = where(cols[0] if len(cols) == 1 else None)
+        missing = [c for c in cols if not present(c)]
+        nullable = [c for c in cols if not never_null(c)]
+        if chosen is None and not missing and not nullable:
+            chosen = cols
+            d.key = list(cols)
+            d.item(MAPPED, at, what, "key: unique:" + ",".join(cols))
+        elif chosen == cols:
+            d.item(MAPPED, at, what, "key: unique:" + ",".join(cols))
+        elif missing:
+            unmapped(None, entry, what, f"{', '.join(missing)} not in the contract")
+        elif nullable:
+            unmapped(None, entry, what, f"{', '.join(nullable)} may be null and a key column is "
+                     "never null" + nullable_hint)
+        else:
+            unmapped(None, entry, what, "the contract has one key: " + ",".join(chosen or ()))
+    return chosen

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant
+from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant, choose_key
 from tacit_gen.adopt.odcs_export import ENGINE, key_name
 from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract.loader import FIELD_KEYS, TOP_KEYS
@@ -353,24 +353,10 @@ class _Importer:
             self.not_null.update(cols)  # a primary key is never null
             rest = [c for c in self.key_candidates if not c[1].startswith("primaryKey")]
             self.key_candidates = [(cols, "primaryKey", None), *rest]
-        chosen: tuple[str, ...] | None = None
-        for cols, what, entry in self.key_candidates:
-            missing = [c for c in cols if c not in self.columns and c not in self.implied]
-            nullable = [c for c in cols if c not in self.not_null and c not in self.implied]
-            where = self.where(cols[0] if len(cols) == 1 else None)
-            if chosen is None and not missing and not nullable:
-                chosen = cols
-                d.key = list(cols)
-                d.item(MAPPED, where, what, "key: unique:" + ",".join(cols))
-            elif chosen == cols:
-                d.item(MAPPED, where, what, "key: unique:" + ",".join(cols))
-            elif missing:
-                self.unmapped(None, entry, what, f"{', '.join(missing)} not in the contract")
-            elif nullable:
-                self.unmapped(None, entry, what, f"{', '.join(nullable)} may be null and a key "
-                              "column is never null")
-            else:
-                self.unmapped(None, entry, what, "the contract has one key: " + ",".join(chosen or ()))
+        choose_key(d, self.key_candidates,
+                   present=lambda c: c in self.columns or c in self.implied,
+                   never_null=lambda c: c in self.not_null or c in self.implied,
+                   where=self.where, unmapped=self.unmapped)
         for name in sorted(self.not_null):
             spec = self.columns.get(name)
             if spec is not None and name not in d.key and "nullable" not in spec:
