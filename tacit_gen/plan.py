@@ -277,6 +277,7 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                            gaps_allowed=c.gaps_allowed, **extra))
     out.extend(catalog_clauses)
     out.extend(_plausible(contract))
+    out.extend(_catalog_dimensions(contract))
     if rp is not None and contract.field("revision") is not None:
         ingest = t.ingest_column if t is not None else None
         windowed = rp.window is not None and ingest is not None
@@ -316,6 +317,28 @@ def _plausible(contract: Contract) -> list[Clause]:
             f"plausible:{f.name}", "plausible", (f.name, series[0]), f.text, f.pos.line,
             column=f.name, key=series[0], relation=cat.relation, catalog_key=cat.key,
             min_column=cat.plausible_min, max_column=cat.plausible_max), severity="warn"))
+    return out
+
+
+def _catalog_dimensions(contract: Contract) -> list[Clause]:
+    """`catalog_dimension:<f>` for a field whose unit comes per series from the catalog under a
+    stated dimension: each series' catalog unit must be one of the unit table's spellings of it."""
+    from tacit_gen.contract.units import units_of_dimension
+
+    out: list[Clause] = []
+    series = contract.series_key
+    for f in contract.fields:
+        if not f.unit_from_catalog or f.dimension is None:
+            continue
+        allowed = units_of_dimension(f.dimension)
+        if allowed is None:
+            continue  # `per series` or an unknown name: lint TG215
+        key = series[0] if series else "series_id"
+        cat = effective_catalog(contract, key)
+        out.append(_clause(f"catalog_dimension:{f.name}", "catalog_dimension", (f.name, key), f.text,
+                           f.pos.line, column=f.name, key=key, relation=cat.relation,
+                           catalog_key=cat.key, catalog_column=cat.unit,
+                           dimension=f.dimension.strip(), units=allowed))
     return out
 
 

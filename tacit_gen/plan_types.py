@@ -23,6 +23,7 @@ KINDS = (
     "catalog_unit",
     "catalog_bounds",
     "plausible",
+    "catalog_dimension",
     "revision_window",
     "revision_by",
 )

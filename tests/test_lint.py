@@ -33,7 +33,7 @@ CASES: dict[str, str] = {
     "  ts: {type: timestamp_ms_utc}\n  ingested: {type: date}  # <-\n",
     "TG214": HEAD + "key: [id, revision]\nfields:\n  id: {type: string}\n  revision: {type: int64}\n"
     "revision_policy:  # <-\n  allowed: true\n  reasons: [late]\n",
-    "TG215": HEAD + "fields:\n  v: {type: decimal(9,3), unit: per series from catalog, dimension: pressure}  # <-\n",
+    "TG215": HEAD + "fields:\n  v: {type: decimal(9,3), unit: per series from catalog, dimension: wobble}  # <-\n",
     "TG216": HEAD + "fields:\n  id: {type: string}\ntargets:\n  dbt: {enabled: false}  # <-\n",
     "TG217": HEAD + "fields:\n  id: {type: string}\nevolution:\n  compatibility: NONE  # <-\n",
     "TG218": HEAD + "fields:\n  total_price: {type: float64, unit: dimensionless}  # <-\n",

@@ -167,6 +167,8 @@ invariants:
     "series_clauses": (ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml").read_text(),
     # plausible: catalog (issue 18): a value inside the hard bounds, outside the plausible ones
     "plausible": (ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml").read_text(),
+    # a catalog unit checked against the stated dimension (issue 13)
+    "catalog_dimension": (ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml").read_text(),
 }
 
 # Violations that cannot be isolated, and why: without a revision below the latest one, a
@@ -303,6 +305,15 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
                     f"SELECT count(*) FROM {t} AS d LEFT JOIN {rel} AS c "
                     f"ON c.{ck} = d.{ident(c.param('key'))} "
                     f"WHERE d.{q} IS NOT NULL AND (c.{ck} IS NULL OR {bad})")
+            elif c.kind == "catalog_dimension":
+                rel, ck = ident(c.param("relation")), ident(c.param("catalog_key"))
+                cu = f"c.{ident(c.param('catalog_column'))}"
+                units = ", ".join(literal(u) for u in c.param("units"))
+                key = f"d.{ident(c.param('key'))}"
+                out[c.id] = count(
+                    f"SELECT count(*) FROM {t} AS d LEFT JOIN {rel} AS c ON c.{ck} = {key} "
+                    f"WHERE {key} IS NOT NULL AND (c.{ck} IS NULL OR {cu} IS NULL "
+                    f"OR {cu} NOT IN ({units}))")
             elif c.kind == "revision_window":
                 rev = ident(c.param("column"))
                 if not c.param("allowed"):

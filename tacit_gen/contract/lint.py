@@ -29,7 +29,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG212": ("warning", "a float or decimal key compares inexactly; keys are strings, integers or times"),
     "TG213": ("error", "the ingest column is a UTC timestamp"),
     "TG214": ("note", "revision reasons are enforced only on a 'revision_reason' column"),
-    "TG215": ("warning", "a dimension that is not 'per series' on a catalog unit says nothing checkable"),
+    "TG215": ("warning", "an unknown dimension on a catalog unit says nothing checkable (a known one is checked: catalog_dimension)"),
     "TG216": ("warning", "a target disabled 'temporarily' is a contract nobody enforces (seed: Common Mistakes)"),
     "TG217": ("warning", "compatibility NONE lets any breaking change through (seed: Common Mistakes)"),
     "TG218": ("warning", "money declared dimensionless hides its currency; declare it, and waive TG201 with a reason if it is stored as float"),
@@ -105,8 +105,9 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
                 fadd("TG204", f.pos, f"'{f.name}' declares dimension '{f.dimension}' but unit '{f.unit}' is {resolved.dimensionality}", f.dimension)
             elif ok is None and not resolved.invented:
                 fadd("TG204", f.pos, f"unknown dimension '{f.dimension}' for '{f.name}'", f.dimension)
-        if f.dimension is not None and f.unit_from_catalog and f.dimension.strip().lower() != "per series":
-            fadd("TG215", f.pos, f"'{f.name}' takes its unit per series from the catalog; dimension '{f.dimension}' cannot be checked", f.dimension)
+        if (f.dimension is not None and f.unit_from_catalog and f.dimension.strip().lower() != "per series"
+                and units.units_of_dimension(f.dimension) is None):
+            fadd("TG215", f.pos, f"'{f.name}' takes its unit per series from the catalog; dimension '{f.dimension}' is unknown, so the catalog units cannot be checked", f.dimension)
         suffix = units.suffix_unit(f.name)
         if suffix is not None and f.type.is_numeric:
             if f.unit is None and not f.unit_from_catalog:

@@ -190,6 +190,21 @@ def dimension_matches(dimension: str, unit: ResolvedUnit) -> bool | None:
     return dim == unit.dimensionality
 
 
+def units_of_dimension(dimension: str) -> tuple[str, ...] | None:
+    """The unit spellings of the shipped unit table (`unit_table.UNITS`) that have `dimension`,
+    sorted; None when the dimension name is unknown. This finite list is what a catalog's unit
+    is checked against in every target (a SQL `IN` list, a Python set), so all agree."""
+    from tacit_gen.contract.unit_table import UNITS
+
+    name = dimension.strip().strip("[]").strip().lower().replace(" ", "_")
+    if name in ("currency", "currency_amount", "money"):
+        return tuple(sorted(t for t, (_, dim, _) in UNITS.items() if dim.startswith("[currency_")))
+    dim = dimension_of(dimension)
+    if dim is None:
+        return None
+    return tuple(sorted(t for t, (_, d, _) in UNITS.items() if d == dim))
+
+
 def multiply(a: str, b: str, op: str) -> str:
     """The unit text of a*b or a/b."""
     ureg = registry()

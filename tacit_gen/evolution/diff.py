@@ -312,7 +312,7 @@ class Side:
                 side.ranges[str(cl.param("column"))] = cl
             elif cl.kind == "invariant":
                 side.invariants.append(cl)
-            elif cl.kind in ("catalog_unit", "catalog_bounds"):
+            elif cl.kind in ("catalog_bounds", "catalog_dimension", "catalog_unit"):
                 side.catalog[cl.id] = cl
         return side
 
@@ -803,17 +803,24 @@ def _invariants(d: _Diff) -> None:
 
 def _catalog(d: _Diff) -> None:
     def key(cl: Clause, mapping: dict[str, str]) -> str:
-        return f"{cl.kind}:{mapping.get(str(cl.param('column')), cl.param('column'))}"
+        k = f"{cl.kind}:{mapping.get(str(cl.param('column')), cl.param('column'))}"
+        # a catalog unit's dimension: another dimension is another check (removed, then added)
+        return f"{k}:{cl.param('dimension')}" if cl.kind == "catalog_dimension" else k
+
+    def path(side: Side, cl: Clause) -> str:
+        if cl.kind == "catalog_dimension":
+            return f"fields.{cl.param('column')}.dimension"
+        return side.invariant_path(cl.text)
 
     old = {key(cl, d.o2n): cl for cl in d.old.catalog.values()}
     new = {key(cl, {}): cl for cl in d.new.catalog.values()}
     for k, cl in old.items():
         if k not in new:
-            d.add("catalog_check.removed", d.old.invariant_path(cl.text),
+            d.add("catalog_check.removed", path(d.old, cl),
                   f"catalog check removed: '{cl.text}'", cl.line, None)
     for k, cl in new.items():
         if k not in old:
-            d.add("catalog_check.added", d.new.invariant_path(cl.text),
+            d.add("catalog_check.added", path(d.new, cl),
                   f"catalog check added: '{cl.text}'; existing rows may violate it", None, cl.line)
     ca, cb = d.a.catalog, d.b.catalog
     if ca != cb:

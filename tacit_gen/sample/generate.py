@@ -32,6 +32,7 @@ from tacit_gen.sample.verdicts import (
     within_window,
 )
 from tacit_gen.semantics.catalog import CatalogData, catalog_spec
+from tacit_gen.semantics.dimension import dimension_ok
 from tacit_gen.semantics.evaluate import evaluate
 from tacit_gen.semantics.plausible import plausible_ok
 
@@ -171,11 +172,12 @@ class Context:
         self.cat_unit = [c for c in self.clauses if c.kind == "catalog_unit"]
         self.cat_bounds = [c for c in self.clauses if c.kind == "catalog_bounds"]
         self.plausible = [c for c in self.clauses if c.kind == "plausible"]
+        self.cat_dimension = [c for c in self.clauses if c.kind == "catalog_dimension"]
         self.row_clauses = tuple(
             c for c in self.clauses
             if c.kind in ("not_null", "accepted_values", "fixed_value", "range", "invariant",
-                          "catalog_unit", "catalog_bounds", "revision_window", "pattern",
-                          "plausible", "revision_by")
+                          "catalog_unit", "catalog_bounds", "catalog_dimension",
+                          "revision_window", "pattern", "plausible", "revision_by")
         )
         # string columns with a `pattern:` draw examples of it; restaters come from `by`
         self.patterns = {str(c.param("column")): str(c.param("pattern"))
@@ -245,6 +247,8 @@ class Context:
                 ok = revision_by_ok(c, row)
             elif c.kind == "plausible":
                 ok = plausible_ok(c, row, lookup)
+            elif c.kind == "catalog_dimension":
+                ok = dimension_ok(c, row, lookup)
             else:
                 assert c.expr is not None
                 ok = evaluate(c.expr, row, catalog, lookup)
@@ -267,6 +271,13 @@ def catalog_entries(ctx: Context, labels: list[Any]) -> CatalogData | None:
             unit = str(unit_col.fixed)
         elif unit_col is not None and unit_col.type.kind == "enum":
             unit = unit_col.type.values[j % len(unit_col.type.values)]
+        if ctx.cat_dimension:  # a unit of the stated dimension, the presets' when one fits
+            allowed = tuple(ctx.cat_dimension[0].param("units") or ())
+            fits = [p for p in PRESETS if p[0] in allowed]
+            if fits:
+                unit, lo, hi, cadence = fits[j % len(fits)]
+            elif allowed and unit not in allowed:
+                unit = allowed[j % len(allowed)]
         if bound_col is not None:
             lo, hi = hard_bounds(bound_col, lo, hi)
         plo, phi = plausible_bounds(soft_col, lo, hi, bound_col is not None) if soft_col else (lo, hi)
@@ -453,7 +464,7 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
     labels = [[ctx.series_label(s, j) for s in ctx.series] for j in range(n_series)]
     cat_labels: list[Any] = []
     if ctx.spec is not None:
-        kcols = [str(c.param("key")) for c in (*ctx.cat_unit, *ctx.cat_bounds)]
+        kcols = [str(c.param("key")) for c in (*ctx.cat_unit, *ctx.cat_bounds, *ctx.cat_dimension)]
         if ctx.cadence is not None and ctx.cadence.param("from_catalog") and ctx.series:
             kcols.append(ctx.series[0])
         kc = kcols[0] if kcols else (ctx.series[0] if ctx.series else None)

@@ -210,6 +210,14 @@ def _row_expression(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: evaluate(expr, r, f.data.catalog, f.lookup) is False)
 
 
+def _catalog_dimension(c: Clause, f: Facts) -> ClauseCheck:
+    from tacit_gen.semantics.dimension import dimension_ok
+
+    if f.data.catalog is None:
+        return ClauseCheck(c.id, "fail", len(f.rows), "no catalog")
+    return _count(c, f.rows, lambda r: dimension_ok(c, r, f.lookup) is False)
+
+
 def _freshness(c: Clause, f: Facts) -> ClauseCheck:
     from tacit_gen.semantics.freshness import stale
 
@@ -267,6 +275,7 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "accepted_values": _accepted_values,
     "cadence": _cadence,
     "catalog_bounds": _row_expression,
+    "catalog_dimension": _catalog_dimension,
     "catalog_unit": _row_expression,
     "column": _column,
     "fixed_value": _fixed_value,

@@ -312,6 +312,31 @@ def _catalog_unit(v: Violation) -> Iterator[Candidate]:
     yield from v.row_level(wrong_unit, in_bar)
 
 
+def _catalog_dimension(v: Violation) -> Iterator[Candidate]:
+    """One series' catalog unit of another dimension (kg under pressure); the data's unit column
+    follows it, so `unit equals catalog unit` still holds and this clause fails alone."""
+    catalog = v.catalog
+    assert catalog is not None
+    allowed = tuple(v.clause.param("units") or ())
+    unit_col = str(v.clause.param("catalog_column"))
+    idx = catalog.spec.columns.index(unit_col)
+    key = str(v.clause.param("key"))
+    echo = [str(c.param("column")) for c in v.ctx.cat_unit]
+    for wrong in (u for u in ("kg", "m", "s") if u not in allowed):
+        for i, entry in enumerate(catalog.rows):
+            rows = list(catalog.rows)
+            rows[i] = (*entry[:idx], wrong, *entry[idx + 1:])
+            new = copy_rows(v.rows)
+            for r in new:
+                if r.get(key) == entry[0]:
+                    r.update({c: wrong for c in echo if r.get(c) is not None})
+            cand = v.candidate(new, f"the catalog gives series {entry[0]!r} unit {wrong!r}, "
+                               f"not a unit of {v.clause.param('dimension')}")
+            cand.catalog = CatalogData(catalog.spec, tuple(rows))
+            yield cand
+        return
+
+
 def _catalog_bounds(v: Violation) -> Iterator[Candidate]:
     catalog, col, rows, lookup, col_name = v.catalog, v.col, v.rows, v.lookup, v.col_name
     assert catalog is not None and col is not None
@@ -455,6 +480,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "accepted_values": _accepted_values,
     "cadence": _cadence,
     "catalog_bounds": _catalog_bounds,
+    "catalog_dimension": _catalog_dimension,
     "catalog_unit": _catalog_unit,
     "column": _column,
     "fixed_value": _fixed_value,

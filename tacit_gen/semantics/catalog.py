@@ -49,7 +49,7 @@ def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
     """The catalog the plan joins to, or None when no clause reads a catalog."""
     rel = key = unit = lo = hi = cad = plo = phi = None
     for c in clauses:
-        if c.kind == "catalog_unit":
+        if c.kind in ("catalog_dimension", "catalog_unit"):
             unit = unit or c.param("catalog_column")
         elif c.kind == "catalog_bounds":
             lo, hi = lo or c.param("min_column"), hi or c.param("max_column")
