@@ -83,8 +83,12 @@ def number(text: str) -> Exp.Expression:
 
 
 def generate(tree: Exp.Expression, dialect: str = "duckdb") -> str:
-    """The SQL text of a tree in a dialect (one line, no normalisation of names)."""
-    return str(tree.sql(dialect=sqlglot_dialect(dialect)))
+    """The SQL text of a tree in a dialect (one line, no normalisation of names).
+
+    The tree is consumed: a dialect's transforms may rewrite it in place (no defensive deep
+    copy, which was a large part of a render). Callers pass a tree built for this one call.
+    """
+    return str(tree.sql(dialect=sqlglot_dialect(dialect), copy=False))
 
 
 def _fresh(tree: Exp.Expression, dialect: str) -> str:
@@ -185,7 +189,7 @@ def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
                 getattr(exp, _CMP[op])(this=val(a), expression=val(b))
                 for a, op, b in zip(x.operands, x.ops, x.operands[1:], strict=False)
             ]
-            return parts[0] if len(parts) == 1 else paren(exp.and_(*parts, wrap=False))
+            return parts[0] if len(parts) == 1 else paren(exp.and_(*parts, wrap=False, copy=False))
         if isinstance(x, n.IsNull):
             tree: Exp.Expression = exp.Is(this=val(x.operand), expression=exp.Null())
             return exp.Not(this=tree) if x.negated else tree
@@ -361,8 +365,9 @@ def lag_over(value: Exp.Expression, partition: list[Exp.Expression],
 
 
 def pretty(tree: Exp.Expression, dialect: str = "duckdb") -> str:
-    """Multi-line SQL text of a query (queries an artifact shows as a block)."""
-    return str(tree.sql(dialect=sqlglot_dialect(dialect), pretty=True))
+    """Multi-line SQL text of a query (queries an artifact shows as a block); the tree is
+    consumed, as in :func:`generate`."""
+    return str(tree.sql(dialect=sqlglot_dialect(dialect), pretty=True, copy=False))
 
 
 def pattern_match(name: str, body: str, dialect: str = "duckdb") -> Exp.Expression:
@@ -383,9 +388,9 @@ def revision_by_ok(by_column: str, values: tuple[str, ...], revision_column: str
 
     rev = column(revision_column)
     allowed = exp.In(this=column(by_column), expressions=[string(v) for v in values])
-    named = exp.and_(is_not_null(column(by_column)), allowed)
-    return exp.or_(exp.Not(this=exp.paren(exp.GT(this=rev, expression=exp.Literal.number(0)))),
-                   exp.paren(named))
+    named = exp.and_(is_not_null(column(by_column)), allowed, copy=False)
+    return exp.or_(exp.Not(this=exp.paren(exp.GT(this=rev, expression=exp.Literal.number(0)), copy=False)),
+                   exp.paren(named, copy=False), copy=False)
 
 
 _READ_DIALECTS = ("duckdb", "postgres", "spark", "snowflake", "bigquery")

@@ -46,11 +46,11 @@ def _sessions(clause: Clause) -> Exp.Select:
     number_ = exp.Window(this=exp.RowNumber(), partition_by=[cal.copy()],
                          order=exp.Order(expressions=[exp.Ordered(this=day.copy())]))
     return exp.select(
-        exp.alias_(cal, "tacit_cal"), exp.alias_(day, "tacit_day"),
-        exp.alias_(column(p("sessions_open")), "tacit_open"),
-        exp.alias_(column(p("sessions_close")), "tacit_close"),
-        exp.alias_(number_, "tacit_sn"),
-    ).from_(relation(p("sessions_relation")))
+        exp.alias_(cal, "tacit_cal", copy=False), exp.alias_(day, "tacit_day", copy=False),
+        exp.alias_(column(p("sessions_open")), "tacit_open", copy=False),
+        exp.alias_(column(p("sessions_close")), "tacit_close", copy=False),
+        exp.alias_(number_, "tacit_sn", copy=False),
+     copy=False).from_(relation(p("sessions_relation")), copy=False)
 
 
 def calendar_code(clause: Clause, row_alias: str, catalog_alias: str = "tacit_cc") -> Exp.Expression:
@@ -68,8 +68,8 @@ def with_catalog(clause: Clause, q: Exp.Select, row_alias: str) -> Exp.Select:
         return q
     on = exp.EQ(this=column(clause.param("calendar_series"), row_alias),
                 expression=column(clause.param("calendar_catalog_key"), "tacit_cc"))
-    return q.join(exp.alias_(relation(clause.param("calendar_catalog")), "tacit_cc", table=True),
-                  on=on, join_type="LEFT")
+    return q.join(exp.alias_(relation(clause.param("calendar_catalog")), "tacit_cc", table=True, copy=False),
+                  on=on, join_type="LEFT", copy=False)
 
 
 def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
@@ -86,18 +86,18 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
     p = clause.param
     t = column(p("column"))
     series = [column(s) for s in p("series") or ()]
-    present = exp.and_(*[is_not_null(x.copy()) for x in [t, *series]])
-    src = exp.select(exp.Star()).from_(source.copy()).where(present)
+    present = exp.and_(*[is_not_null(x.copy()) for x in [t, *series]], copy=False)
+    src = exp.select(exp.Star(), copy=False).from_(source.copy(), copy=False).where(present, copy=False)
     if has_revision:
         rev = column("revision")
         latest = exp.Window(this=exp.Max(this=rev.copy()), partition_by=[x.copy() for x in [*series, t]])
-        inner = exp.select(exp.Star(), exp.alias_(latest, "tacit_latest")).from_(
-            src.subquery("tacit_src"))
+        inner = exp.select(exp.Star(), exp.alias_(latest, "tacit_latest", copy=False), copy=False).from_(
+            src.subquery("tacit_src", copy=False), copy=False)
         keep = exp.or_(exp.EQ(this=rev.copy(), expression=column("tacit_latest")),
-                       exp.Paren(this=exp.and_(is_null(column("tacit_latest")), is_null(rev.copy()))))
-        points = exp.select(*[x.copy() for x in [*series, t]]).from_(inner.subquery("tacit_r")).where(keep)
+                       exp.Paren(this=exp.and_(is_null(column("tacit_latest")), is_null(rev.copy()), copy=False)), copy=False)
+        points = exp.select(*[x.copy() for x in [*series, t]], copy=False).from_(inner.subquery("tacit_r", copy=False), copy=False).where(keep, copy=False)
     else:
-        points = exp.select(*[x.copy() for x in [*series, t]]).from_(src.subquery("tacit_r"))
+        points = exp.select(*[x.copy() for x in [*series, t]], copy=False).from_(src.subquery("tacit_r", copy=False), copy=False)
     lt = column(p("column"), "l")
     sel = [column(s, "l") for s in p("series") or ()] + [lt.copy()]
     if p("sessions_relation") is None:  # `1 trading day` without a calendar: Monday to Friday
@@ -107,9 +107,9 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
         midnight = exp.EQ(this=exp.Mod(this=epoch_us(lt.copy(), dialect),
                                        expression=exp.Literal.number(_US_PER_DAY)),
                           expression=exp.Literal.number(0))
-        sn: Exp.Expression = exp.Case(ifs=[exp.If(this=exp.and_(weekday, midnight),
+        sn: Exp.Expression = exp.Case(ifs=[exp.If(this=exp.and_(weekday, midnight, copy=False),
                                                   true=weekdays_through(utc_date(lt.copy(), dialect), dialect))])
-        placed = exp.select(*sel, exp.alias_(sn, "tacit_sn")).from_(points.subquery("l"))
+        placed = exp.select(*sel, exp.alias_(sn, "tacit_sn", copy=False), copy=False).from_(points.subquery("l", copy=False), copy=False)
     else:
         s_open, s_close = column("tacit_open", "s"), column("tacit_close", "s")
         code = calendar_code(clause, "l")
@@ -119,25 +119,25 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
                 exp.LTE(this=epoch_us(s_open, dialect), expression=epoch_us(lt.copy(), dialect)),
                 exp.LTE(this=exp.Add(this=epoch_us(lt.copy(), dialect),
                                      expression=exp.Literal.number(seconds * 1_000_000)),
-                        expression=epoch_us(s_close, dialect)))
+                        expression=epoch_us(s_close, dialect)), copy=False)
         else:
             at_midnight = exp.EQ(this=exp.Mod(this=epoch_us(lt.copy(), dialect),
                                               expression=exp.Literal.number(_US_PER_DAY)),
                                  expression=exp.Literal.number(0))
             at_open = exp.EQ(this=epoch_us(lt.copy(), dialect), expression=epoch_us(s_open, dialect))
             inside = exp.and_(exp.EQ(this=column("tacit_day", "s"), expression=utc_date(lt.copy(), dialect)),
-                              exp.Paren(this=exp.or_(at_midnight, at_open)))
-        on = exp.and_(exp.EQ(this=column("tacit_cal", "s"), expression=code), inside)
-        base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn")).from_(points.subquery("l"))
+                              exp.Paren(this=exp.or_(at_midnight, at_open, copy=False)), copy=False)
+        on = exp.and_(exp.EQ(this=column("tacit_cal", "s"), expression=code), inside, copy=False)
+        base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn", copy=False), copy=False).from_(points.subquery("l", copy=False), copy=False)
         base = with_catalog(clause, base, "l")
-        placed = base.join(_sessions(clause).subquery("s"), on=on, join_type="LEFT")
+        placed = base.join(_sessions(clause).subquery("s", copy=False), on=on, join_type="LEFT", copy=False)
     part = [column(s) for s in p("series") or ()]
     steps = exp.select(
         exp.Star(),
-        exp.alias_(lag_over(t.copy(), [x.copy() for x in part], t.copy(), dialect), "tacit_prev"),
+        exp.alias_(lag_over(t.copy(), [x.copy() for x in part], t.copy(), dialect), "tacit_prev", copy=False),
         exp.alias_(lag_over(column("tacit_sn"), [x.copy() for x in part], t.copy(), dialect),
-                   "tacit_prev_sn"),
-    ).from_(placed.subquery("tacit_placed"))
+                   "tacit_prev_sn", copy=False),
+     copy=False).from_(placed.subquery("tacit_placed", copy=False), copy=False)
     cur, prev = column("tacit_sn"), column("tacit_prev_sn")
     same = exp.EQ(this=cur.copy(), expression=prev.copy())
     if p("sessions") == "within":
@@ -148,16 +148,16 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
         off: Exp.Expression = exp.LT(this=step.copy(), expression=number(_decimal_text(interval_us * (100 - tol) / 100)))
         if not p("gaps_allowed"):
             off = exp.or_(off, exp.GT(this=step.copy(),
-                                      expression=number(_decimal_text(interval_us * (100 + tol) / 100))))
-        bad_step: Exp.Expression = exp.and_(same, exp.Paren(this=off))
+                                      expression=number(_decimal_text(interval_us * (100 + tol) / 100))), copy=False)
+        bad_step: Exp.Expression = exp.and_(same, exp.Paren(this=off), copy=False)
     else:
         bad_step = same
     if not p("gaps_allowed"):
         skipped = exp.GT(this=cur.copy(), expression=exp.Add(this=prev.copy(), expression=exp.Literal.number(1)))
-        bad_step = exp.or_(exp.Paren(this=bad_step), skipped)
+        bad_step = exp.or_(exp.Paren(this=bad_step), skipped, copy=False)
     bad = exp.or_(is_null(cur.copy()),
-                  exp.Paren(this=exp.and_(is_not_null(prev.copy()), exp.Paren(this=bad_step))))
-    return exp.select(exp.Star()).from_(steps.subquery("tacit_steps")).where(bad)
+                  exp.Paren(this=exp.and_(is_not_null(prev.copy()), exp.Paren(this=bad_step), copy=False)), copy=False)
+    return exp.select(exp.Star(), copy=False).from_(steps.subquery("tacit_steps", copy=False), copy=False).where(bad, copy=False)
 
 
 def trading_days_late(clause: Clause, time_col: Exp.Expression, ingest_col: Exp.Expression,
@@ -168,12 +168,12 @@ def trading_days_late(clause: Clause, time_col: Exp.Expression, ingest_col: Exp.
 
     p = clause.param
     ses = column(p("sessions_session"), "tacit_s")
-    count = (exp.select(exp.Count(this=exp.Star()))
-             .from_(exp.alias_(relation(p("sessions_relation")), "tacit_s", table=True))
+    count = (exp.select(exp.Count(this=exp.Star()), copy=False)
+             .from_(exp.alias_(relation(p("sessions_relation")), "tacit_s", table=True, copy=False), copy=False)
              .where(exp.and_(
                  exp.EQ(this=column(p("sessions_calendar"), "tacit_s"),
                         expression=code if code is not None else string(p("calendar"))),
                  exp.GT(this=ses.copy(), expression=utc_date(time_col, dialect)),
-                 exp.LTE(this=ses.copy(), expression=utc_date(ingest_col, dialect)))))
+                 exp.LTE(this=ses.copy(), expression=utc_date(ingest_col, dialect)), copy=False), copy=False))
     return exp.GT(this=exp.Subquery(this=count),
                   expression=exp.Literal.number(int(p("business_days"))))

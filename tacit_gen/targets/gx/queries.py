@@ -25,7 +25,7 @@ BATCH = "__tacit_batch__"  # stands for GX's `{batch}` while the query is a sqlg
 def _batch(alias: str = "b") -> Any:
     from sqlglot import exp
 
-    return exp.alias_(exp.to_table(BATCH), alias, table=True)
+    return exp.alias_(exp.to_table(BATCH), alias, table=True, copy=False)
 
 
 def _text(tree: Any, dialect: str) -> str:
@@ -102,7 +102,7 @@ def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
     from sqlglot import exp
 
     cond = sql.condition(expr, dialect)
-    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=cond)))
+    q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=cond)), copy=False)
     return _text(q, dialect)
 
 
@@ -113,8 +113,8 @@ def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
     from sqlglot import exp
 
     latest = sql.column("latest", "fresh")
-    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest"))
-             .from_(_batch()).subquery("fresh"))
+    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(column)), "latest", copy=False), copy=False)
+             .from_(_batch(), copy=False).subquery("fresh", copy=False))
     if whole_days:
         edge = exp.Sub(this=sql.utc_date(exp.CurrentTimestamp(), dialect),
                        expression=exp.Interval(this=sql.string(str(max_age_seconds // 86400)),
@@ -123,8 +123,8 @@ def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
         edge = exp.Sub(this=exp.CurrentTimestamp(),
                        expression=exp.Interval(this=sql.string(str(max_age_seconds)),
                                                unit=exp.Var(this="SECOND")))
-    q = exp.select(exp.Star()).from_(inner).where(
-        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
+    q = exp.select(exp.Star(), copy=False).from_(inner, copy=False).where(
+        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge), copy=False), copy=False)
     return _text(q, dialect)
 
 
@@ -145,7 +145,7 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
     hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
     sel = [x.copy() for x in [*series, col]]
     # rows with a NULL time or series value are not points (not_null's business)
-    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]], copy=False)
     if has_revision:
         # rank(), not row_number(): every row at the latest revision counts, so an exact
         # duplicate of a point is a step of 0 (docs/architecture.md, cadence)
@@ -153,16 +153,16 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
                           partition_by=[x.copy() for x in sel],
                           order=exp.Order(expressions=[exp.Ordered(this=sql.column("revision"),
                                                                    desc=True)]))
-        pts = (exp.select(*[x.copy() for x in sel], exp.alias_(rank, "tacit_rn"))
-               .from_(_batch()).where(present).subquery("pts"))
-        latest = exp.select(*[x.copy() for x in sel]).from_(pts).where(
-            exp.EQ(this=sql.column("tacit_rn"), expression=exp.Literal.number(1)))
+        pts = (exp.select(*[x.copy() for x in sel], exp.alias_(rank, "tacit_rn", copy=False), copy=False)
+               .from_(_batch(), copy=False).where(present, copy=False).subquery("pts", copy=False))
+        latest = exp.select(*[x.copy() for x in sel], copy=False).from_(pts, copy=False).where(
+            exp.EQ(this=sql.column("tacit_rn"), expression=exp.Literal.number(1)), copy=False)
     else:
-        latest = exp.select(*[x.copy() for x in sel]).from_(_batch()).where(present)
+        latest = exp.select(*[x.copy() for x in sel], copy=False).from_(_batch(), copy=False).where(present, copy=False)
     lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
     step = exp.Sub(this=sql.epoch_ms(col.copy(), dialect), expression=sql.epoch_ms(lag, dialect))
-    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms"))
-             .from_(latest.subquery("latest")).subquery("steps"))
+    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms", copy=False), copy=False)
+             .from_(latest.subquery("latest", copy=False), copy=False).subquery("steps", copy=False))
     step_c = sql.column("tacit_step_ms", "steps")
     gaps = not clause.param("gaps_allowed")
     if clause.param("from_catalog"):
@@ -173,23 +173,23 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
                            expression=exp.Mul(this=icol.copy(), expression=sql.number(sql_number(lo_f))))
         if gaps:
             cond = exp.or_(cond, exp.GT(this=step_c.copy(), expression=exp.Mul(
-                this=icol.copy(), expression=sql.number(sql_number(hi_f)))))
+                this=icol.copy(), expression=sql.number(sql_number(hi_f)))), copy=False)
         # a series with no catalog entry (or no interval) is a violation, never a silent pass
         on = exp.EQ(this=sql.column(clause.param("series")[0], "steps"),
                     expression=sql.column(clause.param("catalog_key"), "cat"))
-        q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
-             .from_(steps)
-             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
-                   join_type="LEFT")
-             .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond))))
+        q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")), copy=False)
+             .from_(steps, copy=False)
+             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False), on=on,
+                   join_type="LEFT", copy=False)
+             .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond), copy=False), copy=False))
         return _text(q, dialect)
     interval = int(clause.param("interval_seconds"))
     cond = exp.LT(this=step_c.copy(), expression=sql.number(sql_number(lo_f * interval)))
     if gaps:
         cond = exp.or_(cond, exp.GT(this=step_c.copy(),
-                                    expression=sql.number(sql_number(hi_f * interval))))
-    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")))
-         .from_(steps).where(cond))
+                                    expression=sql.number(sql_number(hi_f * interval))), copy=False)
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")), copy=False)
+         .from_(steps, copy=False).where(cond, copy=False))
     return _text(q, dialect)
 
 
@@ -198,13 +198,13 @@ def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
 
     on = exp.EQ(this=sql.column(clause.param("key"), "b"),
                 expression=sql.column(clause.param("catalog_key"), "cat"))
-    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")))
-         .from_(_batch())
-         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True), on=on,
-               join_type="LEFT")
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")), copy=False)
+         .from_(_batch(), copy=False)
+         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False), on=on,
+               join_type="LEFT", copy=False)
          .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "b")),
                          exp.Paren(this=exp.or_(
-                             sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad)))))
+                             sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad, copy=False)), copy=False), copy=False))
     return _text(q, dialect)
 
 
@@ -221,7 +221,7 @@ def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
 
     v = sql.column(clause.param("column"), "b")
     bad = exp.or_(exp.LT(this=v, expression=sql.column(clause.param("min_column"), "cat")),
-                  exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")))
+                  exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")), copy=False)
     return _catalog_query(clause, bad, dialect)
 
 
@@ -241,9 +241,9 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
         b = [sql.column(c.name, alias) for c in (rev, t, ing)]
         late_t = trading_days_late(clause, b[1], b[2], dialect, calendar_code(clause, "b"))
         star = exp.Column(this=exp.Star(), table=exp.to_identifier("b")) if alias else exp.Star()
-        q = with_catalog(clause, exp.select(star).from_(_batch()), "b")
+        q = with_catalog(clause, exp.select(star, copy=False).from_(_batch(), copy=False), "b")
         q = q.where(exp.and_(exp.GT(this=b[0], expression=exp.Literal.number(0)),
-                             sql.is_not_null(b[1].copy()), sql.is_not_null(b[2].copy()), late_t))
+                             sql.is_not_null(b[1].copy()), sql.is_not_null(b[2].copy()), late_t, copy=False), copy=False)
         return _text(q, dialect)
     if bdays is not None:
         # Mon-Fri days after the event's UTC date up to the ingest's UTC date
@@ -256,7 +256,7 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
         late = exp.GT(this=exp.Sub(this=sql.epoch_ms(ing.copy(), dialect),
                                    expression=sql.epoch_ms(t.copy(), dialect)),
                       expression=exp.Literal.number(window_ms))
-    q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(*base, late))
+    q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.and_(*base, late, copy=False), copy=False)
     return _text(q, dialect)
 
 
@@ -266,5 +266,5 @@ def revision_by_query(clause: Clause, dialect: str = "duckdb") -> str:
 
     ok = sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
                             clause.param("revision_column"))
-    q = exp.select(exp.Star()).from_(_batch()).where(exp.Not(this=exp.Paren(this=ok)))
+    q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=ok)), copy=False)
     return _text(q, dialect)

@@ -38,23 +38,23 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
     series = [sql.column(s) for s in clause.param("series") or ()]
     tol = Decimal(str(clause.param("tolerance_pct") or "0"))
     # rows with a NULL time or series value are not points (not_null's business)
-    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]])
+    present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]], copy=False)
     ds = sql.relation(dataset)
     if has_revision:
         rev = sql.column("revision")
         latest = exp.Window(this=exp.Max(this=rev.copy()),
                             partition_by=[x.copy() for x in [*series, col]])
-        inner = (exp.select(exp.Star(), exp.alias_(latest, "_tacit_latest"))
-                 .from_(ds).where(present).subquery("d"))
+        inner = (exp.select(exp.Star(), exp.alias_(latest, "_tacit_latest", copy=False), copy=False)
+                 .from_(ds, copy=False).where(present, copy=False).subquery("d", copy=False))
         keep = exp.or_(exp.EQ(this=rev.copy(), expression=sql.column("_tacit_latest")),
                        exp.Paren(this=exp.and_(sql.is_null(sql.column("_tacit_latest")),
-                                               sql.is_null(rev.copy()))))
-        points = exp.select(exp.Star()).from_(inner).where(keep)
+                                               sql.is_null(rev.copy()), copy=False)), copy=False)
+        points = exp.select(exp.Star(), copy=False).from_(inner, copy=False).where(keep, copy=False)
     else:
-        points = exp.select(exp.Star()).from_(ds).where(present)
+        points = exp.select(exp.Star(), copy=False).from_(ds, copy=False).where(present, copy=False)
     lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
     step = exp.Sub(this=sql.epoch_us(col.copy(), dialect), expression=sql.epoch_us(lag, dialect))
-    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us")).from_("points")
+    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us", copy=False), copy=False).from_("points", copy=False)
     if clause.param("from_catalog"):
         ccol = sql.column(clause.param("catalog_column"), "c")
         s_step = sql.column("_tacit_step_us", "s")
@@ -62,16 +62,16 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
         hi = exp.Mul(this=ccol.copy(), expression=sql_number(decimal_text(str(10000 * (100 + tol)))))
         cond: Any = exp.LT(this=s_step.copy(), expression=lo)
         if not clause.param("gaps_allowed"):
-            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=s_step.copy(), expression=hi)))
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=s_step.copy(), expression=hi), copy=False))
         on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
                     expression=sql.column(clause.param("series")[0], "s"))
         # A series with no catalog entry (or no interval) is a violation, never a silent pass.
-        final = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")))
-                 .from_(exp.alias_(exp.to_table("steps"), "s", table=True))
-                 .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True),
-                       on=on, join_type="LEFT")
+        final = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")), copy=False)
+                 .from_(exp.alias_(exp.to_table("steps"), "s", table=True, copy=False), copy=False)
+                 .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False),
+                       on=on, join_type="LEFT", copy=False)
                  .where(exp.or_(sql.is_null(ccol.copy()),
-                                exp.Paren(this=exp.and_(sql.is_not_null(s_step.copy()), cond)))))
+                                exp.Paren(this=exp.and_(sql.is_not_null(s_step.copy()), cond, copy=False)), copy=False), copy=False))
     else:
         interval_us = Decimal(int(clause.param("interval_seconds"))) * 1000000
         step_c = sql.column("_tacit_step_us")
@@ -79,9 +79,9 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
         hi_n = sql_number(decimal_text(str(interval_us * (100 + tol) / 100)))
         cond = exp.LT(this=step_c.copy(), expression=lo_n)
         if not clause.param("gaps_allowed"):
-            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n)))
-        final = (exp.select(exp.Star()).from_("steps")
-                 .where(exp.and_(sql.is_not_null(step_c.copy()), cond)))
+            cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n), copy=False))
+        final = (exp.select(exp.Star(), copy=False).from_("steps", copy=False)
+                 .where(exp.and_(sql.is_not_null(step_c.copy()), cond, copy=False), copy=False))
     final = final.with_("points", as_=points).with_("steps", as_=steps)
     return sql.pretty(final, dialect) + "\n"
 
@@ -91,13 +91,13 @@ def _catalog_rows(clause: Clause, dataset: str, bad: Any, dialect: str) -> str:
 
     on = exp.EQ(this=sql.column(clause.param("catalog_key"), "c"),
                 expression=sql.column(clause.param("key"), "d"))
-    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
-         .from_(exp.alias_(sql.relation(dataset), "d", table=True))
-         .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True), on=on,
-               join_type="LEFT")
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")), copy=False)
+         .from_(exp.alias_(sql.relation(dataset), "d", table=True, copy=False), copy=False)
+         .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False), on=on,
+               join_type="LEFT", copy=False)
          .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "d")),
                          exp.Paren(this=exp.or_(
-                             sql.is_null(sql.column(clause.param("catalog_key"), "c")), bad)))))
+                             sql.is_null(sql.column(clause.param("catalog_key"), "c")), bad, copy=False)), copy=False), copy=False))
     return sql.pretty(q, dialect) + "\n"
 
 
@@ -114,7 +114,7 @@ def catalog_bounds_sql(clause: Clause, dataset: str, dialect: str = "duckdb") ->
 
     v = sql.column(clause.param("column"), "d")
     inside = exp.and_(exp.LTE(this=sql.column(clause.param("min_column"), "c"), expression=v),
-                      exp.LTE(this=v.copy(), expression=sql.column(clause.param("max_column"), "c")))
+                      exp.LTE(this=v.copy(), expression=sql.column(clause.param("max_column"), "c")), copy=False)
     return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=inside)), dialect)
 
 
@@ -123,9 +123,9 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
     from sqlglot import exp
 
     rev = sql.column(clause.param("column") or "revision")
-    base = exp.select(exp.Star()).from_(sql.relation(dataset))
+    base = exp.select(exp.Star(), copy=False).from_(sql.relation(dataset), copy=False)
     if not clause.param("allowed"):
-        return sql.pretty(base.where(exp.NEQ(this=rev, expression=exp.Literal.number(0))),
+        return sql.pretty(base.where(exp.NEQ(this=rev, expression=exp.Literal.number(0)), copy=False),
                           dialect) + "\n"
     ingest = clause.param("ingest_column")
     tcol = clause.param("time_column")
@@ -137,13 +137,13 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
     if clause.param("sessions_relation") is not None:  # trading days: sessions of the calendar
         from tacit_gen.sql.sessions import calendar_code, trading_days_late, with_catalog
 
-        d = exp.alias_(sql.relation(dataset), "d", table=True)
-        rows = with_catalog(clause, exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
-                            .from_(d), "d")
+        d = exp.alias_(sql.relation(dataset), "d", table=True, copy=False)
+        rows = with_catalog(clause, exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")), copy=False)
+                            .from_(d, copy=False), "d")
         late_t = trading_days_late(clause, sql.column(tcol, "d"), sql.column(ingest, "d"), dialect,
                                  calendar_code(clause, "d"))
         q = rows.where(exp.and_(exp.GT(this=sql.column(rev.name, "d"), expression=exp.Literal.number(0)),
-                                late_t))
+                                late_t, copy=False), copy=False)
         return sql.pretty(q, dialect) + "\n"
     if bdays is not None:
         late: Any = exp.GT(
@@ -153,7 +153,7 @@ def revision_window_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -
     else:
         late = exp.GT(this=exp.Sub(this=sql.epoch_us(i, dialect), expression=sql.epoch_us(t, dialect)),
                       expression=exp.Literal.number(int(window) * 1000000))
-    q = base.where(exp.and_(exp.GT(this=rev, expression=exp.Literal.number(0)), late))
+    q = base.where(exp.and_(exp.GT(this=rev, expression=exp.Literal.number(0)), late, copy=False), copy=False)
     return sql.pretty(q, dialect) + "\n"
 
 
@@ -175,16 +175,16 @@ def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "
     if dialect == "spark":
         names = sql.parse(_SPARK_COLUMN_NAMES, "spark").transform(
             lambda n: sql.relation(dataset) if isinstance(n, exp.Table) and n.name == "__ds__" else n)
-        q = (exp.select(exp.Count(this=exp.Star()))
-             .from_(exp.Subquery(this=names, alias=exp.TableAlias(this=exp.to_identifier("c"))))
-             .where(unknown))
+        q = (exp.select(exp.Count(this=exp.Star()), copy=False)
+             .from_(exp.Subquery(this=names, alias=exp.TableAlias(this=exp.to_identifier("c"))), copy=False)
+             .where(unknown, copy=False))
         return sql.pretty(q, dialect) + "\n"
-    q = (exp.select(exp.Count(this=exp.Star()))
-         .from_(exp.to_table("information_schema.columns"))
+    q = (exp.select(exp.Count(this=exp.Star()), copy=False)
+         .from_(exp.to_table("information_schema.columns"), copy=False)
          .where(exp.and_(
              exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
              exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
-             unknown)))
+             unknown, copy=False), copy=False))
     return sql.pretty(q, dialect) + "\n"
 
 
@@ -203,15 +203,15 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
     exact = exp.and_(
         exp.EQ(this=exp.column("data_type"), expression=sql.string("numeric")),
         exp.EQ(this=exp.column("numeric_precision"), expression=exp.Literal.number(precision)),
-        exp.EQ(this=exp.column("numeric_scale"), expression=exp.Literal.number(scale)))
-    q = (exp.select(exp.Count(this=exp.Star()))
-         .from_(exp.to_table("information_schema.columns"))
+        exp.EQ(this=exp.column("numeric_scale"), expression=exp.Literal.number(scale)), copy=False)
+    q = (exp.select(exp.Count(this=exp.Star()), copy=False)
+         .from_(exp.to_table("information_schema.columns"), copy=False)
          .where(exp.and_(
              exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
              exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
              exp.EQ(this=exp.column("column_name"), expression=sql.string(column)),
              exp.Not(this=exp.Coalesce(this=exp.Paren(this=exact),
-                                       expressions=[exp.Boolean(this=False)])))))
+                                       expressions=[exp.Boolean(this=False)])), copy=False), copy=False))
     return sql.pretty(q, dialect) + "\n"
 
 
@@ -244,7 +244,7 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
 
         ok = sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
                                 clause.param("revision_column"))
-        q = exp.select(exp.Star()).from_(sql.relation(ds)).where(exp.Not(this=exp.paren(ok)))
+        q = exp.select(exp.Star(), copy=False).from_(sql.relation(ds), copy=False).where(exp.Not(this=exp.paren(ok, copy=False)), copy=False)
         return sql.pretty(q, dialect) + "\n"
     return None
 
@@ -259,13 +259,13 @@ def freshness_days_sql(clause: Clause, dataset: str, dialect: str = "duckdb") ->
     from sqlglot import exp
 
     latest = sql.column("latest", "fresh")
-    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(str(clause.param("column")))), "latest"))
-             .from_(sql.relation(dataset)).subquery("fresh"))
+    inner = (exp.select(exp.alias_(exp.Max(this=sql.column(str(clause.param("column")))), "latest", copy=False), copy=False)
+             .from_(sql.relation(dataset), copy=False).subquery("fresh", copy=False))
     days = int(clause.param("max_age_seconds")) // 86400
     edge = exp.Sub(this=sql.utc_date(sql.instant(NOW_REFERENCE, dialect), dialect),
                    expression=exp.Interval(this=sql.string(str(days)), unit=exp.Var(this="DAY")))
-    q = exp.select(exp.Star()).from_(inner).where(
-        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge)))
+    q = exp.select(exp.Star(), copy=False).from_(inner, copy=False).where(
+        exp.or_(sql.is_null(latest), exp.LT(this=latest.copy(), expression=edge), copy=False), copy=False)
     return sql.pretty(q, dialect) + "\n"
 
 
