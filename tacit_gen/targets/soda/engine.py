@@ -40,6 +40,7 @@ COUNT_KINDS = frozenset(
         "cadence",
         "catalog_unit",
         "catalog_bounds",
+        "catalog_dimension",
         "revision_window",
         "revision_by",
     }

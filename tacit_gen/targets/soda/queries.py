@@ -231,6 +231,10 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         if not clause.param("from_catalog") and not clause.param("interval_seconds"):
             return None
         return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)
+    if clause.kind == "catalog_dimension":
+        from tacit_gen.sql.dimension import dimension_rows
+
+        return sql.pretty(dimension_rows(clause, sql.relation(ds)), dialect) + "\n"
     if clause.kind == "catalog_unit":
         return catalog_unit_sql(clause, ds, dialect)
     if clause.kind == "catalog_bounds":

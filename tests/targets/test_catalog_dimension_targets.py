@@ -1,0 +1,61 @@
+"""`catalog_dimension` in every target that checks it: rendered, read back clean by `check`, and
+a hand edit of the artifact (a unit dropped from the allowed list) is drift naming the clause."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tacit_gen.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTRACT = ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml"
+NAME = "pressure_by_catalog_unit"
+CLAUSE = "catalog_dimension:value"
+
+# target -> (artifact, text to find, its hand edit)
+EDITS = {
+    "soda": (f"soda/{NAME}.yml", "'mbar', 'psi'", "'mbar'"),
+    "soda4": (f"soda4/{NAME}.yml", "'mbar', 'psi'", "'mbar'"),
+}
+
+
+def _render(tmp: Path) -> Path:
+    out = tmp / "generated"
+    res = CliRunner().invoke(main, ["render", str(CONTRACT), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def _check(out: Path) -> tuple[int, str]:
+    res = CliRunner().invoke(main, ["check", str(CONTRACT), "--out", str(out), "--no-bump-gate",
+                                    "--format", "json"])
+    return res.exit_code, res.output
+
+
+def test_the_clause_reads_back_clean(tmp_path: Path) -> None:
+    out = _render(tmp_path)
+    _, output = _check(out)
+    dirs = {rel.split("/")[0] for rel, _, _ in EDITS.values()}
+    findings = [f for f in json.loads(output)["findings"] if Path(f["path"]).parent.name in dirs]
+    assert findings == [], output
+    for target, (rel, _, _) in EDITS.items():
+        assert CLAUSE in (out / rel).read_text(), target
+
+
+@pytest.mark.parametrize("case", sorted(EDITS))
+def test_a_hand_edit_of_the_units_is_drift(case: str, tmp_path: Path) -> None:
+    out = _render(tmp_path)
+    rel, old, new = EDITS[case]
+    path = out / rel
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {rel}"
+    path.write_text(text.replace(old, new, 1))
+    code, output = _check(out)
+    assert code == 1, output
+    findings = json.loads(output)["findings"]
+    assert any(f.get("clause") == CLAUSE and f["code"] != "D100" and rel in f.get("path", "")
+               for f in findings), output
