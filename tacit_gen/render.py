@@ -17,6 +17,7 @@ from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.loader import load, project_root
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan import plan
+from tacit_gen.plan_types import Clause
 from tacit_gen.targets.base import Artifact, RenderOptions, Unsupported
 from tacit_gen.targets.header import GENERATED_MARK
 
@@ -58,8 +59,11 @@ class RenderRun:
     roots: list[Path] = field(default_factory=list)  # project roots of the contracts read
 
 
-def render_contract(contract: Contract, targets: tuple[str, ...], options: RenderOptions) -> tuple[list[Artifact], list[Unsupported]]:
-    clauses = plan(contract)
+def render_contract(contract: Contract, targets: tuple[str, ...], options: RenderOptions,
+                    clauses: tuple[Clause, ...] | None = None) -> tuple[list[Artifact], list[Unsupported]]:
+    """Every target's artifacts of one contract (`clauses`: its plan, when already built)."""
+    if clauses is None:
+        clauses = plan(contract)
     arts: list[Artifact] = []
     unsupported: list[Unsupported] = []
     for name in targets:
@@ -79,14 +83,14 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
     for p in paths:
         try:
             contract = load(p)
-            plan(contract)  # what only the plan can check (severity names a clause)
+            clauses = plan(contract)  # what only the plan can check (severity names a clause)
         except ContractError as e:
             run.errors.extend(e.diagnostics)
             continue
         run.contracts.append(contract)
         if project_root(p) not in run.roots:
             run.roots.append(project_root(p))
-        arts, unsupported = render_contract(contract, targets, options)
+        arts, unsupported = render_contract(contract, targets, options, clauses)
         run.artifacts.extend(arts)
         run.unsupported.extend(unsupported)
     # Shared files (a macros file) render identically from every contract: keep one. Two

@@ -22,11 +22,11 @@ This module imports neither fastavro nor avro.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen import jsontext
 from tacit_gen.targets import wire
 from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
 from tacit_gen.targets.header import header_meta
@@ -123,7 +123,7 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
 
 
 def dump(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return jsontext.dumps(doc) + "\n"
 
 
 class AvroTarget:

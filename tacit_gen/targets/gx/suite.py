@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen import jsontext
 from tacit_gen.targets.base import Unsupported
 from tacit_gen.targets.gx.compile import (
     NAME,
@@ -71,5 +71,5 @@ def suite_document(contract: Contract, clauses: tuple[Clause, ...],
 
 def dump(doc: dict[str, Any]) -> str:
     """Deterministic JSON: key order as built, indent 2, trailing newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return jsontext.dumps(doc) + "\n"
 

@@ -15,10 +15,10 @@ This module imports nothing from jsonschema.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen import jsontext
 from tacit_gen.targets import wire
 from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
 from tacit_gen.targets.header import header_meta
@@ -155,7 +155,7 @@ class JsonSchemaTarget:
 
     def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
         doc, unsupported = schema_document(contract, clauses)
-        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        text = jsontext.dumps(doc) + "\n"
         return RenderResult((Artifact(self.artifact_paths(contract)[0], text),), tuple(unsupported))
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:

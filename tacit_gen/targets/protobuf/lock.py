@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen import jsontext
+
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
 
@@ -86,7 +88,7 @@ class Lock:
                                  for n, name in sorted(self.enum_reserved.get(k, []))]}
                 for k, v in sorted(self.enums.items())
             }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return jsontext.dumps(doc) + "\n"
 
 
 def _next(used: set[int]) -> int:
