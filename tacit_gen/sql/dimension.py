@@ -22,18 +22,19 @@ def bad_unit(catalog_unit: Exp.Expression, units: tuple[str, ...]) -> Exp.Expres
     return exp.or_(sql.is_null(catalog_unit), exp.Not(this=listed))
 
 
-def dimension_rows(clause: Clause, dataset: Exp.Expression) -> Exp.Select:
-    """`SELECT d.* FROM dataset d LEFT JOIN catalog c ON c.key = d.key WHERE d.key IS NOT NULL
-    AND (c.key IS NULL OR <bad unit>)`: one row per failing data row."""
+def dimension_rows(clause: Clause, source: Exp.Expression, data: str = "d",
+                   catalog: str = "c") -> Exp.Select:
+    """`SELECT d.* FROM <source, aliased d> LEFT JOIN catalog c ON c.key = d.key WHERE d.key IS
+    NOT NULL AND (c.key IS NULL OR <bad unit>)`: one row per failing data row."""
     from sqlglot import exp
 
-    key = sql.column(clause.param("key"), "d")
-    ck = sql.column(clause.param("catalog_key"), "c")
+    key = sql.column(clause.param("key"), data)
+    ck = sql.column(clause.param("catalog_key"), catalog)
     bad = exp.or_(sql.is_null(ck.copy()),
-                  bad_unit(sql.column(clause.param("catalog_column"), "c"),
+                  bad_unit(sql.column(clause.param("catalog_column"), catalog),
                            tuple(clause.param("units") or ())))
-    return (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
-            .from_(exp.alias_(dataset, "d", table=True))
-            .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True),
+    return (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier(data)))
+            .from_(source)
+            .join(exp.alias_(sql.relation(clause.param("relation")), catalog, table=True),
                   on=exp.EQ(this=ck, expression=key.copy()), join_type="LEFT")
             .where(exp.and_(sql.is_not_null(key), exp.Paren(this=bad))))

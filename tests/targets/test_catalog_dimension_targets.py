@@ -20,6 +20,7 @@ CLAUSE = "catalog_dimension:value"
 EDITS = {
     "soda": (f"soda/{NAME}.yml", "'mbar', 'psi'", "'mbar'"),
     "soda4": (f"soda4/{NAME}.yml", "'mbar', 'psi'", "'mbar'"),
+    "gx": (f"gx/{NAME}.json", "'mbar', 'psi'", "'mbar'"),
 }
 
 

@@ -18,6 +18,7 @@ from tacit_gen.targets.gx.invariants import (
 from tacit_gen.targets.gx.queries import (
     cadence_query,
     catalog_bounds_query,
+    catalog_dimension_query,
     catalog_unit_query,
     decimal_type_query,
     freshness_query,
@@ -244,6 +245,9 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
     if k == "catalog_unit":
         return [unexpected_rows(catalog_unit_query(clause, dialect),
                             f"{p('column')} differs from the catalog unit")]
+    if k == "catalog_dimension":
+        return [unexpected_rows(catalog_dimension_query(clause, dialect),
+                                f"a series whose catalog unit is not a unit of {p('dimension')}")]
     if k == "catalog_bounds":
         return [unexpected_rows(catalog_bounds_query(clause, dialect),
                             f"{p('column')} outside the catalog hard bounds")]

@@ -216,6 +216,12 @@ def catalog_unit_query(clause: Clause, dialect: str = "duckdb") -> str:
     return _catalog_query(clause, bad, dialect)
 
 
+def catalog_dimension_query(clause: Clause, dialect: str = "duckdb") -> str:
+    from tacit_gen.sql.dimension import dimension_rows
+
+    return _text(dimension_rows(clause, _batch(), "b", "cat"), dialect)
+
+
 def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
     from sqlglot import exp
 

@@ -232,9 +232,12 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
             return None
         return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)
     if clause.kind == "catalog_dimension":
+        from sqlglot import exp
+
         from tacit_gen.sql.dimension import dimension_rows
 
-        return sql.pretty(dimension_rows(clause, sql.relation(ds)), dialect) + "\n"
+        rows = dimension_rows(clause, exp.alias_(sql.relation(ds), "d", table=True))
+        return sql.pretty(rows, dialect) + "\n"
     if clause.kind == "catalog_unit":
         return catalog_unit_sql(clause, ds, dialect)
     if clause.kind == "catalog_bounds":
