@@ -411,7 +411,7 @@ class _Builder:
                     key = list(c.param("columns") or c.columns)
                     groups = converted.group_by(key).aggregate(__tacit_n=ibis._.count())
                     dups[c.id] = groups.filter(groups["__tacit_n"] > 1)  # pyright: ignore[reportOperatorIssue]
-                elif c.kind in ("catalog_unit", "catalog_bounds"):
+                elif c.kind in ("catalog_unit", "catalog_bounds", "plausible"):
                     wide, cols = self._join_catalog(wide, c, i)
                     cat_cols[c.id] = cols
             except Exception as e:
@@ -542,7 +542,7 @@ class _Builder:
                 # sample from the narrowest table: re-running the wide table's window counts
                 # and joins for a clause that reads none of them would double the cost
                 src, viol = wide, violations[cid]
-                if c.kind not in ("catalog_unit", "catalog_bounds"):
+                if c.kind not in ("catalog_unit", "catalog_bounds", "plausible"):
                     try:
                         src = converted
                         viol = (~self._condition(converted, c, {})).fill_null(False)
@@ -631,7 +631,7 @@ class _Builder:
             return ExprCompiler(wide, self.types, self._inline_catalog(wide, cat_cols)).condition(
                 node
             )
-        if kind in ("catalog_unit", "catalog_bounds"):
+        if kind in ("catalog_unit", "catalog_bounds", "plausible"):
             cols = cat_cols[c.id]
             present = wide[cols["n"]].notnull()
             value = wide[col_name]

@@ -223,6 +223,19 @@ where m.{{ column_name }} is not null
 {% endtest %}
 
 
+{#- plausible:<c>  catalog.min_column <= c <= catalog.max_column (the plausible bounds) for the row's key;
+    no catalog entry fails; always rendered with severity warn (a plausibility check never fails a build). -#}
+{% test tacit_plausible(model, column_name, key, catalog, catalog_key, min_column, max_column) %}
+select m.*
+from {{ model }} m
+left join {{ catalog }} c on m.{{ key }} = c.{{ catalog_key }}
+where m.{{ column_name }} is not null
+  and (c.{{ catalog_key }} is null
+       or not (m.{{ column_name }} >= c.{{ min_column }})
+       or not (m.{{ column_name }} <= c.{{ max_column }}))
+{% endtest %}
+
+
 {#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
     ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
 {% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}

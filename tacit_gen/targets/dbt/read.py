@@ -445,9 +445,10 @@ class Reader:
                 },
                 f"catalog_unit:{c}",
             )
-        if short == "tacit_catalog_bounds" and column:
+        if short in ("tacit_catalog_bounds", "tacit_plausible") and column:
+            kind = "catalog_bounds" if short == "tacit_catalog_bounds" else "plausible"
             return (
-                "catalog_bounds",
+                kind,
                 {
                     "column": c,
                     "key": _col(a.get("key")),
@@ -456,7 +457,7 @@ class Reader:
                     "min_column": _col(a.get("min_column")),
                     "max_column": _col(a.get("max_column")),
                 },
-                f"catalog_bounds:{c}",
+                f"{kind}:{c}",
             )
         if short == "tacit_revision_window" and column:
             return (

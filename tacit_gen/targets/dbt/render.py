@@ -566,7 +566,7 @@ class DbtTarget:
                     "catalog_column": ident(p["catalog_column"], adapter),
                 }
                 col_test(p["column"], _test("tacit_catalog_unit", cl, unique_name(cl.id), args))
-            elif k == "catalog_bounds":
+            elif k in ("catalog_bounds", "plausible"):
                 args = {
                     "key": ident(p["key"], adapter),
                     "catalog": relation_ref(p["relation"]),
@@ -574,7 +574,8 @@ class DbtTarget:
                     "min_column": ident(p["min_column"], adapter),
                     "max_column": ident(p["max_column"], adapter),
                 }
-                col_test(p["column"], _test("tacit_catalog_bounds", cl, unique_name(cl.id), args))
+                test = "tacit_catalog_bounds" if k == "catalog_bounds" else "tacit_plausible"
+                col_test(p["column"], _test(test, cl, unique_name(cl.id), args))
             elif k == "revision_window":
                 args = {"allowed": bool(p.get("allowed", True))}
                 for key in ("time_column", "ingest_column"):

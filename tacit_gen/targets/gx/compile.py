@@ -251,6 +251,9 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
     if k == "catalog_bounds":
         return [unexpected_rows(catalog_bounds_query(clause, dialect),
                             f"{p('column')} outside the catalog hard bounds")]
+    if k == "plausible":  # the catalog_bounds query on the plausible columns; severity warning
+        return [unexpected_rows(catalog_bounds_query(clause, dialect),
+                            f"{p('column')} outside its series' plausible bounds")]
     if k == "revision_window":
         if not p("allowed"):
             return [expectation("expect_column_values_to_be_in_set",

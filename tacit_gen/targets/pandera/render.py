@@ -72,10 +72,11 @@ TIME_HELPERS = {
     "cadence": "_cadence_check",
     "catalog_unit": "_catalog_unit_check",
     "catalog_bounds": "_catalog_bounds_check",
+    "plausible": "_catalog_bounds_check",  # the same test on the plausible columns, as a warning
     "revision_window": "_revision_window_check",
     "revision_by": "_revision_by_check",
 }
-CATALOG_KINDS = ("catalog_unit", "catalog_bounds")
+CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "plausible")
 
 
 class CompileError(ValueError):

@@ -37,6 +37,7 @@ COUNT_KINDS = frozenset(
         "fixed_value",
         "invariant",
         "pattern",
+        "plausible",
         "cadence",
         "catalog_unit",
         "catalog_bounds",

@@ -240,7 +240,7 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         return sql.pretty(rows, dialect) + "\n"
     if clause.kind == "catalog_unit":
         return catalog_unit_sql(clause, ds, dialect)
-    if clause.kind == "catalog_bounds":
+    if clause.kind in ("catalog_bounds", "plausible"):  # plausible: the same test, soft columns
         return catalog_bounds_sql(clause, ds, dialect)
     if clause.kind == "revision_window":
         return revision_window_sql(clause, ds, dialect)

@@ -1,0 +1,79 @@
+"""`plausible: catalog` run for real in every engine (dbt-duckdb, Soda, GX, pandera, the ibis
+runtime) on hand-made data: clean data passes everywhere; a value inside its series' hard bounds
+but outside the plausible ones is a `warn` verdict (not fail, not pass) in each engine that
+renders the clause, the wire schemas say n/a as declared, and verify exits 0; a value beyond the
+hard bounds still fails catalog_bounds (exit 1) and warns plausible beside it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tacit_gen import registry
+from tacit_gen.contract.loader import load
+from tacit_gen.render import render_contract
+from tacit_gen.targets.base import RenderOptions
+from tacit_gen.verify import run_verify
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = Path(__file__).resolve().parents[1] / "fixtures" / "plausible" / "plausible.yaml"
+CATALOG = ("series_id,hard_min,hard_max,plausible_min,plausible_max\n"
+           "pt_101,0,1000,80,120\n"
+           "pt_102,0,1000,,150\n")  # pt_102 has no lower plausible bound (too little history)
+HEADER = "series_id,event_ts,value,quality\n"
+CLEAN = [
+    "pt_101,2024-01-02T00:00:00.000+00:00,80.0000,good",     # on the bounds: inclusive
+    "pt_101,2024-01-02T00:01:00.000+00:00,120.0000,good",
+    "pt_101,2024-01-02T00:02:00.000+00:00,,bad",             # NULL passes
+    "pt_102,2024-01-02T00:00:00.000+00:00,0.5000,good",      # no lower bound: passes that side
+]
+CASES = {
+    "clean": (CLEAN, {}),
+    # inside the hard bounds 0..1000, outside 80..120 (twice) and above pt_102's 150
+    "implausible": ([*CLEAN, "pt_101,2024-01-02T00:03:00.000+00:00,400.0000,good",
+                             "pt_101,2024-01-02T00:04:00.000+00:00,79.9999,good",
+                             "pt_102,2024-01-02T00:01:00.000+00:00,150.0001,good"],
+                    {"plausible:value": ("warn", 3)}),
+    # beyond the hard bounds: catalog_bounds fails (the build fails), plausible warns beside it
+    "impossible": ([*CLEAN, "pt_101,2024-01-02T00:03:00.000+00:00,1000.0001,good"],
+                   {"catalog_bounds:value": ("fail", 1), "plausible:value": ("warn", 1)}),
+}
+VERDICT_ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+
+
+def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    rows, _ = CASES[case]
+    data, catalog = tmp_path / "data.csv", tmp_path / "catalog.csv"
+    data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
+    catalog.write_text(CATALOG, encoding="utf-8")
+    targets = tuple(t for t in registry.names() if registry.get(t).engine is not None)
+    return targets, run_verify(load(CONTRACT), data, catalog, targets,
+                               datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_engine_warns_on_implausible_values_and_never_fails_for_them(
+        case: str, tmp_path: Path) -> None:
+    targets, report = verify(case, tmp_path)
+    table = report.render_text()
+    _, found = render_contract(load(CONTRACT), targets, RenderOptions())
+    declared = {(u.target, u.clause_id) for u in found}
+    want = CASES[case][1]
+    for row in report.rows:
+        cid = row.clause.id
+        status, count = want.get(cid, ("pass", 0))
+        for target, verdict in row.verdicts.items():
+            expected = "n/a" if (target, cid) in declared else status
+            assert verdict.status == expected, f"{target} {cid}: {verdict.status}\n{table}"
+            if expected in ("warn", "fail") and verdict.failures is not None:
+                assert verdict.failures == count, f"{target} {cid}: {verdict.failures}\n{table}"
+    plausible = next(r for r in report.rows if r.clause.id == "plausible:value")
+    for target in VERDICT_ENGINES:  # the engines that can say warn do (none declares it away)
+        assert (target, "plausible:value") not in declared, f"{target} declares plausible unsupported"
+        assert plausible.verdicts[target].status == ("pass" if case == "clean" else "warn"), table
+    assert report.exit_code == (1 if case == "impossible" else 0), table
+    if case == "implausible":
+        assert "WARN" in table and report.as_json()["warnings"] == ["plausible:value"], table
