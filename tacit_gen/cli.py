@@ -633,6 +633,9 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         _fail_usage(str(e))
     if violate is not None:
         click.echo(f"{violate}: {data.description}", err=True)
+        if any(cl.warn for cl in clauses if cl.id == violate):  # plausible:, severity: warn
+            click.echo(f"expected verdict: WARN ({violate} is severity warn: verify reports it "
+                       "apart and exits 0 on it)", err=True)
         extra = [v for v in data.violated if v != violate]
         if extra:
             click.echo("warning: this violation also breaks " + ", ".join(extra)

@@ -16,7 +16,7 @@ from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "plausible" / "plausible.yaml"
-TARGETS = ("dbt", "soda", "gx", "pandera", "ibis")
+TARGETS = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
 WIRE = ("avro", "protobuf", "jsonschema")
 # (target, the idiom of a warning on the plausible clause, an edit making it an error)
 IDIOM = {
@@ -25,6 +25,8 @@ IDIOM = {
     "soda": ("-- tacit_clause: plausible:value",
              r"(-- tacit_clause: plausible:value\n(?:.*\n)*? +)warn: when > 0",
              r"\1fail: when > 0"),
+    "soda4": ("qualifier: plausible:value",
+              r"(-- tacit_clause: plausible:value\n(?:.*\n)*? +)level: warn\n", r"\1level: fail\n"),
     "gx": ('"tacit_clause": "plausible:value"',
            r'("tacit_clause": "plausible:value",\n(?:.*\n)*?\s+)"severity": "warning"',
            r'\1"severity": "critical"'),

@@ -1,6 +1,6 @@
-"""`plausible: catalog` run for real in every engine (dbt-duckdb, Soda, GX, pandera, the ibis
-runtime) on hand-made data: clean data passes everywhere; a value inside its series' hard bounds
-but outside the plausible ones is a `warn` verdict (not fail, not pass) in each engine that
+"""`plausible: catalog` run for real in every engine (dbt-duckdb, Soda v3, Soda 4, GX, pandera,
+the ibis runtime) on hand-made data: clean data passes everywhere; a value inside its series'
+hard bounds but outside the plausible ones is a `warn` verdict (not fail, not pass) in each engine that
 renders the clause, the wire schemas say n/a as declared, and verify exits 0; a value beyond the
 hard bounds still fails catalog_bounds (exit 1) and warns plausible beside it."""
 
@@ -41,7 +41,7 @@ CASES = {
     "impossible": ([*CLEAN, "pt_101,2024-01-02T00:03:00.000+00:00,1000.0001,good"],
                    {"catalog_bounds:value": ("fail", 1), "plausible:value": ("warn", 1)}),
 }
-VERDICT_ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+VERDICT_ENGINES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
 
 
 def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]

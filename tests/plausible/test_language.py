@@ -88,3 +88,14 @@ def test_diff_adding_or_removing_it_is_a_notice(tmp_path: Path, added: bool, rul
     assert rule in codes, report.changes
     assert codes[rule].cls == "compatible-with-notice"
     assert report.least_bump == "minor"
+
+
+def test_sample_breaks_it_alone_and_says_the_expected_verdict_is_warn(tmp_path: Path) -> None:
+    out = tmp_path / "d.csv"
+    result = CliRunner().invoke(main, ["sample", str(FIXTURE), "--violate", "plausible:value",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "valid but outside its plausible bounds" in result.output
+    assert "expected verdict: WARN" in result.output and "also breaks" not in result.output
+    header = (tmp_path / "d.catalog.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header == "series_id,hard_min,hard_max,plausible_min,plausible_max"
