@@ -1,0 +1,134 @@
+"""Block-style YAML written directly, byte for byte the text of a given PyYAML dumper.
+
+PyYAML's emitter (pure Python, and the representer even with libyaml's) was a large part of a
+render. `BlockWriter` writes block mappings and sequences itself, plain keys and plain strings
+whose style is certain, and literal blocks; every other scalar is written once by the reference
+dumper (``dump({"k": value})``) and its text reused. Anything it does not write the same way (an
+alias, a complex key, a multi-line quoted scalar, an unknown type) makes `write` return None, and
+the caller dumps the whole document with the reference dumper.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+import yaml.resolver
+
+# A string every emitter writes plain in block context, if it resolves to a string (no
+# indicator, no leading or trailing space, no line break, printable ASCII).
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_ ./()=<>*+-]*(?<! )")
+_LITERAL_OK = re.compile(r"[\x20-\x7e\n]*")  # printable ASCII and \n: '|' allowed unless ' \n'
+_RESOLVER = yaml.resolver.Resolver()  # the one SafeDumper and CSafeDumper use
+
+
+def _resolves_to_str(text: str) -> bool:
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
+
+
+class _Fallback(Exception):
+    """A shape the direct writer does not write: the reference dumper writes the document."""
+
+
+class BlockWriter:
+    """The text `reference` writes (block style, insertion order, unlimited width).
+
+    `indentless`: a sequence under a mapping key starts at the key's column (PyYAML's and
+    libyaml's default) rather than two further. `literal`: the str subclass written as a ``|``
+    block; `scalars`: the str subclasses (besides `literal`) the reference represents.
+    """
+
+    def __init__(self, reference: Callable[[Any], str], *, indentless: bool,
+                 literal: type | None = None, scalars: tuple[type, ...] = ()) -> None:
+        self.reference = reference
+        self.indentless = indentless
+        self.literal = literal
+        self.types = frozenset((str, bool, int, type(None), *scalars, *((literal,) if literal else ())))
+        self.key = functools.lru_cache(maxsize=8192, typed=True)(self._key)
+        self.scalar = functools.lru_cache(maxsize=8192, typed=True)(self._scalar)
+
+    def write(self, data: Any) -> str | None:
+        out: list[str] = []
+        try:
+            self._block(data, 0, out, set())
+        except _Fallback:
+            return None
+        return "".join(out)
+
+    def _key(self, value: Any) -> str:
+        if type(value) is str and len(value) < 128 and _PLAIN.fullmatch(value) and _resolves_to_str(value):
+            return str(value)
+        text = self.reference({value: None})
+        if not text.endswith(": null\n") or text.count("\n") != 1 or text.startswith("? "):
+            raise _Fallback
+        return text[: -len(": null\n")]
+
+    def _scalar(self, value: Any) -> str:
+        """What the reference writes after ``key:`` (leading space, trailing newline), in a
+        mapping at indent 0: a literal block's lines are indented by 2."""
+        kind = type(value)
+        if kind is str and _PLAIN.fullmatch(value) and _resolves_to_str(value):
+            return f" {value}\n"
+        if kind is self.literal and value and _LITERAL_OK.fullmatch(value) and " \n" not in value \
+                and not value.endswith((" ", "\n\n")) and value[0] not in " \n" and value != "\n":
+            body = value[:-1] if value.endswith("\n") else value
+            lines = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
+            return (" |\n" if value.endswith("\n") else " |-\n") + lines
+        if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
+            raise _Fallback  # line breaks the re-indenting below does not see
+        text = self.reference({"k": value})
+        if not text.startswith("k:") or text.endswith("...\n"):
+            raise _Fallback
+        rest = text[2:]
+        if rest.count("\n") > 1 and not rest.startswith((" |", " >")):
+            raise _Fallback  # a multi-line quoted scalar: its continuation lines depend on context
+        return rest
+
+    def _value(self, head: str, value: Any, indent: int, out: list[str], seen: set[int],
+               under_key: bool) -> None:
+        """`head` (``key:`` or ``-`` at its indent) followed by `value`, whose container is at
+        `indent`."""
+        if type(value) in (dict, list):  # exact types: the safe dumpers refuse subclasses
+            if not value:
+                out.append(head + (" {}\n" if type(value) is dict else " []\n"))
+                return
+            out.append(head + "\n")
+            step = 0 if (under_key and self.indentless and type(value) is list) else 2
+            self._block(value, indent + step, out, seen)
+            return
+        if type(value) not in self.types:
+            raise _Fallback
+        text = self.scalar(value)
+        if indent and text.count("\n") > 1:  # a literal block: its lines follow the container
+            first, _, lines = text.partition("\n")
+            pad = " " * indent
+            text = first + "\n" + "".join(
+                pad + line + "\n" if line else "\n" for line in lines[:-1].split("\n"))
+        out.append(head + text)
+
+    def _block(self, data: Any, indent: int, out: list[str], seen: set[int], inline: bool = False) -> None:
+        """A non-empty block mapping or sequence at `indent`; `inline`: its first line continues
+        a ``- `` already written."""
+        if id(data) in seen:
+            raise _Fallback  # the reference writes an anchor and an alias
+        seen.add(id(data))
+        pad = " " * indent
+        if type(data) is dict and data:
+            for i, (k, v) in enumerate(data.items()):
+                if type(k) not in self.types or type(k) is self.literal or k is None:
+                    raise _Fallback
+                self._value(("" if inline and i == 0 else pad) + self.key(k) + ":", v, indent, out,
+                            seen, True)
+        elif type(data) is list and data:
+            for i, item in enumerate(data):
+                head = ("" if inline and i == 0 else pad) + "-"
+                if type(item) in (dict, list) and item:
+                    out.append(head + " ")
+                    self._block(item, indent + 2, out, seen, inline=True)
+                else:
+                    self._value(head, item, indent, out, seen, False)
+        else:
+            raise _Fallback  # a scalar or an empty collection at the root

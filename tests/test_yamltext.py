@@ -1,0 +1,71 @@
+"""`tacit_gen.yamltext.BlockWriter` writes exactly its reference dumper's text: PyYAML's emitter
+with indented sequences (the Soda targets) and libyaml's with indentless ones (dbt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tacit_gen.targets.dbt.render import properties_yaml
+from tacit_gen.yamltext import BlockWriter
+
+ROOT = Path(__file__).resolve().parents[1]
+DBT = BlockWriter(properties_yaml, indentless=True)
+
+_chars = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_text = st.one_of(
+    st.text(_chars, max_size=12),
+    st.text(st.sampled_from(list("ab :#-'\"\n |>?!&*%@`,[]{}\t\\yesnul0.1e\x85\u2028é{%}")), max_size=10),
+    st.sampled_from(["yes", "No", "null", "~", "1", "-1.5", "2024-01-01", "=", "<<", "---", "...",
+                     "a: b", "a #b", "not_null", "dbt_utils.expression_is_true", "x ", " x", ""]),
+)
+_scalar = st.one_of(_text, st.booleans(), st.integers(-10**6, 10**6), st.none())
+_key = st.one_of(_text, st.booleans(), st.integers(-5, 5))
+_doc = st.recursive(
+    _scalar,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_key, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_key, _doc, min_size=1, max_size=5))
+def test_indentless_libyaml_documents_match(doc: dict[object, object]) -> None:
+    direct = DBT.write(doc)
+    assert direct is None or direct == properties_yaml(doc)
+
+
+def test_dbt_shapes_are_written_directly() -> None:
+    doc = {"version": 2, "models": [{
+        "name": "fct", "description": "Sensor readings",
+        "config": {"contract": {"enforced": True}, "meta": {"tacit_clauses": {"not_null:a": "a: {type: x}"}}},
+        "columns": [{"name": "a", "data_type": "varchar", "constraints": [{"type": "not_null"}],
+                     "tests": ["not_null", {"accepted_values": {"values": ["good", "bad"]}}]},
+                    {"name": "b", "tests": []}],
+    }]}
+    assert DBT.write(doc) == properties_yaml(doc)
+
+
+@pytest.mark.parametrize("doc", [{"a": "line1\nline2"}, {"x": {"k": 1.5}}, {}])
+def test_other_shapes_are_left_to_the_reference(doc: dict[str, object]) -> None:
+    assert DBT.write(doc) is None
+
+
+def test_bundled_dbt_properties_match_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tacit_gen import render
+    from tacit_gen.targets.base import RenderOptions
+    from tacit_gen.targets.dbt import render as dbt_render
+
+    paths = sorted((ROOT / "contracts").glob("*.yaml"))
+    fast = {a.path: a.content for a in render.render_all(paths, ("dbt",), RenderOptions()).artifacts}
+    class Reference:  # every document through the reference dumper
+        def write(self, data: object) -> None:
+            return None
+
+    monkeypatch.setattr(dbt_render, "_WRITER", Reference())
+    slow = {a.path: a.content for a in render.render_all(paths, ("dbt",), RenderOptions()).artifacts}
+    assert len(fast) == len(paths) + 1  # one properties file each and the shared macros
+    assert fast == slow
