@@ -20,6 +20,7 @@ from tacit_gen.sql.build import (
     is_not_null,
     is_null,
     lag_over,
+    left_join,
     literal,
     needs_quotes,
     number,
@@ -32,6 +33,7 @@ from tacit_gen.sql.build import (
     relation,
     revision_by_ok,
     string,
+    table_name,
     to_sql,
     utc_date,
     weekdays_through,
@@ -48,7 +50,7 @@ from tacit_gen.sql.dialects import (
 __all__ = [
     "ADAPTER_DIALECT", "BACKSLASH_ESCAPES", "DIALECTS", "RESERVED", "UnknownDialect",
     "check_dialect", "column", "condition", "epoch_ms", "epoch_us", "fill", "generate", "ident",
-    "identifier", "instant", "int_div", "is_not_null", "is_null", "lag_over", "literal",
+    "identifier", "instant", "int_div", "is_not_null", "is_null", "lag_over", "left_join", "literal",
     "needs_quotes", "number", "parse", "pattern_match", "pretty", "qualified", "read_pattern_match", "read_revision_by", "relation", "revision_by_ok", "sqlglot_dialect",
-    "string", "to_sql", "utc_date", "weekdays_through",
+    "string", "table_name", "to_sql", "utc_date", "weekdays_through",
 ]

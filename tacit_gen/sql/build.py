@@ -67,6 +67,27 @@ def relation(name: str, schema: str | None = None) -> Exp.Table:
     return exp.Table(this=identifier(name), db=identifier(schema) if schema else None)
 
 
+@cache
+def _table_tree(name: str) -> Exp.Table:
+    from sqlglot import exp
+
+    return exp.to_table(name)
+
+
+def table_name(name: str) -> Exp.Table:
+    """A table reference written as SQL text (``information_schema.columns``, a CTE's name),
+    parsed once: sqlglot's builders parse a string on every call."""
+    return _table_tree(name).copy()
+
+
+def left_join(target: Exp.Expression) -> Exp.Join:
+    """``LEFT JOIN target``, for ``Select.join`` (its ``join_type="LEFT"`` is parsed on every
+    call)."""
+    from sqlglot import exp
+
+    return exp.Join(this=target, side="LEFT")
+
+
 def string(value: str) -> Exp.Literal:
     from sqlglot import exp
 

@@ -18,6 +18,7 @@ from tacit_gen.sql.build import (
     is_not_null,
     is_null,
     lag_over,
+    left_join,
     number,
     relation,
     string,
@@ -68,8 +69,8 @@ def with_catalog(clause: Clause, q: Exp.Select, row_alias: str) -> Exp.Select:
         return q
     on = exp.EQ(this=column(clause.param("calendar_series"), row_alias),
                 expression=column(clause.param("calendar_catalog_key"), "tacit_cc"))
-    return q.join(exp.alias_(relation(clause.param("calendar_catalog")), "tacit_cc", table=True, copy=False),
-                  on=on, join_type="LEFT", copy=False)
+    return q.join(left_join(exp.alias_(relation(clause.param("calendar_catalog")), "tacit_cc", table=True, copy=False)),
+                  on=on, copy=False)
 
 
 def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
@@ -130,7 +131,7 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
         on = exp.and_(exp.EQ(this=column("tacit_cal", "s"), expression=code), inside, copy=False)
         base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn", copy=False), copy=False).from_(points.subquery("l", copy=False), copy=False)
         base = with_catalog(clause, base, "l")
-        placed = base.join(_sessions(clause).subquery("s", copy=False), on=on, join_type="LEFT", copy=False)
+        placed = base.join(left_join(_sessions(clause).subquery("s", copy=False)), on=on, copy=False)
     part = [column(s) for s in p("series") or ()]
     steps = exp.select(
         exp.Star(),

@@ -25,7 +25,7 @@ BATCH = "__tacit_batch__"  # stands for GX's `{batch}` while the query is a sqlg
 def _batch(alias: str = "b") -> Any:
     from sqlglot import exp
 
-    return exp.alias_(exp.to_table(BATCH), alias, table=True, copy=False)
+    return exp.alias_(sql.table_name(BATCH), alias, table=True, copy=False)
 
 
 def _text(tree: Any, dialect: str) -> str:
@@ -179,8 +179,8 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
                     expression=sql.column(clause.param("catalog_key"), "cat"))
         q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("steps")), copy=False)
              .from_(steps, copy=False)
-             .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False), on=on,
-                   join_type="LEFT", copy=False)
+             .join(sql.left_join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False)), on=on,
+                   copy=False)
              .where(exp.or_(sql.is_null(icol.copy()), exp.Paren(this=cond), copy=False), copy=False))
         return _text(q, dialect)
     interval = int(clause.param("interval_seconds"))
@@ -200,8 +200,8 @@ def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
                 expression=sql.column(clause.param("catalog_key"), "cat"))
     q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("b")), copy=False)
          .from_(_batch(), copy=False)
-         .join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False), on=on,
-               join_type="LEFT", copy=False)
+         .join(sql.left_join(exp.alias_(sql.relation(clause.param("relation")), "cat", table=True, copy=False)), on=on,
+               copy=False)
          .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "b")),
                          exp.Paren(this=exp.or_(
                              sql.is_null(sql.column(clause.param("catalog_key"), "cat")), bad, copy=False)), copy=False), copy=False))

@@ -54,7 +54,7 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
         points = exp.select(exp.Star(), copy=False).from_(ds, copy=False).where(present, copy=False)
     lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
     step = exp.Sub(this=sql.epoch_us(col.copy(), dialect), expression=sql.epoch_us(lag, dialect))
-    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us", copy=False), copy=False).from_("points", copy=False)
+    steps = exp.select(exp.Star(), exp.alias_(step, "_tacit_step_us", copy=False), copy=False).from_(sql.table_name("points"), copy=False)
     if clause.param("from_catalog"):
         ccol = sql.column(clause.param("catalog_column"), "c")
         s_step = sql.column("_tacit_step_us", "s")
@@ -67,9 +67,9 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
                     expression=sql.column(clause.param("series")[0], "s"))
         # A series with no catalog entry (or no interval) is a violation, never a silent pass.
         final = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")), copy=False)
-                 .from_(exp.alias_(exp.to_table("steps"), "s", table=True, copy=False), copy=False)
-                 .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False),
-                       on=on, join_type="LEFT", copy=False)
+                 .from_(exp.alias_(sql.table_name("steps"), "s", table=True, copy=False), copy=False)
+                 .join(sql.left_join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False)),
+                       on=on, copy=False)
                  .where(exp.or_(sql.is_null(ccol.copy()),
                                 exp.Paren(this=exp.and_(sql.is_not_null(s_step.copy()), cond, copy=False)), copy=False), copy=False))
     else:
@@ -80,7 +80,7 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
         cond = exp.LT(this=step_c.copy(), expression=lo_n)
         if not clause.param("gaps_allowed"):
             cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n), copy=False))
-        final = (exp.select(exp.Star(), copy=False).from_("steps", copy=False)
+        final = (exp.select(exp.Star(), copy=False).from_(sql.table_name("steps"), copy=False)
                  .where(exp.and_(sql.is_not_null(step_c.copy()), cond, copy=False), copy=False))
     final = final.with_("points", as_=points).with_("steps", as_=steps)
     return sql.pretty(final, dialect) + "\n"
@@ -93,8 +93,8 @@ def _catalog_rows(clause: Clause, dataset: str, bad: Any, dialect: str) -> str:
                 expression=sql.column(clause.param("key"), "d"))
     q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")), copy=False)
          .from_(exp.alias_(sql.relation(dataset), "d", table=True, copy=False), copy=False)
-         .join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False), on=on,
-               join_type="LEFT", copy=False)
+         .join(sql.left_join(exp.alias_(sql.relation(clause.param("relation")), "c", table=True, copy=False)), on=on,
+               copy=False)
          .where(exp.and_(sql.is_not_null(sql.column(clause.param("column"), "d")),
                          exp.Paren(this=exp.or_(
                              sql.is_null(sql.column(clause.param("catalog_key"), "c")), bad, copy=False)), copy=False), copy=False))
@@ -180,7 +180,7 @@ def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "
              .where(unknown, copy=False))
         return sql.pretty(q, dialect) + "\n"
     q = (exp.select(exp.Count(this=exp.Star()), copy=False)
-         .from_(exp.to_table("information_schema.columns"), copy=False)
+         .from_(sql.table_name("information_schema.columns"), copy=False)
          .where(exp.and_(
              exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
              exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
@@ -205,7 +205,7 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
         exp.EQ(this=exp.column("numeric_precision"), expression=exp.Literal.number(precision)),
         exp.EQ(this=exp.column("numeric_scale"), expression=exp.Literal.number(scale)), copy=False)
     q = (exp.select(exp.Count(this=exp.Star()), copy=False)
-         .from_(exp.to_table("information_schema.columns"), copy=False)
+         .from_(sql.table_name("information_schema.columns"), copy=False)
          .where(exp.and_(
              exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
              exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
