@@ -292,7 +292,7 @@ def fill(template: str, dialect: str, **args: Exp.Expression) -> Exp.Expression:
             return holes[node.name].copy()
         return node
 
-    return _template(template, dialect).copy().transform(put)
+    return _template(template, dialect).copy().transform(put, copy=False)
 
 
 def epoch_ms(x: Exp.Expression, dialect: str) -> Exp.Expression:

@@ -82,7 +82,7 @@ def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str =
             cond = exp.Paren(this=exp.or_(cond, exp.GT(this=step_c.copy(), expression=hi_n), copy=False))
         final = (exp.select(exp.Star(), copy=False).from_(sql.table_name("steps"), copy=False)
                  .where(exp.and_(sql.is_not_null(step_c.copy()), cond, copy=False), copy=False))
-    final = final.with_("points", as_=points).with_("steps", as_=steps)
+    final = final.with_("points", as_=points, copy=False).with_("steps", as_=steps, copy=False)
     return sql.pretty(final, dialect) + "\n"
 
 
