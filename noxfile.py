@@ -139,6 +139,8 @@ def bench(session: nox.Session) -> None:
     session.run("python", "tests/benchmarks/bench_render.py", "501", env=env)
     # start-up of lint / render / check of one contract vs `python -c "import yaml, jinja2, click"`
     session.run("python", "tests/benchmarks/bench_startup.py", env=env, success_codes=[0, 1])
+    # verify of the three bundled contracts in one run vs three separate verify runs
+    session.run("python", "tests/benchmarks/bench_verify_many.py", env=env, success_codes=[0, 1])
     session.run("python", "tests/benchmarks/bench_runtime.py", *args, env=env)
     # parse() on PostgreSQL at 1e6 rows vs one hand-written query and pandera.ibis; verify wall
     # time per engine

@@ -432,9 +432,15 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 
 # ------------------------------------------------------------------------------------- verify
 @main.command(epilog=EXIT_CODES)
-@click.argument("contract", type=click.Path(exists=True, dir_okay=False))
-@click.option("--data", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="CSV or Parquet file of the dataset.")
+@click.argument("contracts", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--data", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="CSV or Parquet file of the dataset (one contract).")
+@click.option("--data-dir", default=None, type=click.Path(exists=True, file_okay=False),
+              help="Many contracts (files or folders) in one run: each one's data is "
+                   "DIR/<contract name>.csv or .parquet (catalog <name>.catalog.*, sessions "
+                   "<name>.sessions.* when present); each engine runs once for all of them.")
+@click.option("--jobs", default=None, type=click.IntRange(1),
+              help="With --data-dir: engine processes at once (default: the CPU count).")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV or Parquet file of the catalog relation.")
 @click.option("--calendar", "calendar_path", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -462,7 +468,8 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 @click.option("--verbose", is_flag=True,
               help="Let the engines' own logging through to the terminal (by default it goes to "
                    "engine.log in each engine's work folder; see --keep).")
-def verify(contract: str, data: str, catalog: str | None, calendar_path: str | None,
+def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
+           catalog: str | None, calendar_path: str | None,
            target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None,
            engine: str, dsn: str | None, fmt: str, out_file: str | None, verbose: bool) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
@@ -477,6 +484,12 @@ def verify(contract: str, data: str, catalog: str | None, calendar_path: str | N
     if (fmt == "html") != (out_file is not None):
         _fail_usage("--format html and --out FILE go together (the verdict page is a file)")
     _report_progress("verify ", verbose)
+    if data_dir is not None or jobs is not None or len(contracts) != 1 or Path(contracts[0]).is_dir():
+        _verify_many(contracts, data, data_dir, jobs, catalog, calendar_path, target_spec, now,
+                     artifacts, keep, engine, dsn, fmt, out_file)
+    if data is None:
+        _fail_usage("--data FILE is required for one contract (or --data-dir DIR for many)")
+    contract = contracts[0]
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
     # a target may run on some engines only (`verify_engines`; soda4: DuckDB and PostgreSQL)
@@ -519,6 +532,60 @@ def verify(contract: str, data: str, catalog: str | None, calendar_path: str | N
         _echo_text(report.render_text(terminal_width()))
     if out_file is not None:
         click.echo(f"verdict page: {Path(out_file).as_posix()}")
+    sys.exit(report.exit_code)
+
+
+def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
+                 catalog: str | None, calendar_path: str | None, target_spec: str | None,
+                 now: str | None, artifacts: str | None, keep: str | None, engine: str,
+                 dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
+    """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify_many.py): every contract's data
+    matched by name, each engine run once for all of them; one exit code."""
+    from tacit_gen import registry
+    from tacit_gen.render import find_contracts
+    from tacit_gen.verify import VerifyCase, parse_now
+    from tacit_gen.verify_many import ManyError, match_data, verify_many
+
+    if data_dir is None:
+        _fail_usage("several contracts (or a folder) need --data-dir DIR (their data by name)")
+    given = [f for f, v in (("--data", data), ("--catalog", catalog), ("--calendar", calendar_path),
+                            ("--format html", out_file)) if v is not None]
+    if given:
+        _fail_usage(f"{', '.join(given)}: one contract's options; with --data-dir each contract's "
+                    "files are found by name in the folder")
+    files = find_contracts(paths)
+    if not files:
+        _fail_usage(f"no contract (*.yaml, *.yml) in {', '.join(paths)}")
+    loaded = [(f, _load_or_exit(str(f))) for f in files]
+    proj = _Project(target_spec=target_spec)
+    without = [t for t in proj.targets if registry.get(t).engine is None
+               or engine not in getattr(registry.get(t), "verify_engines", (engine,))]
+    if without and target_spec not in (None, "all"):
+        _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
+    targets = tuple(t for t in proj.targets if t not in without)
+    try:
+        pinned = parse_now(now)
+        found = match_data(loaded, Path(str(data_dir)))
+    except ValueError as e:  # ManyError too: a contract without data is named, never skipped
+        _fail_usage(str(e))
+    cases = [VerifyCase(c, d, cat, pinned, targets, f, cal)
+             for (f, c), (d, cat, cal) in zip(loaded, found, strict=True)]
+    from tacit_gen.engines.load import LoadError
+    from tacit_gen.engines.postgres_server import ServerError
+
+    try:
+        report = verify_many(cases, jobs, Path(keep) if keep else None, proj.options,
+                             Path(artifacts) if artifacts else None, engine, dsn)
+    except (LoadError, ManyError, ValueError) as e:
+        _fail_usage(str(e))
+    except ServerError as e:
+        _fail_usage(f"cannot start a PostgreSQL server: {e}")
+    if fmt == "json":
+        _echo_json(report.as_json())
+    else:
+        from tacit_gen.console import terminal_width
+
+        _echo_text(report.render_text(terminal_width()))
     sys.exit(report.exit_code)
 
 

@@ -642,3 +642,13 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
     contract's file (the Spark worker reads it)."""
     case = VerifyCase(contract, data, catalog, now, targets, source, calendar)
     return verify_cases([case], engine, keep, options, artifacts, dsn)[0]
+
+
+# The steps of one contract's verify, public to `tacit_gen.verify_many` (many contracts in one
+# run, each engine once for all of them): load and render, an engine's input, compare verdicts.
+prepare = _prepare
+engine_input = _engine_input
+compare = _compare
+engine_module = _engine_module
+failure_text = _failure
+single_threaded = _single_threaded

@@ -266,79 +266,116 @@ def run(inp: VerifyInput) -> EngineRun:
 def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., str]) -> EngineRun:
     """Build the model and its tests in `project` (profile and dbt_utils stand-in written);
     `source_sql(relation, view=False)` is the model SQL selecting a relation of the input data."""
-    contract, clauses = inp.contract, inp.clauses
-    model = model_name(contract)
-    yml_path = Path(inp.artifact_dir) / "dbt" / f"{contract.name}.yml"
-    macros = Path(inp.artifact_dir) / MACROS_PATH
-    if not macros.is_file():  # artifacts rendered before the macros moved out of dbt/
-        macros = Path(inp.artifact_dir) / LEGACY_MACROS_PATH
-    notes: list[str] = []
-    if not yml_path.is_file():
-        return EngineRun(
-            TARGET, tuple(Verdict(c.id, "error", None, f"{yml_path} not found") for c in clauses)
-        )
-    props = _Model(yml_path.read_text(encoding="utf-8"))
-    if macros.is_file():
-        shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
-    (project / "models" / f"{model}.sql").write_text(source_sql(inp.table), encoding="utf-8")
-    relations = sorted({str(c.param(k)) for c in clauses
-                        for k in ("relation", "sessions_relation", "calendar_catalog") if c.param(k)})
-    for rel in relations:
-        if rel != model:
-            (project / "models" / f"{rel}.sql").write_text(
-                source_sql(rel, view=True), encoding="utf-8"
-            )
+    b = ModelBuild(inp, project, source_sql)
+    if b.error is not None:
+        return b.error
     res = invoke(project, "deps")
     if not res.success:
-        return EngineRun(
-            TARGET,
-            tuple(
-                Verdict(c.id, "error", None, f"dbt deps failed: {res.exception}") for c in clauses
-            ),
-        )
-
-    by_id = {c.id: c for c in clauses}
-    fixed: dict[str, Verdict] = {}  # verdicts settled by a failed round
-    enforced = props.enforced
-    yml_columns = [str(c.get("name")) for c in props.columns()]
-    not_null_in_artifact = set(props.not_null_columns())
-    missing_cols: set[str] = set()
-    contract_checked = False
+        return b.deps_failed(res.exception)
     vars_arg = json.dumps({"tacit_now": inp.now.isoformat()})
-    model_uid = f"model.tacit_verify.{model}"
-    results: dict[str, Any] = {}
-    manifest: dict[str, Any] = {}
-    built = False
-    last_error = ""
-    for _round in range(len(yml_columns) + 4):
-        (project / "models" / f"{model}.yml").write_text(props.text(), encoding="utf-8")
+    while b.rounds_left():
+        b.write()
         invoke(project, "build", "--vars", vars_arg, "--threads", "1")
+        if not b.after_build():
+            break
+    return b.verdicts()
+
+
+def relations(clauses: tuple[Clause, ...]) -> list[str]:
+    """The other relations the clauses read (catalog, sessions): a view model each."""
+    return sorted({str(c.param(k)) for c in clauses
+                   for k in ("relation", "sessions_relation", "calendar_catalog") if c.param(k)})
+
+
+class ModelBuild:
+    """One contract's model in a dbt project, built round after round until it builds (a round
+    that fails the enforced contract or a not_null constraint settles those clauses and fits the
+    model so the next round gets every other clause a verdict); then its verdicts.
+
+    Several may share one project (`tacit_gen.targets.dbt.batch`): `only_own_tests` then keeps
+    the results of the tests that depend on this model."""
+
+    def __init__(self, inp: VerifyInput, project: Path, source_sql: Callable[..., str],
+                 only_own_tests: bool = False) -> None:
+        self.inp, self.project, self.only_own_tests = inp, project, only_own_tests
+        contract, clauses = inp.contract, inp.clauses
+        self.model = model_name(contract)
+        self.error: EngineRun | None = None
+        yml_path = Path(inp.artifact_dir) / "dbt" / f"{contract.name}.yml"
+        macros = Path(inp.artifact_dir) / MACROS_PATH
+        if not macros.is_file():  # artifacts rendered before the macros moved out of dbt/
+            macros = Path(inp.artifact_dir) / LEGACY_MACROS_PATH
+        self.notes: list[str] = []
+        if not yml_path.is_file():
+            self.error = EngineRun(
+                TARGET, tuple(Verdict(c.id, "error", None, f"{yml_path} not found") for c in clauses)
+            )
+            return
+        self.props = props = _Model(yml_path.read_text(encoding="utf-8"))
+        if macros.is_file():
+            shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
+        (project / "models" / f"{self.model}.sql").write_text(source_sql(inp.table), encoding="utf-8")
+        for rel in relations(clauses):
+            if rel != self.model:
+                (project / "models" / f"{rel}.sql").write_text(
+                    source_sql(rel, view=True), encoding="utf-8"
+                )
+        self.by_id = {c.id: c for c in clauses}
+        self.fixed: dict[str, Verdict] = {}  # verdicts settled by a failed round
+        self.enforced = props.enforced
+        self.yml_columns = [str(c.get("name")) for c in props.columns()]
+        self.not_null_in_artifact = set(props.not_null_columns())
+        self.missing_cols: set[str] = set()
+        self.contract_checked = False
+        self.model_uid = f"model.tacit_verify.{self.model}"
+        self.results: dict[str, Any] = {}
+        self.manifest: dict[str, Any] = {}
+        self.built = False
+        self.last_error = ""
+        self._rounds = len(self.yml_columns) + 4
+
+    def deps_failed(self, why: object) -> EngineRun:
+        return EngineRun(TARGET, tuple(
+            Verdict(c.id, "error", None, f"dbt deps failed: {why}") for c in self.inp.clauses))
+
+    def rounds_left(self) -> bool:
+        return self._rounds > 0
+
+    def write(self) -> None:
+        """This round's properties YAML of the model."""
+        self._rounds -= 1
+        (self.project / "models" / f"{self.model}.yml").write_text(self.props.text(), encoding="utf-8")
+
+    def after_build(self) -> bool:
+        """Read the round's results; True when the model needs another round."""
+        project, props, fixed = self.project, self.props, self.fixed
         rr_path = project / "target" / "run_results.json"
         if not rr_path.is_file():
-            last_error = "dbt build wrote no run_results.json"
-            break
+            self.last_error = "dbt build wrote no run_results.json"
+            return False
         results = {
             r["unique_id"]: r for r in json.loads(rr_path.read_text(encoding="utf-8"))["results"]
         }
         manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
-        mres = results.get(model_uid)
+        self.results, self.manifest = results, manifest
+        mres = results.get(self.model_uid)
         if mres is None:
-            last_error = f"dbt did not build model {model}"
-            break
+            self.last_error = f"dbt did not build model {self.model}"
+            return False
         if mres["status"] == "success":
-            built = True
-            break
+            self.built = True
+            return False
         message = str(mres.get("message") or "")
-        last_error = message
+        self.last_error = message
         rows = _parse_mismatch(message) if "enforced contract" in message else []
-        if rows and not contract_checked:
-            contract_checked = True
-            if inp.postgres is not None:
+        if rows and not self.contract_checked:
+            self.contract_checked = True
+            if self.inp.postgres is not None:
                 # dbt names the data's types the agate way (DATETIME, ...), which PostgreSQL does
                 # not know: fit the contract with the types the relation really has
-                actual = _pg_types(inp.postgres, inp.table)
+                actual = _pg_types(self.inp.postgres, self.inp.table)
                 rows = [(c, actual.get(c, d), w, r) for c, d, w, r in rows]
-            self_fit = self_fit_contract(props, rows, by_id)
+            self_fit = self_fit_contract(props, rows, self.by_id)
             for col, defn, want, reason in rows:
                 if reason == "missing in contract":
                     fixed["no_unknown_columns"] = Verdict(
@@ -356,10 +393,10 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
                     fixed[f"column:{col}"] = Verdict(
                         f"column:{col}", "fail", None, f"enforced contract: {detail}"
                     )
-            missing_cols |= self_fit
+            self.missing_cols |= self_fit
             for mc in sorted(self_fit):
-                notes.append(f"column {mc} missing: clauses reading it are n/a")
-            continue
+                self.notes.append(f"column {mc} missing: clauses reading it are n/a")
+            return True
         m = _NOT_NULL.search(message)
         if m:
             col = unquote(m.group("col") or m.group("pgcol"))
@@ -371,90 +408,99 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
                 f"not_null constraint failed at insert: {message.splitlines()[-1].strip()}",
             )
             if col not in props.not_null_columns():
-                break
+                return False
             props.drop_constraint(col)
-            notes.append(f"rebuilt {model} without the not_null constraint on {col}")
-            continue
-        break
+            self.notes.append(f"rebuilt {self.model} without the not_null constraint on {col}")
+            return True
+        return False
 
-    verdicts: list[Verdict] = []
-    test_verdicts: dict[str, list[Verdict]] = {}
-    if built:
-        for uid, r in results.items():
-            node = manifest.get("nodes", {}).get(uid) or {}
-            if node.get("resource_type") != "test":
-                continue
-            test_cid = _clause_of(node)
-            if test_cid is None:
-                notes.append(f"test {node.get('name')} maps to no clause")
-                continue
-            status = r["status"]
-            if status == "pass":
-                v = Verdict(test_cid, "pass", 0)
-            elif status in ("fail", "warn"):  # dbt's own status: a `severity: warn` test warns
-                v = Verdict(test_cid, status, r.get("failures"), r.get("message") or "")
-            else:
-                v = Verdict(test_cid, "error", None, str(r.get("message") or status))
-            test_verdicts.setdefault(test_cid, []).append(v)
+    def _own(self, node: dict[str, Any]) -> bool:
+        return not self.only_own_tests or self.model_uid in (
+            (node.get("depends_on") or {}).get("nodes") or [])
 
-    for c in clauses:
-        if c.id in fixed:
-            verdicts.append(fixed[c.id])
-            continue
-        reads_missing = sorted(set(c.columns) & missing_cols)
-        if c.kind == "column":
-            col = str(c.param("column"))
-            if not enforced:
+    def verdicts(self) -> EngineRun:
+        """One verdict per clause, from the last round's results."""
+        clauses, fixed, notes, model = self.inp.clauses, self.fixed, self.notes, self.model
+        enforced, built, last_error = self.enforced, self.built, self.last_error
+        contract_checked, yml_columns = self.contract_checked, self.yml_columns
+        verdicts: list[Verdict] = []
+        test_verdicts: dict[str, list[Verdict]] = {}
+        if built:
+            for uid, r in self.results.items():
+                node = self.manifest.get("nodes", {}).get(uid) or {}
+                if node.get("resource_type") != "test" or not self._own(node):
+                    continue
+                test_cid = _clause_of(node)
+                if test_cid is None:
+                    notes.append(f"test {node.get('name')} maps to no clause")
+                    continue
+                status = r["status"]
+                if status == "pass":
+                    v = Verdict(test_cid, "pass", 0)
+                elif status in ("fail", "warn"):  # dbt's own status: a `severity: warn` test warns
+                    v = Verdict(test_cid, status, r.get("failures"), r.get("message") or "")
+                else:
+                    v = Verdict(test_cid, "error", None, str(r.get("message") or status))
+                test_verdicts.setdefault(test_cid, []).append(v)
+
+        for c in clauses:
+            if c.id in fixed:
+                verdicts.append(fixed[c.id])
+                continue
+            reads_missing = sorted(set(c.columns) & self.missing_cols)
+            if c.kind == "column":
+                col = str(c.param("column"))
+                if not enforced:
+                    verdicts.append(
+                        Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                    )
+                elif col not in yml_columns:
+                    verdicts.append(Verdict(c.id, "n/a", None, f"column {col} is not in the artifact"))
+                elif contract_checked or built or not_null_failed(fixed):
+                    verdicts.append(Verdict(c.id, "pass", None, "enforced contract"))
+                else:
+                    verdicts.append(Verdict(c.id, "error", None, last_error))
+            elif c.kind == "no_unknown_columns":
+                if not enforced:
+                    verdicts.append(
+                        Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                    )
+                elif contract_checked or built or not_null_failed(fixed):
+                    verdicts.append(Verdict(c.id, "pass", None, "enforced contract"))
+                else:
+                    verdicts.append(Verdict(c.id, "error", None, last_error))
+            elif reads_missing:
                 verdicts.append(
-                    Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                    Verdict(
+                        c.id,
+                        "n/a",
+                        None,
+                        f"reads column(s) missing from the data: {', '.join(reads_missing)}",
+                    )
                 )
-            elif col not in yml_columns:
-                verdicts.append(Verdict(c.id, "n/a", None, f"column {col} is not in the artifact"))
-            elif contract_checked or built or not_null_failed(fixed):
-                verdicts.append(Verdict(c.id, "pass", None, "enforced contract"))
-            else:
-                verdicts.append(Verdict(c.id, "error", None, last_error))
-        elif c.kind == "no_unknown_columns":
-            if not enforced:
+            elif c.kind == "not_null" and c.id not in test_verdicts:
+                col = str(c.param("column"))
+                if col not in self.not_null_in_artifact:
+                    verdicts.append(
+                        Verdict(c.id, "n/a", None, f"no not_null constraint on {col} in the artifact")
+                    )
+                elif built:
+                    verdicts.append(Verdict(c.id, "pass", 0, "not_null constraint held at insert"))
+                else:
+                    verdicts.append(Verdict(c.id, "error", None, last_error))
+            elif c.id in test_verdicts:
+                verdicts.append(_worst(test_verdicts[c.id]))
+            elif not built:
                 verdicts.append(
-                    Verdict(c.id, "n/a", None, "the artifact does not enforce the model contract")
+                    Verdict(c.id, "error", None, f"model {model} did not build: {last_error}")
                 )
-            elif contract_checked or built or not_null_failed(fixed):
-                verdicts.append(Verdict(c.id, "pass", None, "enforced contract"))
             else:
-                verdicts.append(Verdict(c.id, "error", None, last_error))
-        elif reads_missing:
-            verdicts.append(
-                Verdict(
-                    c.id,
-                    "n/a",
-                    None,
-                    f"reads column(s) missing from the data: {', '.join(reads_missing)}",
-                )
-            )
-        elif c.kind == "not_null" and c.id not in test_verdicts:
-            col = str(c.param("column"))
-            if col not in not_null_in_artifact:
                 verdicts.append(
-                    Verdict(c.id, "n/a", None, f"no not_null constraint on {col} in the artifact")
+                    Verdict(c.id, "n/a", None, "no dbt test for this clause in the artifact")
                 )
-            elif built:
-                verdicts.append(Verdict(c.id, "pass", 0, "not_null constraint held at insert"))
-            else:
-                verdicts.append(Verdict(c.id, "error", None, last_error))
-        elif c.id in test_verdicts:
-            verdicts.append(_worst(test_verdicts[c.id]))
-        elif not built:
-            verdicts.append(
-                Verdict(c.id, "error", None, f"model {model} did not build: {last_error}")
-            )
-        else:
-            verdicts.append(
-                Verdict(c.id, "n/a", None, "no dbt test for this clause in the artifact")
-            )
-    for cid in sorted(set(test_verdicts) - set(by_id)):
-        notes.append(f"artifact test for {cid} is not a clause of the plan")
-    return EngineRun(TARGET, tuple(verdicts), tuple(notes))
+        for cid in sorted(set(test_verdicts) - set(self.by_id)):
+            notes.append(f"artifact test for {cid} is not a clause of the plan")
+        return EngineRun(TARGET, tuple(verdicts), tuple(notes))
 
 
 def _pg_types(pg: PgLocation, table: str) -> dict[str, str]:
@@ -522,3 +568,92 @@ def self_fit_contract(
                 kept.append(t)
         props.model["data_tests"] = kept
     return missing
+
+
+# --------------------------------------------------------- many datasets: one project, one build
+# `verify --data-dir` (tacit_gen/verify_many.py) hands the engine every contract at once. Each
+# dataset's DuckDB file is ATTACHed read-only under an alias of its own (``tacit_src_<i>``), and
+# its model (and the views of the catalog or sessions relation its clauses read) select from it.
+# The first round builds every model and test at once; a model whose build fails (the enforced
+# contract, a not_null constraint) is fitted as for one dataset (`ModelBuild`) and only the failed
+# models are rebuilt, together, with ``--select``. Datasets share a project when their model names
+# (the contract's model and the relations' views) are disjoint and they share `now` and the
+# macros file; others get a project of their own, in order.
+
+BATCH_ALIAS = "tacit_src_{}"
+
+
+def _macros(inp: VerifyInput) -> str:
+    for rel in (MACROS_PATH, LEGACY_MACROS_PATH):
+        path = Path(inp.artifact_dir) / rel
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return ""
+
+
+def _names(inp: VerifyInput) -> set[str]:
+    return {model_name(inp.contract), *relations(inp.clauses)}
+
+
+def batch_groups(inputs: list[VerifyInput]) -> list[list[int]]:
+    """Indexes of the inputs that can share one project, in order (first fit)."""
+    out: list[tuple[list[int], set[str], tuple[str, str]]] = []
+    for i, inp in enumerate(inputs):
+        names, key = _names(inp), (inp.now.isoformat(), _macros(inp))
+        for idx, used, k in out:
+            if k == key and not names & used:
+                idx.append(i)
+                used |= names
+                break
+        else:
+            out.append(([i], set(names), key))
+    return [idx for idx, _, _ in out]
+
+
+def _source(alias: str) -> Callable[..., str]:
+    def source_sql(relation: str, view: bool = False) -> str:
+        cfg = "{{ config(materialized='view') }}\n" if view else ""
+        return f"{cfg}select * from {alias}.main.{ident(relation)}\n"
+
+    return source_sql
+
+
+def _project(inputs: list[VerifyInput], project: Path) -> list[EngineRun]:
+    """The inputs' models in one project, built together."""
+    output: dict[str, Any] = {
+        "type": "duckdb", "path": str(project / "verify.duckdb"), "threads": 1,
+        "settings": {"TimeZone": "UTC"},
+        "attach": [{"path": str(Path(inp.database).resolve()), "alias": BATCH_ALIAS.format(i),
+                    "read_only": True} for i, inp in enumerate(inputs)],
+    }
+    write_project(project, inputs[0].database, output)
+    builds = [ModelBuild(inp, project, _source(BATCH_ALIAS.format(i)), only_own_tests=True)
+              for i, inp in enumerate(inputs)]
+    pending = [b for b in builds if b.error is None]
+    res = invoke(project, "deps")
+    if not res.success:
+        return [b.error or b.deps_failed(res.exception) for b in builds]
+    vars_arg = json.dumps({"tacit_now": inputs[0].now.isoformat()})
+    first = True
+    while pending:
+        for b in pending:
+            b.write()
+        select = [] if first else ["--select", *(b.model for b in pending)]
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select)
+        first = False
+        pending = [b for b in pending if b.after_build() and b.rounds_left()]
+    return [b.error or b.verdicts() for b in builds]
+
+
+def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
+    """Every input's verdicts, in order: one project and one build per group of inputs (on
+    PostgreSQL, input by input as `run` does)."""
+    if any(inp.postgres is not None for inp in inputs):
+        return [run(inp) for inp in inputs]
+    out: dict[int, EngineRun] = {}
+    for g in batch_groups(inputs):
+        mine = [inputs[i] for i in g]
+        # the group's project lives in its first input's work folder
+        runs = _project(mine, Path(mine[0].workdir) / "project")
+        out.update(zip(g, runs, strict=True))
+    return [out[i] for i in range(len(inputs))]

@@ -1,0 +1,300 @@
+"""`tacit-gen verify DIR --data-dir DATA`: many contracts in one run, each engine paid once.
+
+Every contract is matched with its data by contract name (``DATA/<name>.csv`` or ``.parquet``;
+``<name>.catalog.*`` and ``<name>.sessions.*`` beside it when present). The data of every
+contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.prepare`,
+as for one contract); then each engine runs ONCE for all the contracts, in a process of its own
+forked from this one, so it is imported once: an engine module with ``run_cases(inputs)`` takes
+them all in one call (dbt: one project with a model per contract, one ``dbt build``; soda4: one
+worker), any other runs ``run(inp)`` contract after contract in that process (GX reuses its one
+context, pandera and the runtime their imports). Up to ``jobs`` engine processes run at once.
+Results are put back in contract order and target order, whatever order the engines end in, and
+compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.compare`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen.engines.base import EngineRun, VerifyInput
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.targets.base import RenderOptions
+    from tacit_gen.verify import VerifyCase, VerifyReport
+
+DATA_SUFFIXES = (".csv", ".parquet", ".pq")
+
+
+class ManyError(ValueError):
+    """A usage error of a many-contract verify (a contract without data...): exit 2."""
+
+
+def _one_file(data_dir: Path, stem: str) -> Path | None:
+    found = [data_dir / f"{stem}{s}" for s in DATA_SUFFIXES if (data_dir / f"{stem}{s}").is_file()]
+    if len(found) > 1:
+        raise ManyError(f"{' and '.join(p.as_posix() for p in found)}: two files for the same "
+                        "relation; keep one")
+    return found[0] if found else None
+
+
+def match_data(contracts: list[tuple[Path, Contract]], data_dir: Path) -> list[tuple[Path, Path | None, Path | None]]:
+    """Each contract's data file, catalog and sessions file in `data_dir`, matched by contract
+    name: ``<name>.csv|.parquet|.pq``, ``<name>.catalog.<ext>`` and ``<name>.sessions.<ext>``
+    (both optional, as `tacit-gen sample` and `tacit-gen calendar` write them).
+
+    Raises:
+        ManyError: naming every contract whose data file is missing, two contracts of the same
+            name, or two files for the same relation.
+    """
+    if not data_dir.is_dir():
+        raise ManyError(f"--data-dir {data_dir.as_posix()}: not a folder")
+    seen: dict[str, Path] = {}
+    missing: list[str] = []
+    out: list[tuple[Path, Path | None, Path | None]] = []
+    for path, c in contracts:
+        if c.name in seen:
+            raise ManyError(f"{path.as_posix()} and {seen[c.name].as_posix()} are both contract "
+                            f"'{c.name}': their data would be the same file")
+        seen[c.name] = path
+        data = _one_file(data_dir, c.name)
+        if data is None:
+            missing.append(f"no data for contract '{c.name}' ({path.as_posix()}): expected "
+                           + " or ".join((data_dir / f"{c.name}{s}").as_posix() for s in DATA_SUFFIXES[:2]))
+            continue
+        out.append((data, _one_file(data_dir, f"{c.name}.catalog"),
+                    _one_file(data_dir, f"{c.name}.sessions")))
+    if missing:
+        raise ManyError("; ".join(missing))
+    return out
+
+
+def default_jobs() -> int:
+    """Engine processes at once: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class ManyReport:
+    """One report per contract, in the order given; one exit code for the run."""
+
+    reports: list[VerifyReport]
+    jobs: int = 1
+
+    @property
+    def exit_code(self) -> int:
+        """The worst of the contracts' codes, in verify's own order: 3 (disagreement) over 4 (an
+        engine could not run) over 1 (violations) over 0."""
+        codes = {r.exit_code for r in self.reports}
+        return next((c for c in (3, 4, 1) if c in codes), 0)
+
+    def as_json(self) -> dict[str, Any]:
+        verdict = {0: "pass", 1: "violations", 3: "disagreement", 4: "incomplete"}[self.exit_code]
+        return {"verdict": verdict, "exit_code": self.exit_code,
+                "contracts": [r.as_json() for r in self.reports]}
+
+    def render_text(self, width: int | None = None) -> str:
+        """Each contract's report as `verify` prints it, then one summary table."""
+        from tacit_gen.console import fit_table
+
+        words = {0: "pass", 1: "violations", 3: "DISAGREEMENT", 4: "incomplete"}
+        parts = [r.render_text(width) for r in self.reports]
+        rows = []
+        for r in self.reports:
+            fails = sum(row.failed for row in r.rows)
+            warns = sum(row.warned and not row.failed for row in r.rows)
+            rows.append([r.contract.name, r.contract.version, words[r.exit_code], str(r.exit_code),
+                         str(fails), str(warns), str(len(r.rows))])
+        n = len(self.reports)
+        code = self.exit_code
+        summary = (f"all {n} contract(s) pass" if code == 0 else
+                   f"{sum(r.exit_code != 0 for r in self.reports)} of {n} contract(s) did not "
+                   f"pass: exit {code}")
+        table = fit_table(["contract", "version", "verdict", "exit", "violated", "warned", "clauses"],
+                          rows, width)
+        return "\n\n".join([*parts, "\n".join([f"verify: {n} contract(s)", *table, "", summary])])
+
+
+# --------------------------------------------------------------------------------- the engines
+
+
+def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]:
+    """One engine on every input, in this process: `run_cases` when the engine has it, else
+    `run` input after input (an exception is that input's failure; the others go on)."""
+    from tacit_gen.console import engine_output
+    from tacit_gen.verify import engine_module, failure_text
+
+    module = engine_module(target)
+    if hasattr(module, "run_cases"):
+        with engine_output(log):
+            runs: list[EngineRun] = list(module.run_cases(inputs))
+        return runs
+    out = []
+    for inp in inputs:
+        try:
+            with engine_output(inp.workdir / "engine.log"):
+                out.append(module.run(inp))
+        except Exception as e:
+            out.append(EngineRun(target, (), failure=failure_text(e)))
+    return out
+
+
+def _child(target: str, inputs: list[VerifyInput], log: Path, conn: Any) -> None:
+    from tacit_gen.verify import failure_text
+
+    try:
+        result: Any = _batch(target, inputs, log)
+    except BaseException as e:
+        result = failure_text(e)
+    try:
+        conn.send(result)
+    except Exception as e:  # a result that does not pickle
+        conn.send(failure_text(e))
+    conn.close()
+
+
+def _died(target: str, code: int | None) -> str:
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            return f"the {target} engine's process died of {signal.Signals(-code).name}"
+        except ValueError:
+            return f"the {target} engine's process died of signal {-code}"
+    return f"the {target} engine's process exited with code {code} without a result"
+
+
+def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
+                parallel: int) -> dict[str, list[EngineRun]]:
+    """Each (target, inputs) job in a forked process of its own, `parallel` at a time; a job that
+    fails as a whole (its import, a crash) gives every one of its inputs that failure. Where fork
+    is unavailable or unsafe (other threads in this process), the jobs run here one by one."""
+    import multiprocessing
+    from multiprocessing.connection import Connection, wait
+
+    from tacit_gen.console import progress
+    from tacit_gen.verify import failure_text, single_threaded
+
+    def whole(target: str, n: int, why: str) -> list[EngineRun]:
+        return [EngineRun(target, (), failure=why) for _ in range(n)]
+
+    def checked(target: str, n: int, got: Any) -> list[EngineRun]:
+        if isinstance(got, list) and len(got) == n and all(isinstance(r, EngineRun) for r in got):
+            return got
+        return whole(target, n, got if isinstance(got, str) else f"the {target} engine returned "
+                     f"{type(got).__name__} for {n} dataset(s)")
+
+    results: dict[str, list[EngineRun]] = {}
+    p = progress()
+    p.start(f"{len(jobs)} engine(s), {parallel} at a time")
+    if "fork" not in multiprocessing.get_all_start_methods() or not single_threaded():
+        for target, inputs in jobs:
+            try:
+                results[target] = checked(target, len(inputs),
+                                          _batch(target, inputs, root / f"{target}.engine.log"))
+            except Exception as e:
+                results[target] = whole(target, len(inputs), failure_text(e))
+        p.finish(True)
+        return results
+    ctx = multiprocessing.get_context("fork")
+    pending = list(jobs)
+    running: dict[Any, tuple[str, int, Any]] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                target, inputs = pending.pop(0)
+                receiver, sender = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_child, name=f"tacit-{target}",
+                                   args=(target, inputs, root / f"{target}.engine.log", sender))
+                proc.start()
+                sender.close()
+                running[receiver] = (target, len(inputs), proc)
+            for ready in wait(list(running), timeout=0.25):  # an answer, or EOF (it died)
+                conn = ready if isinstance(ready, Connection) else None
+                if conn is None:
+                    continue
+                target, n, proc = running.pop(conn)
+                got: Any = None
+                try:
+                    got = conn.recv()
+                except (EOFError, OSError):
+                    pass
+                finally:
+                    conn.close()
+                proc.join()
+                results[target] = (checked(target, n, got) if got is not None
+                                   else whole(target, n, _died(target, proc.exitcode)))
+            p.tick()
+    finally:
+        for conn, (_t, _n, proc) in running.items():  # interrupted: stop what was started
+            proc.terminate()
+            proc.join()
+            conn.close()
+    failed = sorted(t for t, runs in results.items() if any(r.failure for r in runs))
+    p.finish(not failed, f"could not run: {', '.join(failed)}" if failed else "")
+    return results
+
+
+# ------------------------------------------------------------------------------------- the run
+
+
+def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path | None = None,
+                options: RenderOptions | None = None, artifacts: Path | None = None,
+                engine: str = "duckdb", dsn: str | None = None) -> ManyReport:
+    """Verify many contracts on their data in one run: each engine once for all of them.
+
+    Args:
+        cases: one per contract (see :class:`tacit_gen.verify.VerifyCase`).
+        jobs: engine processes at once (default: :func:`default_jobs`).
+        workdir: where to keep the work (default: a temporary folder, removed afterwards); the
+            contract at position i works in ``c<i>/``.
+        options: render options.
+        artifacts: run these artifacts instead of rendering them fresh.
+        engine: ``duckdb``; on ``postgres`` and ``spark`` the cases go to
+            :func:`tacit_gen.verify.verify_cases` (Spark: one worker for all; PostgreSQL: one
+            server, contract after contract).
+
+    Returns:
+        One report per case, in order, and the run's exit code.
+    """
+    from tacit_gen import verify as v
+    from tacit_gen.targets.base import for_engines
+
+    parallel = jobs or default_jobs()
+    if engine != "duckdb" or not cases:
+        return ManyReport(v.verify_cases(cases, engine, workdir, options, artifacts, dsn), parallel)
+    if dsn is not None:
+        raise ValueError("--dsn is for --engine postgres")
+    options = for_engines(v.engine_options(engine, options))
+    owned = workdir is None
+    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        prepared = []
+        for i, c in enumerate(cases):
+            wd = root / f"c{i}"
+            wd.mkdir(parents=True, exist_ok=True)
+            prepared.append(v.prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
+                                       artifacts, options, sessions=c.calendar))
+        order: list[str] = []
+        for pr in prepared:
+            order.extend(t for t in pr.targets if t not in order)
+        work = [(t, [i for i, pr in enumerate(prepared) if t in pr.targets]) for t in order]
+        jobs_in = [(t, [v.engine_input(prepared[i], t) for i in idx]) for t, idx in work]
+        results = run_engines(jobs_in, root, parallel)
+        runs: list[dict[str, EngineRun]] = [{} for _ in prepared]
+        for t, idx in work:
+            for i, run in zip(idx, results[t], strict=True):
+                runs[i][t] = run
+        return ManyReport([v.compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)
+    finally:
+        if owned:
+            shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,134 @@
+"""`tacit-gen verify contracts/ --data-dir DIR`: every bundled contract in one run, each engine
+once for all of them (tacit_gen/verify_many.py), run as a user runs it: a process of its own, so
+the engines really are forked and run in parallel (`--jobs 2`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BUNDLED, CONTRACTS, ROOT
+
+pytestmark = pytest.mark.engine
+NOW = "2024-01-02T15:00:00Z"
+# fct_sensor_readings' enum, a clause every target renders (the wire schemas included)
+VIOLATED, CLAUSE = "fct_sensor_readings", "accepted_values:quality"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "400"}
+    return subprocess.run([sys.executable, "-m", "tacit_gen.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1200, check=False)
+
+
+def sample(folder: Path, name: str, violate: str | None = None) -> None:
+    args = ["sample", str(CONTRACTS / f"{name}.yaml"), "--rows", "24", "--now", NOW,
+            "--out", str(folder / f"{name}.csv")]
+    res = cli(*args, *(["--violate", violate] if violate else []))
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("clean")
+    for path in BUNDLED:
+        sample(folder, path.stem)
+    return folder
+
+
+def test_clean_data_of_every_bundled_contract_passes_on_every_engine(clean: Path) -> None:
+    res = cli("verify", "contracts/", "--data-dir", str(clean), "--now", NOW, "--jobs", "2",
+              "--format", "json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["verdict"] == "pass"
+    assert [c["contract"] for c in doc["contracts"]] == [p.stem for p in BUNDLED]
+    for c in doc["contracts"]:
+        assert c["exit_code"] == 0 and not c["engines_failed"], c["contract"]
+        assert c["targets"] == ["dbt", "soda", "soda4", "gx", "pandera", "ibis", "avro",
+                                "protobuf", "jsonschema"]
+        statuses = {v["status"] for row in c["clauses"] for v in row["verdicts"].values()}
+        assert statuses <= {"pass", "n/a"} and "pass" in statuses, c["contract"]
+        # every clause has a real pass from the five table engines (n/a only in wire schemas
+        # and where a target declared the clause unsupported)
+        for row in c["clauses"]:
+            assert row["verdicts"]["dbt"]["status"] == "pass", (c["contract"], row["id"])
+            assert row["verdicts"]["ibis"]["status"] == "pass", (c["contract"], row["id"])
+
+
+def test_one_violation_fails_that_clause_only_and_the_others_pass(clean: Path,
+                                                                 tmp_path: Path) -> None:
+    for path in BUNDLED:
+        if path.stem != VIOLATED:
+            for f in clean.glob(f"{path.stem}.*"):
+                shutil.copy(f, tmp_path / f.name)
+    sample(tmp_path, VIOLATED, CLAUSE)
+    res = cli("verify", *(str(p) for p in BUNDLED), "--data-dir", str(tmp_path), "--now", NOW,
+              "--jobs", "2", "--format", "json")
+    assert res.returncode == 1, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["verdict"] == "violations"
+    by_name = {c["contract"]: c for c in doc["contracts"]}
+    for name, c in by_name.items():
+        assert not c["engines_failed"] and all(r["agree"] for r in c["clauses"]), name
+        failed = {(r["id"], t) for r in c["clauses"] for t, v in r["verdicts"].items()
+                  if v["status"] != "pass" and v["status"] != "n/a"}
+        if name == VIOLATED:
+            assert c["exit_code"] == 1
+            assert failed == {(CLAUSE, t) for t in c["targets"]}, failed
+        else:
+            assert c["exit_code"] == 0 and not failed, (name, failed)
+    # the text report: each contract's table, then one line per contract
+    text = cli("verify", *(str(p) for p in BUNDLED), "--data-dir", str(tmp_path), "--now", NOW,
+               "--target", "pandera,ibis,jsonschema")
+    assert text.returncode == 1
+    summary = text.stdout.split("verify: 3 contract(s)\n")[1].splitlines()
+    assert [ln.split()[:4] for ln in summary[2:5]] == [
+        ["fct_sensor_readings", "1.0.0", "violations", "1"],
+        ["ohlcv_1m", "4.0.0", "pass", "0"],
+        ["plant_sensor_reading", "3.0.0", "pass", "0"]]
+    assert summary[-1] == "1 of 3 contract(s) did not pass: exit 1"
+
+
+def test_output_is_the_same_whatever_order_the_engines_end_in(clean: Path) -> None:
+    """One engine process at a time, then all at once: byte-identical reports."""
+    args = ("verify", "contracts/", "--data-dir", str(clean), "--now", NOW, "--target",
+            "pandera,ibis,avro,protobuf,jsonschema")
+    one, many = cli(*args, "--jobs", "1"), cli(*args, "--jobs", "5")
+    assert one.returncode == many.returncode == 0, one.stderr + many.stderr
+    assert one.stdout == many.stdout
+
+
+def test_a_contract_without_data_is_exit_2_naming_it(clean: Path, tmp_path: Path) -> None:
+    for f in clean.iterdir():
+        if not f.name.startswith("ohlcv_1m."):
+            shutil.copy(f, tmp_path / f.name)
+    res = cli("verify", "contracts/", "--data-dir", str(tmp_path), "--now", NOW)
+    assert res.returncode == 2
+    assert "no data for contract 'ohlcv_1m' (contracts/ohlcv_1m.yaml): expected " in res.stderr
+    assert f"{tmp_path.as_posix()}/ohlcv_1m.csv" in res.stderr
+    assert res.stdout == "" and "Traceback" not in res.stderr
+
+
+def test_usage_errors_are_exit_2(clean: Path, tmp_path: Path) -> None:
+    both = tmp_path / "both"
+    shutil.copytree(clean, both)
+    shutil.copy(both / "ohlcv_1m.csv", tmp_path / "x.csv")
+    (both / "ohlcv_1m.parquet").write_bytes(b"")
+    cases = {
+        ("verify", "contracts/", "--now", NOW): "need --data-dir",
+        ("verify", "contracts/", "--data-dir", str(clean), "--data", str(tmp_path / "x.csv")):
+            "--data: one contract's options",
+        ("verify", "contracts/ohlcv_1m.yaml", "--data-dir", str(both)): "two files for the same relation",
+        ("verify", "contracts/ohlcv_1m.yaml"): "--data FILE is required",
+    }
+    for args, words in cases.items():
+        res = cli(*args)
+        assert res.returncode == 2, (args, res.stderr)
+        assert words in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
