@@ -547,7 +547,8 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
     from tacit_gen.verify_many import ManyError, match_data, verify_many
 
     if data_dir is None:
-        _fail_usage("several contracts (or a folder) need --data-dir DIR (their data by name)")
+        _fail_usage("--jobs goes with --data-dir DIR" if jobs is not None and len(paths) == 1
+                    else "several contracts (or a folder) need --data-dir DIR (their data by name)")
     given = [f for f, v in (("--data", data), ("--catalog", catalog), ("--calendar", calendar_path),
                             ("--format html", out_file)) if v is not None]
     if given:

@@ -278,12 +278,17 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
     root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
     root.mkdir(parents=True, exist_ok=True)
     try:
+        from tacit_gen.engines.load import LoadError
+
         prepared = []
         for i, c in enumerate(cases):
             wd = root / f"c{i}"
             wd.mkdir(parents=True, exist_ok=True)
-            prepared.append(v.prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
-                                       artifacts, options, sessions=c.calendar))
+            try:
+                prepared.append(v.prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
+                                          artifacts, options, sessions=c.calendar))
+            except LoadError as e:  # which contract's data could not be read
+                raise ManyError(f"contract '{c.contract.name}': {e}") from None
         order: list[str] = []
         for pr in prepared:
             order.extend(t for t in pr.targets if t not in order)

@@ -127,7 +127,14 @@ def test_usage_errors_are_exit_2(clean: Path, tmp_path: Path) -> None:
             "--data: one contract's options",
         ("verify", "contracts/ohlcv_1m.yaml", "--data-dir", str(both)): "two files for the same relation",
         ("verify", "contracts/ohlcv_1m.yaml"): "--data FILE is required",
+        ("verify", "contracts/ohlcv_1m.yaml", "--jobs", "2"): "--jobs goes with --data-dir",
     }
+    broken = tmp_path / "broken"
+    shutil.copytree(clean, broken)
+    (broken / "ohlcv_1m.csv").unlink()
+    (broken / "ohlcv_1m.parquet").write_bytes(b"not parquet")
+    cases[("verify", "contracts/", "--data-dir", str(broken), "--target", "pandera")] = (
+        "contract 'ohlcv_1m': ")
     for args, words in cases.items():
         res = cli(*args)
         assert res.returncode == 2, (args, res.stderr)
