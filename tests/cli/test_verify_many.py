@@ -55,11 +55,11 @@ def test_clean_data_of_every_bundled_contract_passes_on_every_engine(clean: Path
                                 "protobuf", "jsonschema"]
         statuses = {v["status"] for row in c["clauses"] for v in row["verdicts"].values()}
         assert statuses <= {"pass", "n/a"} and "pass" in statuses, c["contract"]
-        # every clause has a real pass from the five table engines (n/a only in wire schemas
-        # and where a target declared the clause unsupported)
+        # every clause has a real pass, and n/a only where a target declared the clause
+        # unsupported (otherwise the engines would not agree)
         for row in c["clauses"]:
-            assert row["verdicts"]["dbt"]["status"] == "pass", (c["contract"], row["id"])
-            assert row["verdicts"]["ibis"]["status"] == "pass", (c["contract"], row["id"])
+            assert row["agree"], (c["contract"], row["id"], row["disagreement"])
+            assert any(v["status"] == "pass" for v in row["verdicts"].values()), row["id"]
 
 
 def test_one_violation_fails_that_clause_only_and_the_others_pass(clean: Path,
