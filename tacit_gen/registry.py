@@ -37,14 +37,11 @@ BUILTIN: dict[str, str] = {
 
 @lru_cache(maxsize=1)
 def _entry_points() -> dict[str, str]:
-    """Targets other packages declare in the entry-point group (built-in names win)."""
-    from importlib.metadata import entry_points
+    """Targets other packages declare in the entry-point group (built-in names win); the scan is
+    remembered on disk until a distribution changes (`tacit_gen.installed`)."""
+    from tacit_gen import installed
 
-    found: dict[str, str] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
-        if ep.name not in BUILTIN:
-            found.setdefault(ep.name, ep.value)
-    return found
+    return {name: value for name, value in installed.entry_points(GROUP) if name not in BUILTIN}
 
 
 def _table() -> dict[str, str]:

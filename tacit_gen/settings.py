@@ -264,10 +264,8 @@ def discover(start: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def installed_dbt_version() -> str | None:
-    """The installed dbt-core's version (metadata only: dbt is not imported), or None."""
-    from importlib import metadata
+    """The installed dbt-core's version (metadata only: dbt is not imported; remembered on disk
+    until a distribution changes, see `tacit_gen.installed`), or None."""
+    from tacit_gen import installed
 
-    try:
-        return metadata.version("dbt-core")
-    except metadata.PackageNotFoundError:
-        return None
+    return installed.version("dbt-core")

@@ -4,7 +4,8 @@ pint costs about half a second to import and build, more than the rest of `lint`
 contracts name most (every suffix unit, currency and count unit, the common SI units) are looked
 up in `unit_table.py`, a table pint computed once (``python -m tacit_gen.contract.units >
 tacit_gen/contract/unit_table.py``; a test recomputes it with the installed pint). Anything else
-builds the registry on first use.
+builds the registry on first use, and its answers are remembered on disk (`unit_cache.py`), so a
+second run asking the same does not import pint.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from tacit_gen.contract import unit_cache
 
 # ISO 4217 codes most seen in market data; each is its own base dimension, so USD and EUR never
 # compare. The seed's placeholders `quote_currency` and `base_currency` are currencies too.
@@ -120,7 +123,20 @@ def resolve(text: str) -> ResolvedUnit:
         if invented:
             _invent(text)
         return ResolvedUnit(text, canonical, dimensionality, invented)
-    return _resolve_with_pint(text)
+    got = unit_cache.cached("resolve", (text,), _INVENTED, lambda: _resolve_answer(text))
+    if "error" in got:
+        raise UnitError(got["error"])
+    if got["invented"]:
+        _invent(text)
+    return ResolvedUnit(text, got["canonical"], got["dimensionality"], got["invented"])
+
+
+def _resolve_answer(text: str) -> dict[str, Any]:
+    try:
+        r = _resolve_with_pint(text)
+    except UnitError as e:
+        return {"error": str(e)}
+    return {"canonical": r.canonical, "dimensionality": r.dimensionality, "invented": r.invented}
 
 
 def _resolve_with_pint(text: str) -> ResolvedUnit:
@@ -151,8 +167,8 @@ def same_unit(a: ResolvedUnit, b: ResolvedUnit) -> bool:
 
     if a.text in UNITS and b.text in UNITS:  # single units: equal exactly when named alike
         return a.canonical == b.canonical
-    ureg = registry()
-    return bool(ureg.Unit(a.text) == ureg.Unit(b.text))
+    return bool(unit_cache.cached("same_unit", (a.text, b.text), _INVENTED,
+                                  lambda: bool(registry().Unit(a.text) == registry().Unit(b.text))))
 
 
 def dimension_of(text: str) -> str | None:
@@ -171,6 +187,11 @@ def dimension_of(text: str) -> str | None:
 
     if name in DIMENSIONS:
         return DIMENSIONS[name]
+    got = unit_cache.cached("dimension_of", (name,), _INVENTED, lambda: _dimension_with_pint(name))
+    return None if got is None else str(got)
+
+
+def _dimension_with_pint(name: str) -> str | None:
     try:
         dim = registry().get_dimensionality(f"[{name}]")
     except Exception:
@@ -207,6 +228,10 @@ def units_of_dimension(dimension: str) -> tuple[str, ...] | None:
 
 def multiply(a: str, b: str, op: str) -> str:
     """The unit text of a*b or a/b."""
+    return str(unit_cache.cached("multiply", (a, b, op), _INVENTED, lambda: _multiply_with_pint(a, b, op)))
+
+
+def _multiply_with_pint(a: str, b: str, op: str) -> str:
     ureg = registry()
     u = ureg.Unit(a) * ureg.Unit(b) if op == "*" else ureg.Unit(a) / ureg.Unit(b)
     return str(u)

@@ -13,7 +13,9 @@ from click.testing import CliRunner
 from tacit_gen.cli import main
 from tests.conftest import BUNDLED, ROOT
 
-HEAVY = ("pint", "dbt", "great_expectations", "soda", "pandera", "pandas", "ibis", "duckdb", "jinja2")
+HEAVY = ("pint", "dbt", "great_expectations", "soda", "pandera", "pandas", "ibis", "duckdb", "jinja2",
+         "sqlglot", "jsonschema", "google.protobuf", "grpc_tools", "fastavro", "pyspark", "psycopg",
+         "psycopg2", "importlib.metadata")  # each command's own imports: tests/cli/test_fast_start.py
 
 
 def run(*args: str) -> tuple[int, str]:

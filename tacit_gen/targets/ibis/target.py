@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tacit_gen.targets.ibis.read import read_module as read_artifact
 from tacit_gen.targets.ibis.render import IbisTarget
 
 if TYPE_CHECKING:
@@ -18,6 +17,9 @@ class Target(IbisTarget):
     """Everything about the ibis target (see `tacit_gen.targets.base.Target`)."""
 
     def read(self, path: Path, text: str) -> ReadResult:
+        # imported here, not at the top: render never pays for the reader (issue 16)
+        from tacit_gen.targets.ibis.read import read_module as read_artifact
+
         return read_artifact(path, text)
 
 

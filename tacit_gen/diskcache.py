@@ -1,0 +1,64 @@
+"""Small JSON answers kept on disk between runs, so a command's start does not pay twice for the
+same slow computation (issue 16: the target entry-point scan, pint's unit registry).
+
+Files live in ``$TACIT_GEN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tacit-gen`` (default
+``~/.cache``). Each file's name carries the key of everything its answers depend on, so a stale
+answer is never read: a changed input is a different file. A cache that cannot be read or written
+(read-only home, a half-written file from a killed run) is a miss, never an error: the caller
+computes the answer as if there were no cache. Writes are atomic (a temporary file, then rename),
+so two runs at once each see a whole file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path:
+    """The folder of tacit-gen's cache files (see the module docstring)."""
+    explicit = os.environ.get("TACIT_GEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tacit-gen"
+
+
+def key(*parts: str) -> str:
+    """A short stable hash of `parts`, for a cache file's name."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def load(name: str) -> dict[str, Any] | None:
+    """The JSON object stored under `name`, or None (absent, unreadable, not an object)."""
+    try:
+        data = json.loads((cache_dir() / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def store(name: str, data: dict[str, Any]) -> None:
+    """Write `data` under `name` atomically; a failure to write is ignored (the cache is optional)."""
+    import tempfile
+
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, sort_keys=True, separators=(",", ":"))
+            os.replace(tmp, folder / name)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
