@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.rows import Row, emit, interleaved, use_json  # noqa: E402
+from tests.benchmarks.rows import Row, emit, interleaved, row_count, use_json  # noqa: E402
 
 NOW = datetime(2024, 3, 4, 10, 0, tzinfo=UTC)
 
@@ -147,7 +147,7 @@ def _verify(server: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--rows", type=row_count, default=1_000_000, help="e.g. 1000000 or 1e6")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-verify", action="store_true", help="skip the verify wall times")
     p.add_argument("--json", metavar="FILE", help="append every row to FILE as JSON")

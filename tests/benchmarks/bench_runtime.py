@@ -14,7 +14,7 @@ every row printed with its baseline timed in the same run (interleaved, median o
 - pandera on pandas and Great Expectations on pandas, the frame already built (goals: 3x and 10x
   faster); ``--no-pandas`` skips them (they need ~1 GB a 10 M-row frame and a minute).
 
-    python tests/benchmarks/bench_runtime.py [--rows N] [--repeat R] [--no-pandas] [--json FILE]
+    python tests/benchmarks/bench_runtime.py [--rows N (or 1e7)] [--repeat R] [--no-pandas] [--json FILE]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.rows import Row, emit, interleaved, use_json  # noqa: E402
+from tests.benchmarks.rows import Row, emit, interleaved, row_count, use_json  # noqa: E402
 
 NOW = datetime(2024, 3, 4, 10, 0, tzinfo=UTC)
 EDGE = datetime(2024, 3, 4, 9, 45, tzinfo=UTC)  # NOW - freshness 15m
@@ -149,7 +149,7 @@ def run_pandera_ibis(schema: Any, table: Any) -> set[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--rows", type=int, default=10_000_000)
+    p.add_argument("--rows", type=row_count, default=10_000_000, help="e.g. 10000000 or 1e7")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-pandas", action="store_true",
                    help="skip pandera and GX on pandas (slow, memory-hungry)")

@@ -127,3 +127,11 @@ def interleaved(fns: Mapping[str, Callable[[], Any]], repeat: int) -> dict[str, 
             last[name] = fn()
             times[name].append(time.perf_counter() - t0)
     return {k: (statistics.median(v), last[k]) for k, v in times.items()}
+
+
+def row_count(text: str) -> int:
+    """``--rows`` as an integer or in exponent form: ``10000000``, ``1e7``, ``2e6``."""
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if value != int(value) or value < 1:
+        raise ValueError(f"not a row count: {text}")
+    return int(value)

@@ -53,3 +53,14 @@ def test_no_json_file_without_the_setting(tmp_path: Path, monkeypatch: pytest.Mo
     emit(Row("render", "render", 3.0, "CSafe", 1.0, "slower", 6.0))
     assert list(tmp_path.iterdir()) == []
     assert "[render] render: 3.000 s" in capsys.readouterr().out
+
+
+def test_row_count_reads_exponent_form() -> None:
+    from tests.benchmarks.rows import row_count
+
+    assert row_count("1e7") == 10_000_000
+    assert row_count("2000000") == 2_000_000
+    assert row_count("2.5e6") == 2_500_000
+    for bad in ("1.5", "0", "-1e3", "many"):
+        with pytest.raises(ValueError):
+            row_count(bad)
