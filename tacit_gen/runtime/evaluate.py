@@ -411,7 +411,7 @@ class _Builder:
                     key = list(c.param("columns") or c.columns)
                     groups = converted.group_by(key).aggregate(__tacit_n=ibis._.count())
                     dups[c.id] = groups.filter(groups["__tacit_n"] > 1)  # pyright: ignore[reportOperatorIssue]
-                elif c.kind in ("catalog_unit", "catalog_bounds", "plausible"):
+                elif c.kind in ("catalog_bounds", "catalog_dimension", "catalog_unit", "plausible"):
                     wide, cols = self._join_catalog(wide, c, i)
                     cat_cols[c.id] = cols
             except Exception as e:
@@ -542,7 +542,7 @@ class _Builder:
                 # sample from the narrowest table: re-running the wide table's window counts
                 # and joins for a clause that reads none of them would double the cost
                 src, viol = wide, violations[cid]
-                if c.kind not in ("catalog_unit", "catalog_bounds", "plausible"):
+                if c.kind not in ("catalog_bounds", "catalog_dimension", "catalog_unit", "plausible"):
                     try:
                         src = converted
                         viol = (~self._condition(converted, c, {})).fill_null(False)
@@ -641,6 +641,13 @@ class _Builder:
                 match = (wide[cols["min"]] <= value) & (value <= wide[cols["max"]])
             # a null value passes (not_null's job); a key with no catalog entry is a violation
             return value.isnull() | (present & match)
+        if kind == "catalog_dimension":
+            # the series' catalog unit is one of the dimension's spellings; a NULL key passes
+            # (not_null's job); no catalog entry or a NULL unit is a violation
+            cols = cat_cols[c.id]
+            unit = wide[cols["unit"]]
+            listed = unit.notnull() & unit.isin(list(c.param("units") or ()))
+            return wide[c.param("key")].isnull() | (wide[cols["n"]].notnull() & listed)
         if kind == "revision_window":
             return self._revision(wide, c)
         if kind == "pattern":
@@ -678,7 +685,7 @@ class _Builder:
         cat = _catalog_for(self.catalog, c.param("relation"))
         ck = cat[c.param("catalog_key")]
         k, nn = f"__tacit_ck{i}", f"__tacit_cn{i}"
-        if c.kind == "catalog_unit":
+        if c.kind in ("catalog_dimension", "catalog_unit"):
             u = f"__tacit_cu{i}"
             agg = cat.group_by(ck.name(k)).aggregate(
                 **{u: cat[c.param("catalog_column")].min(), nn: cat.count()}

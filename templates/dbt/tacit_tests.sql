@@ -236,6 +236,19 @@ where m.{{ column_name }} is not null
 {% endtest %}
 
 
+{#- catalog_dimension:<c>  the catalog's unit (catalog_column) for the row's key is one of units (the unit
+    table's spellings of the contract's dimension, exact text); no catalog entry or a NULL unit fails. -#}
+{% test tacit_catalog_dimension(model, column_name, key, catalog, catalog_key, catalog_column, units, dimension=none) %}
+select m.*
+from {{ model }} m
+left join {{ catalog }} c on m.{{ key }} = c.{{ catalog_key }}
+where m.{{ key }} is not null
+  and (c.{{ catalog_key }} is null
+       or c.{{ catalog_column }} is null
+       or c.{{ catalog_column }} not in ({% for u in units %}'{{ u | replace("'", "''") }}'{{ ", " if not loop.last }}{% endfor %}))
+{% endtest %}
+
+
 {#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
     ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
 {% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}

@@ -445,6 +445,21 @@ class Reader:
                 },
                 f"catalog_unit:{c}",
             )
+        if short == "tacit_catalog_dimension" and column:
+            units = a.get("units")
+            return (
+                "catalog_dimension",
+                {
+                    "column": c,
+                    "key": _col(a.get("key")),
+                    "relation": _relation(a.get("catalog")),
+                    "catalog_key": _col(a.get("catalog_key")),
+                    "catalog_column": _col(a.get("catalog_column")),
+                    "dimension": a.get("dimension"),
+                    "units": tuple(str(u) for u in units) if isinstance(units, list) else units,
+                },
+                f"catalog_dimension:{c}",
+            )
         if short in ("tacit_catalog_bounds", "tacit_plausible") and column:
             kind = "catalog_bounds" if short == "tacit_catalog_bounds" else "plausible"
             return (

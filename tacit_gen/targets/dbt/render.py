@@ -583,6 +583,16 @@ class DbtTarget:
                     "catalog_column": ident(p["catalog_column"], adapter),
                 }
                 col_test(p["column"], _test("tacit_catalog_unit", cl, unique_name(cl.id), args))
+            elif k == "catalog_dimension":
+                args = {
+                    "key": ident(p["key"], adapter),
+                    "catalog": relation_ref(p["relation"]),
+                    "catalog_key": ident(p["catalog_key"], adapter),
+                    "catalog_column": ident(p["catalog_column"], adapter),
+                    "units": list(p["units"]),
+                    "dimension": p["dimension"],
+                }
+                col_test(p["column"], _test("tacit_catalog_dimension", cl, unique_name(cl.id), args))
             elif k in ("catalog_bounds", "plausible"):
                 args = {
                     "key": ident(p["key"], adapter),

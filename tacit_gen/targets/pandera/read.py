@@ -39,6 +39,7 @@ TIME_HELPERS = {
     "_cadence_check": "cadence",
     "_catalog_unit_check": "catalog_unit",
     "_catalog_bounds_check": "catalog_bounds",
+    "_catalog_dimension_check": "catalog_dimension",
     "_revision_window_check": "revision_window",
     "_session_cadence_check": "cadence",
     "_session_window_check": "revision_window",
@@ -367,7 +368,7 @@ def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
 def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:
     if kind == "cadence":
         return (params.get("column"), *params.get("series", ()))  # type: ignore[return-value]
-    if kind in ("catalog_unit", "catalog_bounds"):
+    if kind in ("catalog_unit", "catalog_bounds", "catalog_dimension"):
         return (params.get("column"), params.get("key"))  # type: ignore[return-value]
     if kind == "revision_window":
         return tuple(c for c in ("revision", params.get("time_column"), params.get("ingest_column")) if c)

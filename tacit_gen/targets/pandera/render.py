@@ -72,11 +72,12 @@ TIME_HELPERS = {
     "cadence": "_cadence_check",
     "catalog_unit": "_catalog_unit_check",
     "catalog_bounds": "_catalog_bounds_check",
+    "catalog_dimension": "_catalog_dimension_check",
     "plausible": "_catalog_bounds_check",  # the same test on the plausible columns, as a warning
     "revision_window": "_revision_window_check",
     "revision_by": "_revision_by_check",
 }
-CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "plausible")
+CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "catalog_dimension", "plausible")
 
 
 class CompileError(ValueError):
@@ -213,6 +214,7 @@ class PanderaTarget:
             strict=parts.strict,
             schema_constant=not parts.needs,
             warn_helper=any(c.warn and c.kind in TIME_HELPERS for c in clauses),
+            dimension_helper=any(c.kind == "catalog_dimension" for c in clauses),
             sessions_helpers=any(uses_sessions(c) for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
@@ -371,8 +373,13 @@ class PanderaTarget:
                 ]
         elif c.kind in CATALOG_KINDS:
             keys = ["column", "key", "relation", "catalog_key"]
-            keys += ["catalog_column"] if c.kind == "catalog_unit" else ["min_column", "max_column"]
-            kw += [(k, repr(p[k])) for k in keys] + [("catalog", "catalog")]
+            keys += (["min_column", "max_column"] if c.kind in ("catalog_bounds", "plausible")
+                     else ["catalog_column"])
+            keys += ["dimension"] if c.kind == "catalog_dimension" else []
+            kw += [(k, repr(p[k])) for k in keys]
+            if c.kind == "catalog_dimension":
+                kw.append(("units", repr(tuple(p["units"]))))
+            kw.append(("catalog", "catalog"))
         elif c.kind == "revision_by":
             kw += [("column", repr(p["column"])), ("revision", repr(p["revision_column"])),
                    ("values", repr(tuple(p["values"])))]
