@@ -22,7 +22,7 @@ pytestmark = pytest.mark.engine
 
 FIXTURE = ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml"
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-ENGINES = ("dbt", "gx", "soda", "soda4")
+ENGINES = ("dbt", "gx", "ibis", "pandera", "soda", "soda4")
 DIM = "catalog_dimension:value"
 
 # label -> (dimension, catalog units of s1 and s2 (None: NULL), failing clauses)
