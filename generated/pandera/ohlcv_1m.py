@@ -461,6 +461,14 @@ def _session_arrays(frame: pd.DataFrame, calendar: str, calendar_col: str, sessi
     return days[order], opens[order], closes[order]
 
 
+def _series_codes(series: pd.Series, catalog: pd.DataFrame, key: str, column: str) -> list[str | None]:
+    """The calendar code of each series value, from the catalog frame (None: not there)."""
+    codes: dict[Any, Any] = {}
+    for k, c in zip(catalog[key].tolist(), catalog[column].tolist(), strict=True):
+        codes.setdefault(str(k), None if c is None or c != c else str(c))
+    return [None if v is None or v != v else codes.get(str(v)) for v in series.tolist()]
+
+
 def _session_cadence_check(
     name: str,
     error: str,
@@ -478,12 +486,38 @@ def _session_cadence_check(
     sessions_session: str = "session",
     sessions_open: str = "open",
     sessions_close: str = "close",
+    catalog: pd.DataFrame | None = None,
+    calendar_catalog: str | None = None,
+    calendar_catalog_key: str | None = None,
+    calendar_catalog_column: str | None = None,
+    calendar_series: str | None = None,
 ) -> pa.Check:
     """Each point's session number (none outside every session; Monday to Friday at 00:00 UTC
     without a calendar); a point fails outside sessions, off the interval within one session,
-    as a second bar of a trading day, or after a skipped session unless gaps are allowed."""
+    as a second bar of a trading day, or after a skipped session unless gaps are allowed. A
+    per-series calendar (no `calendar`, a `calendar_catalog`) takes each series' code from the
+    catalog frame; a series missing there is in no session."""
     if sessions_relation is not None and frame is None:
         return _no_sessions(name, error, sessions_relation)
+    per_series = calendar is None and calendar_catalog is not None
+    if per_series and catalog is None:
+        return _no_catalog(name, error, str(calendar_catalog))
+
+    def place(t: Any, code: str) -> tuple[Any, Any]:
+        """(inside a session, session number) of each instant `t` on calendar `code`."""
+        sdays, opens, closes = _session_arrays(frame, code, sessions_calendar, sessions_session,
+                                               sessions_open, sessions_close)
+        if sessions == "within":
+            i = np.searchsorted(opens, t, side="right") - 1
+            j = np.clip(i, 0, max(len(opens) - 1, 0))
+            ok = (i >= 0) & (len(opens) > 0) & (t + int(interval_seconds or 0) * 1_000_000 <= (closes[j] if len(closes) else 0))
+        else:
+            d = t // _DAY_US
+            i = np.searchsorted(sdays, d)
+            j = np.clip(i, 0, max(len(sdays) - 1, 0))
+            hit = (i < len(sdays)) & ((sdays[j] if len(sdays) else d + 1) == d)
+            ok = hit & ((t % _DAY_US == 0) | (t == (opens[j] if len(opens) else -1)))
+        return ok, i + 1
 
     def check(df: pd.DataFrame) -> pd.Series:
         keys = [f"s{i}" for i in range(len(series))]
@@ -505,20 +539,17 @@ def _session_cadence_check(
             days = t // _DAY_US + _DAYS_1900_TO_1970
             ok = (days % 7 < 5) & (t % _DAY_US == 0)
             number = 5 * (days // 7) + np.minimum(days % 7 + 1, 5)
+        elif per_series:
+            codes = np.asarray(_series_codes(pts[keys[list(series).index(str(calendar_series))]], catalog,
+                                             str(calendar_catalog_key), str(calendar_catalog_column)),
+                               dtype=object)
+            ok = np.zeros(len(t), dtype=bool)
+            number = np.zeros(len(t), dtype="int64")
+            for code in sorted({c for c in codes if c is not None}):
+                mine = codes == code
+                ok[mine], number[mine] = place(t[mine], code)
         else:
-            sdays, opens, closes = _session_arrays(frame, str(calendar), sessions_calendar,
-                                                   sessions_session, sessions_open, sessions_close)
-            if sessions == "within":
-                i = np.searchsorted(opens, t, side="right") - 1
-                j = np.clip(i, 0, max(len(opens) - 1, 0))
-                ok = (i >= 0) & (len(opens) > 0) & (t + int(interval_seconds or 0) * 1_000_000 <= (closes[j] if len(closes) else 0))
-            else:
-                d = t // _DAY_US
-                i = np.searchsorted(sdays, d)
-                j = np.clip(i, 0, max(len(sdays) - 1, 0))
-                hit = (i < len(sdays)) & ((sdays[j] if len(sdays) else d + 1) == d)
-                ok = hit & ((t % _DAY_US == 0) | (t == (opens[j] if len(opens) else -1)))
-            number = i + 1
+            ok, number = place(t, str(calendar))
         sn = pd.Series(np.where(ok, number, 0), index=pts.index).where(ok)
         grouped = sn.groupby([pts[k] for k in keys], dropna=False) if keys else None
         prev_sn = grouped.shift(1) if grouped is not None else sn.shift(1)
@@ -559,22 +590,44 @@ def _session_window_check(
     sessions_session: str = "session",
     sessions_open: str = "open",
     sessions_close: str = "close",
+    catalog: pd.DataFrame | None = None,
+    calendar_catalog: str | None = None,
+    calendar_catalog_key: str | None = None,
+    calendar_catalog_column: str | None = None,
+    calendar_series: str | None = None,
 ) -> pa.Check:
-    """A restated row fails when more than `business_days` sessions of the calendar lie after the
-    event's UTC date up to and including the ingest's UTC date."""
+    """A restated row fails when more than `business_days` sessions of the calendar (of its
+    series' calendar, from the catalog frame, when per series) lie after the event's UTC date up
+    to and including the ingest's UTC date."""
     if frame is None:
         return _no_sessions(name, error, str(sessions_relation))
+    per_series = calendar is None and calendar_catalog is not None
+    if per_series and catalog is None:
+        return _no_catalog(name, error, str(calendar_catalog))
+
+    def late(first: Any, last: Any, code: str) -> Any:
+        sdays, _, _ = _session_arrays(frame, code, sessions_calendar, sessions_session,
+                                      sessions_open, sessions_close)
+        return np.searchsorted(sdays, last, side="right") - np.searchsorted(sdays, first, side="right")
 
     def check(df: pd.DataFrame) -> pd.Series:
-        sdays, _, _ = _session_arrays(frame, str(calendar), sessions_calendar, sessions_session,
-                                      sessions_open, sessions_close)
         event = np.array(_epoch_us(_c(df, time_column)).to_pylist(), dtype="float64")
         ingest = np.array(_epoch_us(_c(df, ingest_column)).to_pylist(), dtype="float64")
         revision = np.array(pc.fill_null(_c(df, column), 0).to_pylist(), dtype="float64")
         valid = ~(np.isnan(event) | np.isnan(ingest))
         first = np.where(valid, event, 0) // _DAY_US
         last = np.where(valid, ingest, 0) // _DAY_US
-        count = np.searchsorted(sdays, last, side="right") - np.searchsorted(sdays, first, side="right")
+        if per_series:
+            codes = np.asarray(_series_codes(df[str(calendar_series)].reset_index(drop=True), catalog,
+                                             str(calendar_catalog_key), str(calendar_catalog_column)),
+                               dtype=object)
+            count = np.zeros(len(df), dtype="int64")
+            for code in sorted({c for c in codes if c is not None}):
+                mine = codes == code
+                count[mine] = late(first[mine], last[mine], code)
+            # a row whose series has no calendar in the catalog is not judged (as the SQL join)
+        else:
+            count = late(first, last, str(calendar))
         bad = valid & (revision > 0) & (count > business_days)
         return pd.Series(~bad, index=df.index, dtype=bool)
 

@@ -81,9 +81,9 @@ where latest_value is null
     Every row at the latest revision of a point counts: a duplicated point is a step of 0 and fails.
     With catalog: the interval is catalog.catalog_column (seconds) for the series; a point of a series
     with no catalog interval fails. -#}
-{% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none, sessions=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}
+{% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none, sessions=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
 {%- if sessions is not none %}
-{{ tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close) }}
+{{ tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close, calendar_catalog, calendar_catalog_key, calendar_catalog_column, calendar_series) }}
 {%- else %}
 {%- set part = series | join(', ') -%}
 with points as (
@@ -129,8 +129,10 @@ where tacit_interval is null
 {#- cadence:<c> over exchange sessions (tacit_gen/semantics/sessions.py): each point's session
     number (NULL outside every session; Monday to Friday at 00:00 UTC without a calendar); a point
     fails outside sessions, off the interval within one session (`within`), as a second bar of a
-    session (`trading_day`), or after a skipped session unless gaps are allowed. -#}
-{% macro tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close) %}
+    session (`trading_day`), or after a skipped session unless gaps are allowed. A per-series
+    calendar (calendar none, calendar_catalog set) takes each series' code from the catalog; a
+    series missing there is in no session. -#}
+{% macro tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
 {%- set part = series | join(', ') -%}
 {%- set since_epoch = tacit_seconds_between(tacit_instant('1970-01-01T00:00:00+00:00'), 'l.tacit_t') -%}
 with points as (
@@ -161,7 +163,12 @@ ses as (
 placed as (
     select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t, s.tacit_sn
     from latest l
+    {%- if calendar is none and calendar_catalog is not none %}
+    left join {{ calendar_catalog }} tacit_cc on tacit_cc.{{ calendar_catalog_key }} = l.{{ calendar_series }}
+    left join ses s on s.tacit_cal = tacit_cc.{{ calendar_catalog_column }}
+    {%- else %}
     left join ses s on s.tacit_cal = {{ dbt.string_literal(calendar) }}
+    {%- endif %}
     {%- if sessions == 'within' %}
         and {{ tacit_seconds_between('s.tacit_open', 'l.tacit_t') }} >= 0
         and {{ tacit_seconds_between('l.tacit_t', 's.tacit_close') }} >= {{ interval_seconds }}
@@ -251,21 +258,29 @@ where m.{{ key }} is not null
 
 {#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
     ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
-{% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none) %}
+{% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
+{%- set per_series = calendar is none and calendar_catalog is not none and sessions_relation is not none %}
+{%- set m = 'tacit_m.' if per_series else '' %}
+{%- if per_series %}
+select tacit_m.*
+from {{ model }} tacit_m
+left join {{ calendar_catalog }} tacit_cc on tacit_cc.{{ calendar_catalog_key }} = tacit_m.{{ calendar_series }}
+{%- else %}
 select *
 from {{ model }}
+{%- endif %}
 where
 {%- if not allowed %}
-    {{ column_name }} <> 0
+    {{ m }}{{ column_name }} <> 0
 {%- elif ingest_column is none or (window_seconds is none and business_days is none) %}
     1 = 2
 {%- else %}
-    {{ column_name }} > 0 and (
+    {{ m }}{{ column_name }} > 0 and (
     {%- if business_days is not none and sessions_relation is not none %}
         (select count(*) from {{ sessions_relation }} tacit_s
-         where tacit_s.{{ sessions_calendar }} = {{ dbt.string_literal(calendar) }}
-           and tacit_s.{{ sessions_session }} > {{ tacit_utc_date(time_column) }}
-           and tacit_s.{{ sessions_session }} <= {{ tacit_utc_date(ingest_column) }}) > {{ business_days }}
+         where tacit_s.{{ sessions_calendar }} = {{ 'tacit_cc.' ~ calendar_catalog_column if per_series else dbt.string_literal(calendar) }}
+           and tacit_s.{{ sessions_session }} > {{ tacit_utc_date(m ~ time_column) }}
+           and tacit_s.{{ sessions_session }} <= {{ tacit_utc_date(m ~ ingest_column) }}) > {{ business_days }}
     {%- elif business_days is not none %}
         {{ tacit_weekday_number(ingest_column) }} - {{ tacit_weekday_number(time_column) }} > {{ business_days }}
     {%- else %}

@@ -116,24 +116,39 @@ def test_minute_bars_pass_on_postgres(pg_server: Server, tmp_path: Path) -> None
                       dsn=pg_server.dsn))
 
 
+PER_SERIES_ENGINES = ("dbt", "ibis", "pandera", "soda")
+
+
 def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
-    """`calendar: per series from catalog`: Soda and the ibis runtime join each series' code from
-    the catalog (dbt and pandera declare it unsupported); a bar on Thanksgiving still fails."""
+    """`calendar: per series from catalog`: dbt, pandera, Soda and the ibis runtime join each series' code
+    from the catalog. Clean bars pass; a bar on Thanksgiving fails; and when the catalog moves
+    series B to XLON, B's New York afternoon bars are outside London's sessions and its
+    restatement is 6 London sessions late (London trades on Thanksgiving), in every engine."""
     text = MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n") + (
         "catalog: {relation: instruments, key: symbol, calendar: venue}\n")
     contract = _contract(tmp_path, text, "ps.yaml")
-    catalog = tmp_path / "instruments.csv"
-    catalog.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
-                       "A,USD,0,1,60,XNYS\nB,USD,0,1,60,XNYS\n", encoding="utf-8")
+
+    def catalog(name: str, b: str) -> Path:
+        path = tmp_path / f"{name}.csv"
+        path.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
+                        f"A,USD,0,1,60,XNYS\nB,USD,0,1,60,{b}\n", encoding="utf-8")
+        return path
+
     rows = _clean_minutes()
-    clean = run_verify(contract, write(tmp_path / "ps.csv", rows), catalog, ("soda", "ibis"), NOW,
-                       keep=tmp_path / "w1")
+    clean = run_verify(contract, write(tmp_path / "ps.csv", rows), catalog("nyse", "XNYS"),
+                       PER_SERIES_ENGINES, NOW, keep=tmp_path / "w1")
     assert clean.exit_code == 0, clean.render_text()
+    assert set(clean.targets) == set(PER_SERIES_ENGINES), clean.render_text()
     holiday = {**rows[-2], "bar_start": iso(utc(2024, 11, 28, 15)), "ingested_at": iso(utc(2024, 11, 28, 15))}
-    bad = run_verify(contract, write(tmp_path / "ps_bad.csv", [*rows, holiday]), catalog,
-                     ("soda", "ibis"), NOW, keep=tmp_path / "w2")
+    bad = run_verify(contract, write(tmp_path / "ps_bad.csv", [*rows, holiday]), catalog("nyse2", "XNYS"),
+                     PER_SERIES_ENGINES, NOW, keep=tmp_path / "w2")
     assert bad.exit_code == 1, bad.render_text()
     assert all(f == {"cadence:bar_start"} for f in failed_by_engine(bad).values()), bad.render_text()
+    london = run_verify(contract, write(tmp_path / "ps_lon.csv", rows), catalog("lon", "XLON"),
+                        PER_SERIES_ENGINES, NOW, keep=tmp_path / "w3")
+    assert london.exit_code == 1, london.render_text()
+    assert all(f == {"cadence:bar_start", "revision_window"}
+               for f in failed_by_engine(london).values()), london.render_text()
 
 
 def test_cli_verify_reads_the_calendar_file(tmp_path: Path) -> None:

@@ -163,9 +163,14 @@ def _session_params(a: dict[str, Any]) -> dict[str, Any]:
     """The calendar and sessions relation a test's arguments name (none: no calendar)."""
     if a.get("sessions_relation") is None:
         return {}
-    return {"calendar": a.get("calendar"), "sessions_relation": _relation(a.get("sessions_relation")),
-            **{k: _col(a.get(k)) for k in ("sessions_calendar", "sessions_session",
-                                           "sessions_open", "sessions_close")}}
+    out = {"calendar": a.get("calendar"), "sessions_relation": _relation(a.get("sessions_relation")),
+           **{k: _col(a.get(k)) for k in ("sessions_calendar", "sessions_session",
+                                          "sessions_open", "sessions_close")}}
+    if a.get("calendar_catalog") is not None:  # a per-series calendar
+        out["calendar_catalog"] = _relation(a.get("calendar_catalog"))
+        out.update({k: _col(a.get(k)) for k in ("calendar_catalog_key", "calendar_catalog_column",
+                                                "calendar_series")})
+    return out
 
 
 def _relation(value: Any) -> str | None:

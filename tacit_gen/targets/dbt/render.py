@@ -292,9 +292,14 @@ def _session_args(p: dict[str, Any], adapter: str) -> dict[str, Any]:
     """The sessions relation and its columns, and the calendar code, as test arguments."""
     if p.get("sessions_relation") is None:
         return {}
-    return {"calendar": p["calendar"], "sessions_relation": relation_ref(p["sessions_relation"]),
+    args = {"calendar": p["calendar"], "sessions_relation": relation_ref(p["sessions_relation"]),
             **{k: ident(p[k], adapter) for k in ("sessions_calendar", "sessions_session",
                                                  "sessions_open", "sessions_close")}}
+    if p.get("calendar_catalog") is not None:  # a per-series calendar: the catalog names each code
+        args["calendar_catalog"] = relation_ref(p["calendar_catalog"])
+        args.update({k: ident(p[k], adapter) for k in ("calendar_catalog_key", "calendar_catalog_column",
+                                                       "calendar_series")})
+    return args
 
 
 def yaml_number(text: str) -> int | float | str:
@@ -542,12 +547,9 @@ class DbtTarget:
             elif k == "freshness":
                 args = {"max_age_seconds": p["max_age_seconds"]}
                 col_test(p["column"], _test("tacit_freshness", cl, unique_name(cl.id), args))
-            elif k in ("cadence", "revision_window") and (
-                    cl.param("calendar_catalog") is not None
-                    or (k == "cadence" and p.get("from_catalog") and uses_sessions(cl))):
+            elif k == "cadence" and p.get("from_catalog") and uses_sessions(cl):
                 unsupported.append(Unsupported(
-                    NAME, cl.id, "a per-series calendar (or a catalog interval within sessions) "
-                    "is not expressed in dbt; time.calendar: CODE is"))
+                    NAME, cl.id, "a catalog interval within sessions is not expressed in dbt"))
             elif k == "cadence":
                 series = list(p.get("series") or ())
                 args = {"series": [ident(c, adapter) for c in series]}

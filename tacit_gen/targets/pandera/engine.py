@@ -199,7 +199,8 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         df = frame(inp.table)
         if df is None:
             raise LookupError(f"relation {inp.table} not found")
-        relations = [c.param("relation") for c in inp.clauses if c.param("relation")]
+        relations = [c.param(k) for k in ("relation", "calendar_catalog") for c in inp.clauses
+                     if c.param(k)]  # the catalog: of a catalog clause, or of a per-series calendar
         catalog = frame(str(relations[0])) if relations else None
         module = load_module(path)
         named = [c.param("sessions_relation") for c in inp.clauses if c.param("sessions_relation")]

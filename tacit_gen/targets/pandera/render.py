@@ -269,11 +269,9 @@ class PanderaTarget:
                     )
                     + ","
                 )
-            elif c.kind in ("cadence", "revision_window") and uses_sessions(c) and (
-                    c.param("calendar_catalog") is not None or c.param("from_catalog")):
+            elif c.kind == "cadence" and uses_sessions(c) and c.param("from_catalog"):
                 unsupported.append(Unsupported(
-                    NAME, c.id, "a per-series calendar (or a catalog interval within sessions) "
-                    "is not expressed in pandera; time.calendar: CODE is"))
+                    NAME, c.id, "a catalog interval within sessions is not expressed in pandera"))
             elif c.kind in TIME_HELPERS:
                 check = self._time_check(c, contract)
                 if c.warn:  # the helper's pa.Check, made to warn (`_warn` in the module)
@@ -350,6 +348,8 @@ class PanderaTarget:
                    if k != "from_catalog"]
             if p.get("sessions_relation") is not None:
                 kw.append(("frame", "sessions"))
+            if p.get("calendar_catalog") is not None:  # a per-series calendar
+                kw.append(("catalog", "catalog"))
             return " " * 12 + _call(helper, [f"{k}={v}" for k, v in kw], " " * 12) + ","
         if c.kind == "freshness":
             kw += [("column", repr(p["column"])), ("max_age_seconds", repr(p["max_age_seconds"])),
@@ -397,7 +397,7 @@ def _needs(c: Clause) -> str | None:
     if c.kind == "freshness":
         return '"now"'
     if uses_sessions(c) and c.param("sessions_relation") is not None:
-        return "a sessions frame"
+        return "a sessions frame" if c.param("calendar_catalog") is None else "a sessions and a catalog frame"
     return None
 
 
