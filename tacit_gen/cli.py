@@ -493,8 +493,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
     # a target may run on some engines only (`verify_engines`; soda4: DuckDB and PostgreSQL)
-    without = [t for t in proj.targets if registry.get(t).engine is None
-               or engine not in getattr(registry.get(t), "verify_engines", (engine,))]
+    without = registry.without_engine(proj.targets, engine)
     if without and target_spec not in (None, "all"):
         _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
     targets = tuple(t for t in proj.targets if t not in without)

@@ -1,0 +1,19 @@
+"""Which targets `verify` (and the benchmarks) run on each engine: `registry.without_engine`."""
+
+from __future__ import annotations
+
+from tacit_gen import registry
+
+
+def test_soda4_runs_on_duckdb_and_postgres_only() -> None:
+    every = registry.names()
+    assert "soda4" in every
+    assert "soda4" in registry.without_engine(every, "spark")
+    for engine in ("duckdb", "postgres"):
+        assert "soda4" not in registry.without_engine(every, engine)
+
+
+def test_the_five_in_database_targets_run_on_every_engine() -> None:
+    for engine in ("duckdb", "postgres", "spark"):
+        assert not {"dbt", "soda", "gx", "pandera", "ibis"} & set(
+            registry.without_engine(registry.names(), engine))
