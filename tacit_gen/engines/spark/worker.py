@@ -4,8 +4,10 @@ One process, ONE Spark session (local[2], UTC, no UI) for every case and every t
 The request (written by :mod:`tacit_gen.engines.spark.client`) lists cases; each names its
 contract, artifact folder, pinned now, targets and the Parquet files of its relations. Each case
 gets a Spark database ``tacit_<id>`` holding one view per relation; dbt builds every case in ONE
-``dbt build`` (one schema per case); Soda, GX, pandera and the ibis runtime run case by case on
-the same session. Verdicts are written as JSON to ``results`` (the request names the file).
+project and ONE ``dbt build`` per pinned now (a model per case, :mod:`tacit_gen.targets.dbt.batch`;
+a case whose model does not build there gets a build of its own); Soda, GX, pandera and the ibis
+runtime run case by case on the same session. Verdicts are written as JSON to ``results`` (the
+request names the file); ``results.partial`` holds those of the targets done so far.
 """
 
 from __future__ import annotations
@@ -96,6 +98,10 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
             out[c.id][target] = _as_json(runs.get(c.id) or _error_run(
                 target, c.inp, RuntimeError("the engine returned no verdicts")))
         timings[target] = time.monotonic() - t0
+        print(f"{target}: {len(mine)} cases in {timings[target]:.1f} s", flush=True)
+        if request.get("results"):  # what is settled so far, should the run be stopped
+            Path(request["results"] + ".partial").write_text(
+                json.dumps({"cases": out, "timings": timings}), encoding="utf-8")
     spark.stop()
     return {"cases": out, "timings": timings}
 

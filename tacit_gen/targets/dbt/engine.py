@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
+from tacit_gen.targets.dbt.batch import case_properties
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
     MACROS_PATH,
@@ -292,14 +293,18 @@ class ModelBuild:
     that fails the enforced contract or a not_null constraint settles those clauses and fits the
     model so the next round gets every other clause a verdict); then its verdicts.
 
-    Several may share one project (`tacit_gen.targets.dbt.batch`): `only_own_tests` then keeps
-    the results of the tests that depend on this model."""
+    Several may share one project (`build_together`): `only_own_tests` then keeps the results
+    of the tests that depend on this model. `prefix` names everything of this model in the
+    project ``<prefix><name>`` (the model, its view models, its tests, the ``ref()`` of its tests:
+    :func:`tacit_gen.targets.dbt.batch.case_properties`), so many datasets of ONE contract share
+    a project (the Spark parity batch)."""
 
     def __init__(self, inp: VerifyInput, project: Path, source_sql: Callable[..., str],
-                 only_own_tests: bool = False) -> None:
+                 only_own_tests: bool = False, prefix: str = "") -> None:
         self.inp, self.project, self.only_own_tests = inp, project, only_own_tests
         contract, clauses = inp.contract, inp.clauses
         self.model = model_name(contract)
+        self.prefix, self.name = prefix, prefix + self.model
         self.error: EngineRun | None = None
         yml_path = Path(inp.artifact_dir) / "dbt" / f"{contract.name}.yml"
         macros = Path(inp.artifact_dir) / MACROS_PATH
@@ -314,10 +319,11 @@ class ModelBuild:
         self.props = props = _Model(yml_path.read_text(encoding="utf-8"))
         if macros.is_file():
             shutil.copyfile(macros, project / "macros" / "tacit_tests.sql")
-        (project / "models" / f"{self.model}.sql").write_text(source_sql(inp.table), encoding="utf-8")
-        for rel in relations(clauses):
+        (project / "models" / f"{self.name}.sql").write_text(source_sql(inp.table), encoding="utf-8")
+        refs = case_properties(props.text(), prefix)[1] if prefix else set()
+        for rel in sorted(set(relations(clauses)) | refs):
             if rel != self.model:
-                (project / "models" / f"{rel}.sql").write_text(
+                (project / "models" / f"{prefix}{rel}.sql").write_text(
                     source_sql(rel, view=True), encoding="utf-8"
                 )
         self.by_id = {c.id: c for c in clauses}
@@ -327,7 +333,7 @@ class ModelBuild:
         self.not_null_in_artifact = set(props.not_null_columns())
         self.missing_cols: set[str] = set()
         self.contract_checked = False
-        self.model_uid = f"model.tacit_verify.{self.model}"
+        self.model_uid = f"model.tacit_verify.{self.name}"
         self.results: dict[str, Any] = {}
         self.manifest: dict[str, Any] = {}
         self.built = False
@@ -344,7 +350,10 @@ class ModelBuild:
     def write(self) -> None:
         """This round's properties YAML of the model."""
         self._rounds -= 1
-        (self.project / "models" / f"{self.model}.yml").write_text(self.props.text(), encoding="utf-8")
+        text = self.props.text()
+        if self.prefix:
+            text = case_properties(text, self.prefix)[0]
+        (self.project / "models" / f"{self.name}.yml").write_text(text, encoding="utf-8")
 
     def after_build(self) -> bool:
         """Read the round's results; True when the model needs another round."""
@@ -583,7 +592,8 @@ def self_fit_contract(
 BATCH_ALIAS = "tacit_src_{}"
 
 
-def _macros(inp: VerifyInput) -> str:
+def macros_text(inp: VerifyInput) -> str:
+    """The text of the input's generated macros file ("" when it has none)."""
     for rel in (MACROS_PATH, LEGACY_MACROS_PATH):
         path = Path(inp.artifact_dir) / rel
         if path.is_file():
@@ -599,7 +609,7 @@ def batch_groups(inputs: list[VerifyInput]) -> list[list[int]]:
     """Indexes of the inputs that can share one project, in order (first fit)."""
     out: list[tuple[list[int], set[str], tuple[str, str]]] = []
     for i, inp in enumerate(inputs):
-        names, key = _names(inp), (inp.now.isoformat(), _macros(inp))
+        names, key = _names(inp), (inp.now.isoformat(), macros_text(inp))
         for idx, used, k in out:
             if k == key and not names & used:
                 idx.append(i)
@@ -629,16 +639,23 @@ def _project(inputs: list[VerifyInput], project: Path) -> list[EngineRun]:
     write_project(project, inputs[0].database, output)
     builds = [ModelBuild(inp, project, _source(BATCH_ALIAS.format(i)), only_own_tests=True)
               for i, inp in enumerate(inputs)]
+    return build_together(builds, project, inputs[0].now.isoformat())
+
+
+def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[EngineRun]:
+    """Models sharing one project (written, profile and stand-in in place) and one pinned now:
+    ONE ``dbt build`` of all, then a build of only the models that need another round
+    (``--select`` them) until none does; each model's verdicts, in order."""
     pending = [b for b in builds if b.error is None]
     res = invoke(project, "deps")
     if not res.success:
         return [b.error or b.deps_failed(res.exception) for b in builds]
-    vars_arg = json.dumps({"tacit_now": inputs[0].now.isoformat()})
+    vars_arg = json.dumps({"tacit_now": now})
     first = True
     while pending:
         for b in pending:
             b.write()
-        select = [] if first else ["--select", *(b.model for b in pending)]
+        select = [] if first else ["--select", *(b.name for b in pending)]
         invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select)
         first = False
         pending = [b for b in pending if b.after_build() and b.rounds_left()]
