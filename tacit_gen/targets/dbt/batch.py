@@ -4,7 +4,8 @@ A ``dbt build`` parses the whole project before any SQL runs (most of the 15 s a
 Spark), so verifying many datasets one project at a time pays that parse once per case. `verify
 --data-dir` already shares a project between contracts whose model names differ
 (:func:`tacit_gen.targets.dbt.engine.run_cases`); datasets of one contract share a model name, so
-here each case's names get a prefix of their own (:func:`case_properties`):
+here each case's names get a prefix of their own
+(:func:`tacit_gen.targets.dbt.names.case_properties`):
 
 - the model ``<model>`` becomes ``<case>__<model>`` (its SQL selects the case's data), each
   relation its tests read (catalog, sessions) a view model ``<case>__<relation>``, and every
@@ -22,22 +23,14 @@ again) run for every case at once, a second build selecting only the cases that 
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import yaml
-
-from tacit_gen.targets.dbt.render import relation_ref
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from tacit_gen.engines.base import EngineRun, VerifyInput
-
-_REF = re.compile(r"""ref\(\s*(?P<q>['"])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\)""")
 
 
 @dataclass(frozen=True)
@@ -48,50 +41,6 @@ class BatchCase:
     id: str
     inp: VerifyInput
     source_sql: Callable[..., str]
-
-
-def _rename_refs(value: Any, prefix: str, found: set[str]) -> Any:
-    """Every ``ref('x')`` in the strings of `value` names ``<prefix>x``; `found` collects x."""
-    if isinstance(value, str):
-        def sub(m: re.Match[str]) -> str:
-            name = m.group("name")
-            name = json.loads(f'"{name}"') if m.group("q") == '"' else name.replace("\\'", "'")
-            found.add(name)
-            return relation_ref(prefix + name)
-
-        return _REF.sub(sub, value)
-    if isinstance(value, list):
-        return [_rename_refs(v, prefix, found) for v in value]
-    if isinstance(value, dict):
-        return {k: _rename_refs(v, prefix, found) for k, v in value.items()}
-    return value
-
-
-def _prefix_test_names(tests: list[Any], prefix: str) -> None:
-    """Give every explicitly named test of a ``data_tests`` list the case's prefix."""
-    for t in tests:
-        body = next(iter(t.values())) if isinstance(t, dict) and len(t) == 1 else None
-        if isinstance(body, dict) and isinstance(body.get("name"), str):
-            body["name"] = prefix + body["name"]
-
-
-def case_properties(text: str, prefix: str) -> tuple[str, set[str], str]:
-    """A model's properties YAML renamed for a shared project.
-
-    Returns:
-        The YAML text, the relations its tests ``ref()``, and the model's original name.
-    """
-    doc = yaml.safe_load(text)
-    model = doc["models"][0]
-    original = str(model["name"])
-    model["name"] = prefix + original
-    _prefix_test_names(model.get("data_tests") or model.get("tests") or [], prefix)
-    for col in model.get("columns") or []:
-        _prefix_test_names(col.get("data_tests") or col.get("tests") or [], prefix)
-    refs: set[str] = set()
-    doc = _rename_refs(doc, prefix, refs)
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10**9,
-                          default_flow_style=False), refs, original
 
 
 def build_cases(cases: list[BatchCase], root: Path, write_project: Callable[[Path], None],

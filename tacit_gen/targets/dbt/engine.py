@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
-from tacit_gen.targets.dbt.batch import case_properties
+from tacit_gen.targets.dbt.names import case_properties
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
     MACROS_PATH,
@@ -296,7 +296,7 @@ class ModelBuild:
     Several may share one project (`build_together`): `only_own_tests` then keeps the results
     of the tests that depend on this model. `prefix` names everything of this model in the
     project ``<prefix><name>`` (the model, its view models, its tests, the ``ref()`` of its tests:
-    :func:`tacit_gen.targets.dbt.batch.case_properties`), so many datasets of ONE contract share
+    :func:`tacit_gen.targets.dbt.names.case_properties`), so many datasets of ONE contract share
     a project (the Spark parity batch)."""
 
     def __init__(self, inp: VerifyInput, project: Path, source_sql: Callable[..., str],

@@ -20,7 +20,8 @@ from tacit_gen.render import render_contract, write_atomic
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.dbt import engine
-from tacit_gen.targets.dbt.batch import BatchCase, build_cases, case_properties
+from tacit_gen.targets.dbt.batch import BatchCase, build_cases
+from tacit_gen.targets.dbt.names import case_properties
 from tacit_gen.targets.dbt.render import ident
 from tests.conftest import CONTRACTS
 
