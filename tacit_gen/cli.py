@@ -716,6 +716,9 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
             sys.stdout.write(csv_path.read_text(encoding="utf-8"))
             if cat_path is not None:
                 click.echo("note: this contract has a catalog; use --out FILE to write it beside the data", err=True)
+            if data.refs:
+                click.echo("note: this contract references " + ", ".join(sorted(data.refs))
+                           + "; use --out FILE to write each beside the data", err=True)
         return
     try:
         with ticking(f"write {Path(out_path).name}", shown):
@@ -725,6 +728,8 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
     click.echo(f"wrote {data_path.as_posix()}", err=True)
     if catalog_path is not None:
         click.echo(f"wrote {catalog_path.as_posix()}", err=True)
+    for rel in sorted(data.refs):  # `references:` relations, beside the data
+        click.echo(f"wrote {s.ref_path_for(data_path, rel).as_posix()}", err=True)
 
 
 # ------------------------------------------------------------------------------------ profile

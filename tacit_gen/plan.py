@@ -194,6 +194,11 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
             out.append(_clause(f"pattern:{f.name}", "pattern", (f.name,), f.text, f.pos.line,
                                column=f.name, pattern=normalize_pattern(f.pattern)))
 
+    for f in fields:  # a foreign key: every non-null value is a value of to_relation.to_column
+        if f.references is not None:
+            out.append(_clause(f"references:{f.name}", "references", (f.name,), f.text, f.pos.line,
+                               column=f.name, to_relation=f.references[0], to_column=f.references[1]))
+
     # invariants: ranges, catalog forms, the rest
     ranges: dict[str, _Range] = {}
     invariants: list[Clause] = []

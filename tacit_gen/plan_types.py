@@ -16,6 +16,7 @@ KINDS = (
     "accepted_values",
     "fixed_value",
     "pattern",
+    "references",
     "range",
     "invariant",
     "freshness",

@@ -169,6 +169,8 @@ invariants:
     "plausible": (ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml").read_text(),
     # a catalog unit checked against the stated dimension (issue 13)
     "catalog_dimension": (ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml").read_text(),
+    # references: (issue 19): a foreign key to a relation written beside the data
+    "orders": (ROOT / "tests" / "fixtures" / "references" / "orders.yaml").read_text(),
 }
 
 # Violations that cannot be isolated, and why: without a revision below the latest one, a
@@ -330,6 +332,10 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
             elif c.kind == "pattern":
                 out[c.id] = count(f"SELECT count(*) FROM {t} WHERE NOT regexp_full_match({q}, "
                                   f"{literal(c.param('pattern'))})")
+            elif c.kind == "references":
+                rel, rc = ident(c.param("to_relation")), ident(c.param("to_column"))
+                out[c.id] = count(f"SELECT count(*) FROM {t} WHERE {q} IS NOT NULL AND {q} NOT IN "
+                                  f"(SELECT {rc} FROM {rel} WHERE {rc} IS NOT NULL)")
             elif c.kind == "revision_by":
                 vals = ", ".join(literal(v) for v in c.param("values"))
                 rev = ident(c.param("revision_column"))

@@ -8,7 +8,8 @@ columns are all non-null (a key is never null, so a unique test on a nullable co
 `accepted_values` on a text column is an enum type, elsewhere an `in (...)` invariant;
 `dbt_utils.accepted_range` a range; `dbt_utils.expression_is_true` and `check` constraints an
 invariant when the expression parses in the contract language and names only the model's
-columns. `relationships` is kept as `x-dbt-relationships` (the contract has no clause for it).
+columns. `relationships` to `ref('<model>')` becomes `references: <model>.<field>` (any other
+form is kept as `x-dbt-relationships`).
 Anything else is kept under an `x-dbt-*` key and listed.
 """
 
@@ -28,6 +29,7 @@ from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract import units
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REF_ARG = re.compile(r"""\s*(?:\{\{\s*)?ref\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)(?:\s*\}\})?\s*""")
 _ENUM_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
 # Test config that makes a test weaker than the clause it would become (a clause always fails).
@@ -558,11 +560,19 @@ class _Importer:
 
     def t_relationships(self, column: str | None, args: dict[str, Any], entry: Any,
                         what: str) -> bool:
+        m = _REF_ARG.fullmatch(str(args.get("to", "")))
+        field = str(args.get("field", ""))
+        if (column in self.columns and m is not None and _IDENT.fullmatch(field)
+                and "references" not in self.columns[column] and set(args) <= {"to", "field"}):
+            self.columns[column]["references"] = f"{m.group(1)}.{field}"  # a foreign key clause
+            self.d.item(MAPPED, self.where(column), what, f"references:{column}")
+            return True
         holder = self.columns.get(column, self.d.meta) if column else self.d.meta
         self.d.keep(holder, "x-dbt-relationships", [{k: args[k] for k in sorted(args)}])
         where = f"fields.{column}.x-dbt-relationships" if column in self.columns \
             else "x-dbt-relationships"
-        self.d.item(KEPT, self.where(column), what, f"{where} (no clause yet: not checked)")
+        self.d.item(KEPT, self.where(column), what, f"{where} (not ref('<model>') with one field: "
+                    "not checked)")
         return True
 
     # -- key ------------------------------------------------------------------------------

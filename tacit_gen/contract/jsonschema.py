@@ -102,6 +102,9 @@ def _field() -> dict[str, Any]:
                            "'equals catalog unit for series_id'"),
         "pattern": _str("string fields: a regex every value matches whole (the portable subset: "
                         "no '.', no \\d, no (?...); see docs/contract-language.md)"),
+        "references": _str("a foreign key: <relation>.<column> holding every non-null value of "
+                           "this field (dbt relationships, a Soda reference check, an anti-join)",
+                           pattern="^[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*$"),
         "plausible": {"enum": ["catalog"],
                       "description": "numeric fields: warn (never fail) on a value outside its "
                                      "series' catalog plausible_min/plausible_max (tacit-gen "

@@ -65,6 +65,7 @@ FIELD_KEYS = (
     "constraint",
     "pattern",
     "plausible",
+    "references",
     "aliases",
     "lint",
 )
@@ -348,6 +349,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
     allow, reason = _lint_waiver(ctx, spec.get("lint"), name)
     pattern = _pattern(ctx, spec.get("pattern"), name, dtype)
     plausible = _plausible(ctx, spec.get("plausible"), name, dtype)
+    references = _references(ctx, spec.get("references"), name)
     return Field(
         name=name,
         type=dtype,
@@ -362,6 +364,7 @@ def _load_field(ctx: _Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fi
         constraint=_string(ctx, spec.get("constraint"), f"the constraint of '{name}'"),
         pattern=pattern,
         plausible=plausible,
+        references=references,
         aliases=tuple(aliases),
         lint_allow=allow,
         lint_reason=reason,
@@ -393,6 +396,21 @@ def _pattern(ctx: _Ctx, node: YNode | None, name: str, dtype: DataType) -> str |
         ctx.error(node, "TG130", f"pattern of '{name}': {e}", e.word or text, offset)
         return None
     return text
+
+
+def _references(ctx: _Ctx, node: YNode | None, name: str) -> tuple[str, str] | None:
+    """A field's `references: <relation>.<column>`: a foreign key (TG140 when not that form)."""
+    text = _string(ctx, node, f"the reference of '{name}'")
+    if text is None or node is None:
+        return None
+    rel, dot, col = text.strip().rpartition(".")
+    if not dot or names.IDENT.fullmatch(rel) is None or names.IDENT.fullmatch(col) is None:
+        word = next((w for w in (rel, col) if w and names.IDENT.fullmatch(w) is None), text)
+        ctx.error(node, "TG140", f"references of '{name}' must be <relation>.<column> (one "
+                  f"identifier each, such as customers.customer_id), not '{text}'", word,
+                  _value_offset(node) + max(text.find(word), 0) if node.style != '"' else 0)
+        return None
+    return rel, col
 
 
 PLAUSIBLE_SOURCES = ("catalog",)

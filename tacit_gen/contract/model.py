@@ -84,6 +84,7 @@ class Field:
     aliases: tuple[str, ...] = ()
     pattern: str | None = None  # `pattern:` as written (string fields; tacit_gen.sql.pattern)
     plausible: str | None = None  # `plausible: catalog`: soft bounds per series, a warning only
+    references: tuple[str, str] | None = None  # `references: rel.col`: (relation, column), a foreign key
     lint_allow: tuple[str, ...] = ()  # lint rules waived on this field (`lint: {allow: [...]}`)
     lint_reason: str | None = None  # why (required with a waiver)
     implied: bool = False  # implied by provenance_required

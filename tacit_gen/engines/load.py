@@ -97,6 +97,8 @@ class LoadReport:
         source_format: ``csv`` or ``parquet``.
         catalog: the catalog relation's report, when a catalog was loaded.
         sessions: the exchange sessions relation's report, when the contract reads sessions.
+        refs: the reports of the relations `references:` clauses read (files beside the data;
+            their other columns are loaded as they come, not counted as extra).
     """
 
     table: str
@@ -109,12 +111,14 @@ class LoadReport:
     catalog: LoadReport | None = None
     sessions: LoadReport | None = None
     sessions_note: str | None = None  # where the sessions came from
+    refs: tuple[LoadReport, ...] = ()
 
     @property
     def ok(self) -> bool:
         own = not (self.missing or self.extra or self.failures)
         return (own and (self.catalog is None or self.catalog.ok)
-                and (self.sessions is None or self.sessions.ok))
+                and (self.sessions is None or self.sessions.ok)
+                and not any(r.missing or r.failures for r in self.refs))
 
     def failure(self, column: str) -> ConversionFailure | None:
         return next((f for f in self.failures if f.column == column), None)
@@ -140,6 +144,9 @@ class LoadReport:
             out += [f"catalog {self.catalog.table}: {m}" for m in self.catalog.messages()]
         if self.sessions is not None:
             out += [f"sessions {self.sessions.table}: {m}" for m in self.sessions.messages()]
+        for r in self.refs:
+            out += [f"referenced {r.table}: {m}" for m in r.messages()
+                    if not m.startswith("no_unknown_columns")]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +161,7 @@ class LoadReport:
             "catalog": self.catalog.to_dict() if self.catalog is not None else None,
             "sessions": self.sessions.to_dict() if self.sessions is not None else None,
             "sessions_source": self.sessions_note,
+            "refs": [r.to_dict() for r in self.refs],
         }
 
 
@@ -443,6 +451,39 @@ def _generate_sessions(con: Any, contract: Contract, table: str, codes: tuple[st
             f"for the data's dates ({span}, a week either side)")
 
 
+def referenced_files(contract: Contract, data_path: Path | str, table: str, taken: set[str]
+                     ) -> list[tuple[str, Path, dict[str, DataType]]]:
+    """(relation, file, column types) of each relation the contract's `references:` clauses read:
+    ``<relation>.csv`` or ``<relation>.parquet`` beside the data file (the data's own suffix
+    first), each referenced column typed as its referencing column. A reference to the data's
+    own relation needs no file. A missing file, or a name the catalog or sessions relation
+    already has, is a LoadError."""
+    from tacit_gen.plan import plan
+
+    data = Path(data_path)
+    wanted: dict[str, dict[str, DataType]] = {}
+    for c in plan(contract):
+        if c.kind != "references":
+            continue
+        rel, f = str(c.param("to_relation")), contract.field(str(c.param("column")))
+        if rel == table:
+            continue  # a self reference: the data is the relation
+        if f is not None:
+            wanted.setdefault(rel, {})[str(c.param("to_column"))] = f.type
+    out = []
+    for rel, types in wanted.items():
+        if rel in taken:
+            raise LoadError(f"{contract.name}: the referenced relation {rel!r} has the name of "
+                            "the data, catalog or sessions relation")
+        suffixes = [data.suffix.lower()] + [s for s in (".csv", ".parquet") if s != data.suffix.lower()]
+        found = next((data.with_name(rel + s) for s in suffixes if data.with_name(rel + s).is_file()), None)
+        if found is None:
+            raise LoadError(f"{contract.name}: references read relation {rel!r}: no {rel}.csv or "
+                            f"{rel}.parquet beside {data.as_posix()} (sample --out writes it there)")
+        out.append((rel, found, types))
+    return out
+
+
 def load_data(
     contract: Contract,
     data_path: Path | str,
@@ -504,6 +545,13 @@ def load_data(
                 sessions_path = made
             ses_report = _load_relation(con, Path(sessions_path), ses[0], ses[1])
             report = replace(report, sessions=ses_report, sessions_note=note)
+        taken = {name} | {r.table for r in (report.catalog, report.sessions) if r is not None}
+        refs = tuple(_load_relation(con, path, rel, types)
+                     for rel, path, types in referenced_files(contract, data_path, name, taken))
+        if refs:
+            from dataclasses import replace
+
+            report = replace(report, refs=refs)
     finally:
         con.close()
     return report
@@ -571,7 +619,7 @@ def load_postgres(
         db.unlink()
     report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path,
                        sessions_path=sessions_path)
-    relations = [report] + [r for r in (report.catalog, report.sessions) if r is not None]
+    relations = [report] + [r for r in (report.catalog, report.sessions) if r is not None] + list(report.refs)
     try:
         pg = psycopg2.connect(utc_dsn(dsn))
     except psycopg2.Error as e:

@@ -570,6 +570,19 @@ def _field_pair(d: _Diff, of: Field, nf: Field) -> None:
               f"'{nf.name}' may now be null (was never null: {_never_null_reason(d.a, of)})",
               field_line(d.a, of, "nullable"), field_line(d.b, nf, "nullable"))
     _pattern(d, of, nf, p)
+    if of.references != nf.references:
+        lines = field_line(d.a, of, "references"), field_line(d.b, nf, "references")
+        old_ref = ".".join(of.references) if of.references else ""
+        new_ref = ".".join(nf.references) if nf.references else ""
+        if not old_ref:
+            d.add("field.references_added", f"{p}.references",
+                  f"'{nf.name}' must now be a value of {new_ref}", *lines)
+        elif not new_ref:
+            d.add("field.references_removed", f"{p}.references",
+                  f"'{nf.name}' no longer references {old_ref}", *lines)
+        else:
+            d.add("field.references_changed", f"{p}.references",
+                  f"'{nf.name}' references {new_ref} (was {old_ref})", *lines)
     if of.plausible != nf.plausible:
         lines = field_line(d.a, of, "plausible"), field_line(d.b, nf, "plausible")
         if nf.plausible is not None:

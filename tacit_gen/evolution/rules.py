@@ -125,6 +125,14 @@ RULES: dict[str, Rule] = {
     "field.plausible_removed": Rule(NOTICE, "minor", "minor version, {notice}",
                                     "a warning only: plausible never fails a build",
                                     "plausibility warning removed"),
+    "field.references_added": Rule(BREAKING, "major", "major version; existing data may fail",
+                                   "Tighten a range: No, major version (a value absent from the "
+                                   "referenced relation now fails)", "foreign key added"),
+    "field.references_changed": Rule(BREAKING, "major", "major version; existing data may fail",
+                                     "Tighten a range: No (another relation or column: not provably "
+                                     "a superset)", "foreign key changed"),
+    "field.references_removed": Rule(NOTICE, "minor", "minor version, {notice}",
+                                     "Widen a range: Yes with notice", "foreign key removed"),
     "field.aliases_changed": Rule(COMPATIBLE, "patch", "changelog entry",
                                   "aliases only matter to a rename", "aliases changed"),
     "field.doc_changed": Rule(COMPATIBLE, "patch", "changelog entry", "documentation only",

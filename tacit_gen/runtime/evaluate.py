@@ -233,12 +233,13 @@ def parse_table(
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+    refs: Mapping[str, ir.Table] | None = None,
 ) -> DataFrame[Any]:
     """`Schema.parse`: convert, evaluate every clause in one aggregate query, raise on failure."""
     from tacit_gen.runtime.dataframe import DataFrame
 
     _require_table(schema, table, ValidationPhase.PARSE)
-    report = evaluate(schema, table, catalog=catalog, now=now, sessions=sessions)
+    report = evaluate(schema, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
     err = report.error(ValidationPhase.PARSE)
     if err is not None:
         raise err
@@ -321,11 +322,13 @@ class _Builder:
         catalog: ir.Table | Mapping[str, ir.Table] | None,
         now: _dt.datetime,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+        refs: Mapping[str, ir.Table] | None = None,
     ) -> None:
         self.schema = schema
         self.table = table
         self.catalog = catalog
         self.sessions = sessions
+        self.refs = refs
         self.now = now
         self.types: dict[str, DataType] = {s.name: s.type for s in schema.columns()}
         self.results: dict[str, ClauseResult] = {}
@@ -652,12 +655,29 @@ class _Builder:
             return self._revision(wide, c)
         if kind == "pattern":
             return wide[col_name].re_search(_full_match(c.param("pattern"), wide))  # pyright: ignore[reportAttributeAccessIssue]
+        if kind == "references":
+            return self._references(wide, c)
         if kind == "revision_by":
             who = wide[col_name]
             restated = wide[c.param("revision_column")] > 0  # pyright: ignore[reportOperatorIssue]
             return ~restated | (who.notnull() & who.isin(list(c.param("values") or ())))
         raise CompileError(f"unknown clause kind {kind!r}")
         _ = ibis  # pragma: no cover
+
+    def _references(self, wide: ir.Table, c: Clause) -> Any:
+        """A foreign key (semantics/references.py): a NULL passes, any other value must be a
+        non-NULL value of the referenced column (`IN (SELECT ...)`, the NULLs filtered out so
+        that an unmatched value is FALSE, never UNKNOWN)."""
+        rel, to_col = str(c.param("to_relation")), str(c.param("to_column"))
+        if self.refs is None or rel not in self.refs:
+            have = f" (have {sorted(self.refs)})" if self.refs else ""
+            raise CompileError(f"{c.id} reads relation {rel!r}: pass refs={{{rel!r}: <table>}}{have}")
+        ref = self.refs[rel]
+        if to_col not in ref.columns:
+            raise CompileError(f"{c.id}: relation {rel!r} has no column {to_col!r}")
+        value = wide[c.param("column")]
+        allowed = ref.filter(ref[to_col].notnull())[to_col]
+        return value.isnull() | value.isin(allowed)
 
     def _inline_catalog(
         self, wide: ir.Table, cat_cols: Mapping[str, Mapping[str, str]]
@@ -919,10 +939,11 @@ def parse_query(
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+    refs: Mapping[str, ir.Table] | None = None,
 ) -> ir.Table | None:
     """The one aggregate query `parse()` runs (for inspection, e.g. ``ibis.to_sql(q, dialect)``)."""
     _require_table(schema, table, ValidationPhase.PARSE)
-    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC), sessions)
+    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC), sessions, refs)
     b.build()
     return b.query
 
@@ -934,6 +955,7 @@ def evaluate(
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+    refs: Mapping[str, ir.Table] | None = None,
 ) -> Report:
     """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
     _require_table(schema, table, ValidationPhase.PARSE)
@@ -941,7 +963,7 @@ def evaluate(
         now = _dt.datetime.now(_dt.UTC)
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
-    return _Builder(schema, spark_instants(table), catalog, now, sessions).run()
+    return _Builder(schema, spark_instants(table), catalog, now, sessions, refs).run()
 
 
 def _full_match(body: str, table: ir.Table) -> str:

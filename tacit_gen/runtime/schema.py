@@ -190,6 +190,7 @@ class Schema:
         catalog: ir.Table | Mapping[str, ir.Table] | None = None,
         now: datetime | None = None,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+        refs: Mapping[str, ir.Table] | None = None,
     ) -> DataFrame[Self]:
         """Convert columns whose type differs but converts, then evaluate every constraint
         clause in one aggregate query.
@@ -202,6 +203,9 @@ class Schema:
             sessions: the exchange sessions relation (a Table, or a mapping relation name ->
                 Table; `tacit-gen calendar` writes it) for clauses that read sessions
                 (`time.calendar`).
+            refs: the relations `references:` clauses read, by name (``{"customers": t}``):
+                each non-NULL value must be in the referenced column (an anti-join). A
+                referenced relation not given is a CheckExecutionError naming it.
 
         Returns:
             The converted table as ``DataFrame[Self]``.
@@ -212,7 +216,7 @@ class Schema:
         """
         from tacit_gen.runtime.evaluate import parse_table
 
-        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions)
+        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
 
     @classmethod
     def evaluate(
@@ -221,11 +225,12 @@ class Schema:
         catalog: ir.Table | Mapping[str, ir.Table] | None = None,
         now: datetime | None = None,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+        refs: Mapping[str, ir.Table] | None = None,
     ) -> Report:
         """Like `parse()`, but return the per-clause report instead of raising."""
         from tacit_gen.runtime.evaluate import evaluate
 
-        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions)
+        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:

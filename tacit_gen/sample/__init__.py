@@ -31,9 +31,10 @@ from tacit_gen.sample.model import (
 )
 from tacit_gen.sample.verdicts import check_sample, violated_clauses
 from tacit_gen.sample.violations import candidates
-from tacit_gen.sample.writing import catalog_path_for, write
+from tacit_gen.sample.writing import catalog_path_for, ref_path_for, write
 from tacit_gen.semantics.catalog import CatalogData, CatalogSpec, catalog_spec
 from tacit_gen.semantics.evaluate import evaluate
+from tacit_gen.semantics.references import relation_columns
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,6 +54,7 @@ __all__ = [
     "catalog_spec",
     "check_sample",
     "evaluate",
+    "ref_path_for",
     "sample",
     "violated_clauses",
     "write",
@@ -99,7 +101,14 @@ def _sample(contract: Contract, clauses: Sequence[Clause], rows: int, seed: int,
     ctx = Context(contract, clauses)
     data_rows, catalog = clean_rows(ctx, rows, seed, now)
     types = {name: str(ctx.cols[name].type) for name in ctx.names}
-    clean = SampleData(contract.name, from_rows(ctx.names, data_rows), types, now, catalog)
+    refs = relation_columns(clauses, data_rows)  # what `references:` reads: the clean values
+    ref_types: dict[str, dict[str, str]] = {str(c.param("to_relation")): {} for c in clauses
+                                            if c.kind == "references"}
+    for c in clauses:
+        if c.kind == "references":
+            ref_types[str(c.param("to_relation"))][str(c.param("to_column"))] = types[str(c.param("column"))]
+    clean = SampleData(contract.name, from_rows(ctx.names, data_rows), types, now, catalog, refs=refs,
+                       ref_types=ref_types)
     bad = violated_clauses(clean, clauses)
     if bad:
         raise SampleError(f"{contract.name}: generated data violates {', '.join(bad)} (a bug)")
@@ -112,7 +121,8 @@ def _sample(contract: Contract, clauses: Sequence[Clause], rows: int, seed: int,
     best: SampleData | None = None
     for cand in candidates(ctx, clause, data_rows, types, catalog, seed):
         data = SampleData(contract.name, from_rows(cand.names, cand.rows), cand.types, now,
-                          cand.catalog or catalog, violate=violate, description=cand.description)
+                          cand.catalog or catalog, violate=violate, description=cand.description,
+                          refs=refs, ref_types=ref_types)
         got = violated_clauses(data, clauses)
         if violate not in got:
             continue

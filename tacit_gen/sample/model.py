@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -55,6 +55,8 @@ class SampleData:
         violated: the clause ids the reference evaluator finds violated (empty for clean data;
             exactly ``(violate,)`` when the violation could be isolated).
         description: what was changed, for humans.
+        refs: the relations `references:` clauses read: relation -> column -> values (built
+            from the clean data; `write` puts each beside the data as ``<relation>.<ext>``).
     """
 
     contract: str
@@ -65,6 +67,8 @@ class SampleData:
     violate: str | None = None
     violated: tuple[str, ...] = ()
     description: str = ""
+    refs: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
+    ref_types: dict[str, dict[str, str]] = field(default_factory=dict)  # each the referencing column's
 
     @property
     def row_count(self) -> int:

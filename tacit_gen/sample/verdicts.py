@@ -266,6 +266,17 @@ def _plausible(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: plausible_ok(c, r, f.lookup) is False)
 
 
+def _references(c: Clause, f: Facts) -> ClauseCheck:
+    """Non-NULL values absent from the referenced relation's column (semantics/references.py)."""
+    from tacit_gen.semantics.references import references_ok
+
+    rel = f.data.refs.get(str(c.param("to_relation")))
+    if rel is None or str(c.param("to_column")) not in rel:
+        return ClauseCheck(c.id, "fail", len(f.rows), f"no relation {c.param('to_relation')}")
+    allowed = {v for v in rel[str(c.param("to_column"))] if v is not None}
+    return _count(c, f.present[str(c.param("column"))], lambda v: references_ok(v, allowed) is False)
+
+
 def _revision_window(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: revision_ok(c, r) is False)
 
@@ -286,6 +297,7 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "pattern": _pattern,
     "plausible": _plausible,
     "range": _range,
+    "references": _references,
     "revision_by": _revision_by,
     "revision_window": _revision_window,
     "unique": _unique,

@@ -409,6 +409,30 @@ def _pattern(v: Violation) -> Iterator[Candidate]:
     yield from v.row_level(change)
 
 
+def _references(v: Violation) -> Iterator[Candidate]:
+    """One value the referenced relation lacks (it holds exactly the clean data's values): a
+    value next to the clean ones, tried on each row in turn."""
+    col, name = v.col, v.col_name
+    assert col is not None
+    present = {r[name] for r in v.rows if r[name] is not None}
+    fresh: list[Any] = []
+    for base in sorted(present, key=str) or [None]:
+        x = other_value(col, base) if base is not None else None
+        tries = 0
+        while x is not None and x in present and tries < 50:
+            x, tries = other_value(col, x), tries + 1
+        if x is not None and x not in present and x not in fresh:
+            fresh.append(x)
+        if len(fresh) >= 3:
+            break
+    where = f"{v.clause.param('to_relation')}.{v.clause.param('to_column')}"
+    for x in fresh:
+        def change(i: int, x: Any = x) -> tuple[dict[str, Any], str]:
+            return {name: x}, f"{name} = {x}, absent from {where}"
+
+        yield from v.row_level(change)
+
+
 def _revision_by(v: Violation) -> Iterator[Candidate]:
     allowed = tuple(v.clause.param("values") or ())
     who = next(x for x in ("unlisted-restater", "someone-else", "n/a_x") if x not in allowed)
@@ -491,6 +515,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "pattern": _pattern,
     "plausible": _plausible,
     "range": _range,
+    "references": _references,
     "revision_by": _revision_by,
     "revision_window": _revision_window,
     "unique": _unique,

@@ -99,6 +99,27 @@ def catalog_path_for(path: Path | str) -> Path:
     return p.with_name(f"{p.stem}.catalog{p.suffix}")
 
 
+def ref_path_for(data_path: Path | str, relation: str) -> Path:
+    """Where a referenced relation lives: ``<relation><suffix>`` beside the data file (``sample``
+    writes it there, ``verify`` reads it from there)."""
+    p = Path(data_path)
+    return p.with_name(relation + p.suffix)
+
+
+def write_refs(data: SampleData, path: Path) -> list[Path]:
+    """Each relation `references:` clauses read, beside the data, typed as the referencing column."""
+    out = []
+    for rel, cols in sorted(data.refs.items()):
+        rp = ref_path_for(path, rel)
+        if rp.resolve() == path.resolve():
+            raise SampleError(f"{path}: the data file is named as the referenced relation {rel!r}")
+        ref_types = {c: data.ref_types.get(rel, {}).get(c, "string") for c in cols}
+        enc = csv_bytes if rp.suffix.lower() == ".csv" else parquet_bytes
+        atomic_write(rp, enc(list(cols), ref_types, cols))
+        out.append(rp)
+    return out
+
+
 def write(data: SampleData, path: Path | str, catalog_path: Path | str | None = None
           ) -> tuple[Path, Path | None]:
     """Write the data (``.csv`` or ``.parquet`` by extension) and its catalog, atomically.
@@ -116,6 +137,7 @@ def write(data: SampleData, path: Path | str, catalog_path: Path | str | None = 
     encode = csv_bytes if suffix == ".csv" else parquet_bytes
     names = list(data.columns)
     atomic_write(p, encode(names, data.types, data.columns))
+    write_refs(data, p)
     if data.catalog is None:
         return p, None
     cp = Path(catalog_path) if catalog_path is not None else catalog_path_for(p)

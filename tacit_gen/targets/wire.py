@@ -21,6 +21,9 @@ STRUCTURAL = ("column", "no_unknown_columns", "not_null", "accepted_values", "fi
 
 def unsupported_reason(fmt: str, clause: Clause) -> str:
     """Why a clause has no form in a wire schema (one line)."""
+    if clause.kind == "references":
+        return (f"a foreign key reads another relation ({clause.param('to_relation')}); {fmt} "
+                "describes one record on its own: dbt, Soda, GX, pandera and the runtime check it")
     return (f"{fmt} describes the structure of one record; clauses on values, rows or other data "
             "are checked by the SQL and dataframe targets")
 

@@ -186,7 +186,9 @@ def test_every_form_of_test_and_what_has_no_home(tmp_path: Path) -> None:
     meta = dict(contract.meta)
     assert meta["x-dbt-config"] == {"materialized": "table", "tags": ["daily"]}
     cust = dict(contract.field("customer_id").meta)  # type: ignore[union-attr]
-    assert cust["x-dbt-relationships"] == [{"field": "id", "to": "ref('customers')"}]
+    assert "x-dbt-relationships" not in cust  # a foreign key now: references: customers.id
+    assert contract.field("customer_id").references == ("customers", "id")  # type: ignore[union-attr]
+    assert "references:customer_id" in ids
     assert [c["name"] for c in meta["x-dbt-columns"]] == ["ordered_at", "payload"]
     assert "subtotal >= {{ var('floor') }}" in str(meta["x-dbt-tests"])
     # deterministic: the same input gives the same bytes, and an unchanged file is left alone

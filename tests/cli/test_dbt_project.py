@@ -44,7 +44,7 @@ description: One row per order, with what was paid by each method.
 key: [order_id]
 fields:
   order_id:             {type: int32}
-  customer_id:          {type: int32, nullable: false}
+  customer_id:          {type: int32, nullable: false, references: customers.customer_id}
   order_date:           {type: date, nullable: false}
   status:               {type: "enum[placed, shipped, completed, return_pending, returned]", description: '{{ doc("orders_status") }}'}
   credit_card_amount:   {type: float64, unit: AUD, lint: {allow: [TG201], reason: "stg_payments divides cents by 100: DOUBLE until the model casts"}}
@@ -231,6 +231,8 @@ def test_the_flow_in_a_real_dbt_project(project: Path) -> None:
     assert results["orders__range_amount"]["status"] == "pass"
     assert results["orders__not_null_customer_id"]["status"] == "pass"
     assert results["customers__unique_customer_id"]["status"] == "pass"
+    # the foreign key is dbt's relationships test, on the project's own customers model
+    assert results["orders__references_customer_id"]["status"] == "pass"
     # the doc block survived into dbt's manifest
     manifest = json.loads((repo / "target" / "manifest.json").read_text())
     status = manifest["nodes"]["model.jaffle_shop.orders"]["columns"]["status"]["description"]
@@ -250,7 +252,12 @@ def test_the_flow_in_a_real_dbt_project(project: Path) -> None:
     # 4. a planted negative amount fails the test that names the model, with a count
     payments = repo / "seeds" / "raw_payments.csv"
     payments.write_text(payments.read_text().rstrip("\n") + "\n9999,1,credit_card,-500000\n")
+    # and an order of a customer the customers model does not have fails the foreign key
+    orders = repo / "seeds" / "raw_orders.csv"
+    orders.write_text(orders.read_text().rstrip("\n") + "\n100,9999,2018-04-10,placed\n")
     results = dbt_build(repo)
+    assert results["orders__references_customer_id"]["status"] == "fail", results
+    assert results["orders__references_customer_id"]["failures"] == 1
     assert results["orders__range_amount"]["status"] == "fail", results
     assert results["orders__range_amount"]["failures"] == 1
     assert results["orders__not_null_customer_id"]["status"] == "pass"

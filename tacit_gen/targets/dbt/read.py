@@ -479,6 +479,9 @@ class Reader:
                 },
                 f"{kind}:{c}",
             )
+        if short == "relationships" and column:  # a foreign key (dbt's built-in test)
+            return ("references", {"column": c, "to_relation": _relation(a.get("to")),
+                                   "to_column": _col(a.get("field"))}, f"references:{c}")
         if short == "tacit_revision_window" and column:
             return (
                 "revision_window",

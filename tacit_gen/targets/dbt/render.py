@@ -524,6 +524,9 @@ class DbtTarget:
                 model_tests.append(
                     _test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(generate(tree, dialect))})
                 )
+            elif k == "references":  # dbt's built-in relationships test (NULLs pass)
+                args = {"to": relation_ref(p["to_relation"]), "field": ident(p["to_column"], adapter)}
+                col_test(p["column"], _test("relationships", cl, unique_name(cl.id), args))
             elif k == "invariant":
                 from tacit_gen.sql import to_sql
 

@@ -23,6 +23,7 @@ from tacit_gen.targets.gx.queries import (
     decimal_type_query,
     freshness_query,
     invariant_query,
+    references_query,
     revision_by_query,
     revision_window_query,
     unexpected_rows,
@@ -221,6 +222,9 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         flavor = "java" if dialect in ("spark", "databricks") else "python"  # natives: Spark, or pandas
         return [expectation("expect_column_values_to_match_regex",
                             {"column": p("column"), "regex": full_match(p("pattern"), flavor)})]
+    if k == "references":
+        return [unexpected_rows(references_query(clause, dialect),
+                                f"rows whose {p('column')} is not in {p('to_relation')}.{p('to_column')}")]
     if k == "revision_by":
         return [unexpected_rows(revision_by_query(clause, dialect),
                                 f"restated rows whose {p('column')} may not restate")]

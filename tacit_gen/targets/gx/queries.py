@@ -274,3 +274,18 @@ def revision_by_query(clause: Clause, dialect: str = "duckdb") -> str:
                             clause.param("revision_column"))
     q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=ok)), copy=False)
     return _text(q, dialect)
+
+
+def references_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """A foreign key's failing rows: non-NULL values absent from the referenced column (``NOT IN``
+    over its non-NULL values, so a NULL there never turns a miss into UNKNOWN; uncorrelated, so
+    the batch needs no alias)."""
+    from sqlglot import exp
+
+    to_col = sql.column(clause.param("to_column"))
+    allowed = (exp.select(to_col.copy()).from_(sql.relation(clause.param("to_relation")))
+               .where(sql.is_not_null(to_col.copy())))
+    value = sql.column(clause.param("column"))
+    miss = exp.Not(this=exp.In(this=value.copy(), query=exp.Subquery(this=allowed)))
+    q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(sql.is_not_null(value), miss))
+    return _text(q, dialect)

@@ -114,6 +114,9 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
     named = sorted({str(c.param("sessions_relation")) for c in schema.clauses()
                     if c.param("sessions_relation")})
     sessions = {r: t for r in named if (t := table(r)) is not None}
+    # the relations `references:` clauses read (loaded beside the data; a self reference is it)
+    wanted = sorted({str(c.param("to_relation")) for c in schema.clauses() if c.kind == "references"})
+    refs = {r: t for r in wanted if (t := table(r)) is not None}
     status: dict[str, Verdict] = {}
     structural: dict[str, Verdict] = {}
     try:
@@ -126,7 +129,8 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ContractWarning)
-            schema.parse(data, catalog=catalog or None, now=inp.now, sessions=sessions or None)
+            schema.parse(data, catalog=catalog or None, now=inp.now, sessions=sessions or None,
+                         refs=refs or None)
         warned = tuple(f for w in caught if isinstance(w.message, ContractWarning)
                        for f in w.message.failures)
     except ValidationError as exc:

@@ -204,10 +204,13 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         catalog = frame(str(relations[0])) if relations else None
         module = load_module(path)
         named = [c.param("sessions_relation") for c in inp.clauses if c.param("sessions_relation")]
+        extra: dict[str, Any] = {}
         if named:
-            schema = module.schema(catalog=catalog, now=inp.now, sessions=frame(str(named[0])))
-        else:
-            schema = module.schema(catalog=catalog, now=inp.now)
+            extra["sessions"] = frame(str(named[0]))
+        wanted = sorted({str(c.param("to_relation")) for c in inp.clauses if c.kind == "references"})
+        if wanted:  # the relations `references:` clauses read (a missing one: its check fails)
+            extra["refs"] = {r: f for r in wanted if (f := frame(r)) is not None}
+        schema = module.schema(catalog=catalog, now=inp.now, **extra)
     except Exception as e:  # the artifact or the data could not be loaded: every clause errors
         detail = f"{type(e).__name__}: {e}"
         return EngineRun(NAME, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (*notes, detail))

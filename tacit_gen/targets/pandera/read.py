@@ -44,9 +44,10 @@ TIME_HELPERS = {
     "_session_cadence_check": "cadence",
     "_session_window_check": "revision_window",
     "_revision_by_check": "revision_by",
+    "_references_check": "references",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
-RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame")
+RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame", "refs")
 _ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
 _BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
 

@@ -75,6 +75,7 @@ TIME_HELPERS = {
     "catalog_dimension": "_catalog_dimension_check",
     "plausible": "_catalog_bounds_check",  # the same test on the plausible columns, as a warning
     "revision_window": "_revision_window_check",
+    "references": "_references_check",
     "revision_by": "_revision_by_check",
 }
 CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "catalog_dimension", "plausible")
@@ -216,6 +217,7 @@ class PanderaTarget:
             warn_helper=any(c.warn and c.kind in TIME_HELPERS for c in clauses),
             dimension_helper=any(c.kind == "catalog_dimension" for c in clauses),
             sessions_helpers=any(uses_sessions(c) for c in clauses),
+            refs_helpers=any(c.kind == "references" for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
         path = self.artifact_paths(contract)[0]
@@ -380,6 +382,8 @@ class PanderaTarget:
             if c.kind == "catalog_dimension":
                 kw.append(("units", repr(tuple(p["units"]))))
             kw.append(("catalog", "catalog"))
+        elif c.kind == "references":
+            kw += [(k, repr(p[k])) for k in ("column", "to_relation", "to_column")] + [("refs", "refs")]
         elif c.kind == "revision_by":
             kw += [("column", repr(p["column"])), ("revision", repr(p["revision_column"])),
                    ("values", repr(tuple(p["values"])))]
@@ -396,6 +400,8 @@ def _needs(c: Clause) -> str | None:
         return "a catalog frame"
     if c.kind == "freshness":
         return '"now"'
+    if c.kind == "references":
+        return "the referenced frames (refs=)"
     if uses_sessions(c) and c.param("sessions_relation") is not None:
         return "a sessions frame" if c.param("calendar_catalog") is None else "a sessions and a catalog frame"
     return None

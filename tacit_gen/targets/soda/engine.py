@@ -38,6 +38,7 @@ COUNT_KINDS = frozenset(
         "invariant",
         "pattern",
         "plausible",
+        "references",
         "cadence",
         "catalog_unit",
         "catalog_bounds",

@@ -246,6 +246,8 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         return revision_window_sql(clause, ds, dialect)
     if clause.kind == "freshness" and clause.param("whole_days"):
         return freshness_days_sql(clause, ds, dialect)
+    if clause.kind == "references":
+        return references_sql(clause, ds, dialect)
     if clause.kind == "revision_by":
         from sqlglot import exp
 
@@ -254,6 +256,21 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
         q = exp.select(exp.Star(), copy=False).from_(sql.relation(ds), copy=False).where(exp.Not(this=exp.paren(ok, copy=False)), copy=False)
         return sql.pretty(q, dialect) + "\n"
     return None
+
+
+def references_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    """A foreign key's failing rows, an anti-join: rows whose non-NULL value no row of the
+    referenced relation holds (``NOT EXISTS``, so the relation's own NULLs never hide one)."""
+    from sqlglot import exp
+
+    value = sql.column(clause.param("column"), "d")
+    hit = (exp.select(exp.Literal.number(1))
+           .from_(exp.alias_(sql.relation(clause.param("to_relation")), "r", table=True))
+           .where(exp.EQ(this=sql.column(clause.param("to_column"), "r"), expression=value.copy())))
+    q = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("d")))
+         .from_(exp.alias_(sql.relation(dataset), "d", table=True))
+         .where(exp.and_(sql.is_not_null(value), exp.Not(this=exp.Exists(this=hit)))))
+    return sql.pretty(q, dialect) + "\n"
 
 
 NOW_REFERENCE = "${" + "NOW}"  # Soda resolves `${NOW}` (scan variable NOW) in a fail query

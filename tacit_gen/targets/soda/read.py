@@ -230,6 +230,10 @@ def read_check(line: str, cfg: Any) -> CheckRead:
     if line == "failed rows":
         _failed_rows(r, cfg, name if isinstance(name, str) else None)
         return r.out
+    ref = _REFERENCE.match(line)
+    if ref is not None:
+        _reference(r, ref, identity, text)
+        return r.out
     m = _METRIC.match(line)
     if not m:
         r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
@@ -277,6 +281,25 @@ def read_check(line: str, cfg: Any) -> CheckRead:
             derived,
         )
     return r.out
+
+
+# `values in (c) must exist in rel (c2)`: Soda's reference check, a foreign key.
+_REFERENCE = re.compile(r"^values\s+in\s*\((?P<cols>[^)]*)\)\s*must\s+(?P<neg>not\s+)?exist\s+in\s+"
+                        r"(?P<rel>\S+)\s*\((?P<to>[^)]*)\)\s*$", re.I)
+
+
+def _reference(r: _Reader, m: re.Match[str], identity: str | None, text: str) -> None:
+    cols, to = split_args(m.group("cols")), split_args(m.group("to"))
+    if len(cols) != 1 or len(to) != 1 or m.group("neg"):
+        r.finding(UNKNOWN_CHECK, identity, f"reference check '{m.group(0)}' is not one the contract "
+                  "renders (one column that must exist)")
+        return
+    derived = f"references:{cols[0]}"
+    r.add(derived, "references", (cols[0],), text, column=cols[0],
+          to_relation=unquote_ident(m.group("rel")), to_column=to[0])
+    if identity and identity != derived:
+        r.finding(PARAM_CHANGED, identity, f"identity '{identity}' but the check tests '{derived}'",
+                  identity, derived)
 
 
 def _invalid_count(

@@ -232,6 +232,14 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                     }
                 }
             )
+        elif k == "references" and not c.warn:  # Soda's reference check (NULLs pass)
+            line = (f"values in ({ident(c.param('column'), dialect)}) must exist in "
+                    f"{ident(c.param('to_relation'), dialect)} ({ident(c.param('to_column'), dialect)})")
+            checks.append({line: {"name": check_name(c), "identity": c.id}})
+        elif k == "references":  # a reference check cannot warn: the anti-join as failed rows
+            text = fail_query_sql(contract, c, dialect)
+            assert text is not None
+            checks.append({"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}})
         elif k == "invariant":
             text = invariant_sql(c, dialect)
             if text is None:
@@ -390,6 +398,11 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         cols = (p("column"),)
     elif k == "pattern":
         params, cols = {"column": p("column"), "pattern": p("pattern")}, (p("column"),)
+    elif k == "references" and not clause.warn:
+        params = {key: p(key) for key in ("column", "to_relation", "to_column")}
+        cols = (p("column"),)
+    elif k == "references":
+        params = {"sql": normalize_sql(str(fail_query_sql(contract, clause, dialect)))}
     elif k == "invariant":
         text_sql = invariant_sql(clause, dialect)
         if text_sql is None:

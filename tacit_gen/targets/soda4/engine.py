@@ -100,9 +100,21 @@ def _prepare(i: int, inp: VerifyInput) -> _Case:
     else:
         doc["dataset"] = f"{DATA_SOURCE}/main/{dataset}"
         request["database"] = str(inp.database.resolve())
+    _point_references(doc, str(doc["dataset"]).rsplit("/", 1)[0])
     request["contract"] = dump(doc)
     present = {c.id for c in read(path, text).clauses if c.id in by_id}
     return _Case(f"c{i}", inp, request, present, lacking)
+
+
+def _point_references(doc: dict[str, Any], prefix: str) -> None:
+    """Each `valid_reference_data` dataset (a `references:` clause) at the verify location, where
+    the loader put the referenced relation beside the data."""
+    for col in doc.get("columns") or ():
+        for item in (col.get("checks") or ()) if isinstance(col, dict) else ():
+            body = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
+            ref = body.get("valid_reference_data") if isinstance(body, dict) else None
+            if isinstance(ref, dict) and ref.get("dataset"):
+                ref["dataset"] = prefix + "/" + str(ref["dataset"]).rsplit("/", 1)[-1]
 
 
 def _schema_verdicts(case: _Case, check: dict[str, Any]) -> list[Verdict]:

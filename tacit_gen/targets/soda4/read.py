@@ -95,6 +95,12 @@ class _Reader:
         elif kind == "invalid" and ck in ("accepted_values", "fixed_value"):
             values = tuple(str(v) for v in body.get("valid_values") or ())
             self.add(cid, (column,), name, column=column, values=values)
+        elif kind == "invalid" and ck == "references":
+            ref = body.get("valid_reference_data")
+            ref = ref if isinstance(ref, dict) else {}
+            self.add(cid, (column,), name, column=column,
+                     to_relation=str(ref.get("dataset") or "").rsplit("/", 1)[-1] or None,
+                     to_column=ref.get("column"))
         elif kind == "invalid" and ck == "range":
             self.add(cid, (column,), name, column=column, min=_number(body.get("valid_min")),
                      max=_number(body.get("valid_max")))

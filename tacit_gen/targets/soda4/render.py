@@ -98,6 +98,12 @@ def qualified_name(contract: Contract, dialect: str) -> str:
     return f"{source}/{PREFIX.get(dialect, 'main')}/{dataset_name(contract)}"
 
 
+def reference_dataset(contract: Contract, relation: str, dialect: str) -> str:
+    """The qualified name of a relation a `references:` clause reads: the dataset's data source
+    and prefix, that relation."""
+    return qualified_name(contract, dialect).rsplit("/", 1)[0] + "/" + relation
+
+
 def artifact_path(contract: Contract) -> str:
     return f"{NAME}/{contract.name}.yml"
 
@@ -212,6 +218,10 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                                                  "columns": list(c.param("columns"))}})
         elif k == "accepted_values":
             column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
+        elif k == "references":  # an invalid check against the referenced relation's column
+            column_check(c, "invalid", {"valid_reference_data": {
+                "dataset": reference_dataset(contract, str(c.param("to_relation")), dialect),
+                "column": c.param("to_column")}})
         elif k == "fixed_value" and not _uses_expression(c):
             v = c.param("value")
             column_check(c, "invalid", {"valid_values": [Num(str(v)) if isinstance(v, int) else str(v)]})
@@ -335,6 +345,9 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
     elif k == "accepted_values":
         params = {"column": p("column"), "values": tuple(str(v) for v in p("values"))}
+        cols = (p("column"),)
+    elif k == "references":
+        params = {"column": p("column"), "to_relation": p("to_relation"), "to_column": p("to_column")}
         cols = (p("column"),)
     elif k == "fixed_value" and not _uses_expression(clause):
         params, cols = {"column": p("column"), "values": (str(p("value")),)}, (p("column"),)
