@@ -44,6 +44,8 @@ CASES: dict[str, str] = {
     "  ts: {type: timestamp_ms_utc}\n",
     "TG220": HEAD + "key: [ts]\ntime:\n  column: ts\n  calendar: XNYS  # <-\nfields:\n"
     "  ts: {type: timestamp_ms_utc}\n",
+    # a self reference (the contract itself is the relation): a field it does not have
+    "TG222": HEAD + "fields:\n  id: {type: int64}\n  parent_id: {type: int64, references: x.uid}  # <-\n",
 }
 
 

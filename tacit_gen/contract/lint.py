@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract import units
 from tacit_gen.contract.model import Contract, Field, Pos
+from tacit_gen.contract.types import parse_type
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.parser import ExprSyntaxError, parse
 
@@ -36,6 +38,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG219": ("warning", "trading days without time.calendar are Monday to Friday: exchange holidays count as trading days"),
     "TG220": ("warning", "a calendar without a 'calendar' section assumes the sessions relation 'trading_sessions'"),
     "TG221": ("warning", "'within session' without time.calendar cannot be checked: every session close is a gap"),
+    "TG222": ("error", "a foreign key to a contract of the same folder names one of its fields, of a comparable type (a join on unlike types matches nothing)"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -124,6 +127,11 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             fadd("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
         if f.implied:
             fadd("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
+        if f.references is not None:
+            problem = _reference_problem(contract, f, str(getattr(ctx, "file", "") or contract.path))
+            if problem is not None:
+                at = contract.positions.value("fields", f.name, "references") or f.pos
+                fadd("TG222", at, problem, ".".join(f.references))
 
     t = contract.time
     if t is not None:
@@ -191,6 +199,49 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
                 add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
                 break
+
+
+_TYPE_FAMILY = {"int32": "integer", "int64": "integer", "string": "text", "enum": "text",
+                "float32": "float", "float64": "float"}
+
+
+def _reference_problem(contract: Contract, f: Field, path: str) -> str | None:
+    """When the referenced relation is a contract of the same folder (``<relation>.yaml``, or
+    this contract itself): the referenced field must exist and have a comparable type. Read with
+    a plain YAML load (no lint of that file, so two contracts may reference each other)."""
+    assert f.references is not None
+    rel, col = f.references
+    if rel == contract.name:
+        fields: dict[str, str] = {x.name: str(x.type) for x in contract.fields}
+    else:
+        folder = Path(path).parent if path else None
+        found = next((p for p in ((folder / f"{rel}.yaml"), (folder / f"{rel}.yml")) if p.is_file()),
+                     None) if folder is not None else None
+        if found is None:
+            return None  # not a contract here: a relation the data brings
+        try:
+            import yaml
+
+            doc = yaml.safe_load(found.read_text(encoding="utf-8"))
+            spec = doc.get("fields") if isinstance(doc, dict) else None
+            fields = {str(k): str(v.get("type") if isinstance(v, dict) else v)
+                      for k, v in (spec or {}).items()}
+        except Exception:  # that file is unreadable: its own lint says so
+            return None
+    if col not in fields:
+        return f"'{f.name}' references {rel}.{col}, but contract {rel} has no field '{col}'"
+    try:
+        theirs = parse_type(fields[col])
+    except Exception:
+        return None
+
+    def family(t: Any) -> str:
+        return _TYPE_FAMILY.get(t.kind, t.kind)
+
+    if family(theirs) != family(f.type):
+        return (f"'{f.name}' is {f.type} but references {rel}.{col}, which is {theirs}: "
+                "the values cannot match")
+    return None
 
 
 def _field_adder(ctx: Diagnostics, f: Field) -> Any:

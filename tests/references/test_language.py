@@ -169,3 +169,23 @@ def test_wire_schemas_declare_it_unsupported(target: str) -> None:
     _, unsupported = render_contract(load(FIXTURE), (target,), RenderOptions())
     reason = {u.clause_id: u.reason for u in unsupported}[CLAUSE]
     assert "foreign key reads another relation (customers)" in reason
+
+
+@pytest.mark.parametrize(("customers", "message"), [
+    ("  customer_id: {type: string}\n",
+     "'customer_id' is int64 but references customers.customer_id, which is string: the values cannot match"),
+    ("  id: {type: int64}\n",
+     "'customer_id' references customers.customer_id, but contract customers has no field 'customer_id'"),
+    ("  customer_id: {type: int32}\n", None),
+])
+def test_a_contract_of_the_referenced_relation_beside_it_is_checked(
+        tmp_path: Path, customers: str, message: str | None) -> None:
+    (tmp_path / "orders.yaml").write_text(FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "customers.yaml").write_text(
+        "contract: customers\nversion: 1.0.0\nfields:\n" + customers, encoding="utf-8")
+    res = CliRunner().invoke(main, ["lint", str(tmp_path / "orders.yaml")])
+    if message is None:
+        assert res.exit_code == 0, res.output
+        return
+    assert res.exit_code == 1
+    assert f"orders.yaml:8:42: error: {message} [TG222]" in res.output

@@ -168,7 +168,7 @@ def test_unknown_and_disabled_tests() -> None:
 
     def fn(m: dict[str, Any]) -> None:
         _col(m, "symbol")["data_tests"] = [
-            {"relationships": {"arguments": {"to": "ref('x')", "field": "id"}}}
+            {"dbt_expectations.expect_column_values_to_be_of_type": {"arguments": {"column_type": "x"}}}
         ]
         m["data_tests"][1]["dbt_utils.expression_is_true"]["config"]["enabled"] = False
 
@@ -176,6 +176,19 @@ def test_unknown_and_disabled_tests() -> None:
     assert [f.code for f in res.findings if f.code == UNKNOWN_CHECK] == [UNKNOWN_CHECK]
     assert "invariant:low <= open <= high" not in got
     assert any(f.code == SEVERITY_WEAKENED and f.found == "enabled: false" for f in res.findings)
+
+
+def test_a_relationships_test_reads_as_a_foreign_key() -> None:
+    _, text = _rendered()
+
+    def fn(m: dict[str, Any]) -> None:
+        _col(m, "symbol")["data_tests"] = [
+            {"relationships": {"arguments": {"to": "ref('symbols')", "field": "code"}}}]
+
+    got, res = _by_id(_edit(text, fn))
+    assert got["references:symbol"].params_dict == {"column": "symbol", "to_relation": "symbols",
+                                                    "to_column": "code"}
+    assert [f for f in res.findings if f.code == UNKNOWN_CHECK] == []
 
 
 def test_unreadable() -> None:
