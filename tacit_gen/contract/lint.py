@@ -236,7 +236,7 @@ def _reference_problem(contract: Contract, f: Field, path: str) -> str | None:
         return None
 
     def family(t: Any) -> str:
-        return _TYPE_FAMILY.get(t.kind, t.kind)
+        return str(_TYPE_FAMILY.get(t.kind, t.kind))
 
     if family(theirs) != family(f.type):
         return (f"'{f.name}' is {f.type} but references {rel}.{col}, which is {theirs}: "
