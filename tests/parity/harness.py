@@ -25,7 +25,10 @@ ENGINES = tuple(t for t in registry.names() if registry.get(t).engine is not Non
 
 
 # Fixture contracts with a parity run of their own (a clause kind no bundled contract has yet).
-FIXTURES = {"line_pressure": ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml"}
+FIXTURES = {
+    "line_pressure": ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml",
+    "pressure_by_catalog_unit": ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml",
+}
 
 
 def contract_path(name: str) -> Path:
