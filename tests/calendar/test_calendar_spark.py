@@ -9,7 +9,6 @@ as in pandera and the ibis runtime on pyspark. Both cases run in ONE Spark worke
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
