@@ -446,6 +446,9 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 @click.option("--calendar", "calendar_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The exchange sessions (tacit-gen calendar writes them) for a contract with "
                    "time.calendar; default: generated from exchange_calendars for the data's dates.")
+@click.option("--outages", "outages_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="The outages (series key columns, start, end, type) a completeness clause with "
+                   "allowed gap types reads; default: none (no gap is excused).")
 @click.option("--target", "target_spec", default=None, help="Comma-separated engines (default: all).")
 @click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset) for freshness.")
 @click.option("--artifacts", default=None, type=click.Path(file_okay=False, exists=True),
@@ -469,7 +472,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
               help="Let the engines' own logging through to the terminal (by default it goes to "
                    "engine.log in each engine's work folder; see --keep).")
 def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
-           catalog: str | None, calendar_path: str | None,
+           catalog: str | None, calendar_path: str | None, outages_path: str | None,
            target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None,
            engine: str, dsn: str | None, fmt: str, out_file: str | None, verbose: bool) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
@@ -508,7 +511,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
                             options=proj.options, engine=engine, source=Path(contract),
-                            dsn=dsn, calendar=Path(calendar_path) if calendar_path else None)
+                            dsn=dsn, calendar=Path(calendar_path) if calendar_path else None,
+                            outages=Path(outages_path) if outages_path else None)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
     except ValueError as e:  # --dsn without --engine postgres, a DSN that is not a URL

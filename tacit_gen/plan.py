@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tacit_gen.contract.errors import ContractError
-from tacit_gen.contract.model import Calendar, Catalog, Contract
+from tacit_gen.contract.model import Calendar, Catalog, Completeness, Contract
 from tacit_gen.contract.semantics import resolve
 from tacit_gen.diagnostics import Diagnostic
 from tacit_gen.expr import nodes as n
@@ -280,6 +280,9 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                            interval_seconds=c.interval.seconds if c.interval else None,
                            from_catalog=c.from_catalog, tolerance_pct=c.tolerance_pct,
                            gaps_allowed=c.gaps_allowed, **extra))
+    if t is not None and t.completeness is not None:
+        out.append(completeness_clause(contract, t.completeness, ttexts.get("completeness", ""),
+                                       tlines.get("completeness", 0)))
     out.extend(catalog_clauses)
     out.extend(_plausible(contract))
     out.extend(_catalog_dimensions(contract))
@@ -345,6 +348,27 @@ def _catalog_dimensions(contract: Contract) -> list[Clause]:
                            catalog_key=cat.key, catalog_column=cat.unit,
                            dimension=f.dimension.strip(), units=allowed))
     return out
+OUTAGES_RELATION = "outages"
+OUTAGE_COLUMNS = ("start", "end", "type")
+
+
+def completeness_clause(contract: Contract, comp: Completeness, text: str, line: int) -> Clause:
+    """`completeness:<time column>`: readings per series per window (UTC-aligned, or the
+    calendar's sessions), and the outages relation (the series key columns, `start`, `end`,
+    `type`) when gap types are allowed."""
+    assert contract.time is not None
+    tcol = contract.time.column
+    series = contract.series_key
+    extra: dict[str, Any] = {}
+    if comp.allowed_gaps:
+        extra.update(outages_relation=OUTAGES_RELATION, outages_start="start", outages_end="end",
+                     outages_type="type")
+    if comp.window is None:
+        extra.update(sessions="window", **calendar_params(contract))
+    return _clause(f"completeness:{tcol}", "completeness", (tcol, *series), text, line,
+                   column=tcol, series=series, expected=comp.expected,
+                   window_seconds=comp.window.seconds if comp.window is not None else None,
+                   min_pct=comp.min_pct, allowed_gaps=comp.allowed_gaps, **extra)
 
 
 def _with_severity(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[Clause, ...]:

@@ -21,6 +21,7 @@ KINDS = (
     "invariant",
     "freshness",
     "cadence",
+    "completeness",
     "catalog_unit",
     "catalog_bounds",
     "plausible",

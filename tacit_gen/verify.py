@@ -302,7 +302,7 @@ class _Prepared:
 def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
              now: datetime, workdir: Path, artifacts: Path | None,
              options: RenderOptions, postgres: PgLocation | None = None,
-             sessions: Path | None = None) -> _Prepared:
+             sessions: Path | None = None, outages: Path | None = None) -> _Prepared:
     from tacit_gen import render as r
     from tacit_gen.engines.load import load_data, load_postgres
 
@@ -321,12 +321,13 @@ def _prepare(contract: Contract, data: Path, catalog: Path | None, targets: tupl
         db.unlink()
     if postgres is not None:  # typed by the DuckDB loader, then copied into the schema
         loaded = load_postgres(contract, data, postgres.dsn, postgres.schema, workdir / "load",
-                               table=contract.name, catalog_path=catalog, sessions_path=sessions)
+                               table=contract.name, catalog_path=catalog, sessions_path=sessions,
+                               outages_path=outages)
         shutil.copyfile(workdir / "load" / "load.duckdb", db)
     else:
         loaded = load_data(contract, str(data), str(db), table=contract.name,
                            catalog_path=str(catalog) if catalog else None,
-                           sessions_path=sessions)
+                           sessions_path=sessions, outages_path=outages)
     load_notes = loaded.messages()
     load_notes.extend(_dialect_overrides(contract, targets, options))
     broken = {c: "missing" for c in loaded.missing}
@@ -515,6 +516,7 @@ class VerifyCase:
     targets: tuple[str, ...]
     source: Path | None = None  # the contract's file (default: contract.path, from the cwd)
     calendar: Path | None = None  # the sessions file (default: generated for the data's dates)
+    outages: Path | None = None  # the outages file a completeness clause reads (default: none)
 
 
 def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
@@ -588,7 +590,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
             wd = root if len(cases) == 1 else root / f"c{i}"
             wd.mkdir(parents=True, exist_ok=True)
             prepared.append(_prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
-                                     artifacts, options, sessions=c.calendar))
+                                     artifacts, options, sessions=c.calendar, outages=c.outages))
         if engine in ("duckdb", "postgres"):
             return [_compare(p, r) for p, r in zip(prepared, _batched_runs(prepared), strict=True)]
         runs = _spark_runs(prepared, cases, root)
@@ -622,7 +624,7 @@ def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: Rend
                 location = PgLocation(utc_dsn(dsn), "tacit_verify_" + uuid.uuid4().hex[:12])
                 try:
                     p = _prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd, artifacts,
-                                 options, location, sessions=c.calendar)
+                                 options, location, sessions=c.calendar, outages=c.outages)
                     reports.append(_compare(p, _duckdb_runs(p)))
                 finally:
                     _drop_schema(location.dsn, location.schema)
@@ -636,11 +638,11 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
                now: datetime, artifacts: Path | None = None, keep: Path | None = None,
                options: RenderOptions | None = None, engine: str = "duckdb",
                source: Path | None = None, dsn: str | None = None,
-               calendar: Path | None = None) -> VerifyReport:
+               calendar: Path | None = None, outages: Path | None = None) -> VerifyReport:
     """Load the data, run each target's artifact in its engine (DuckDB, each engine in a process
     of its own; or one Spark worker), and compare verdicts clause by clause. `source` is the
     contract's file (the Spark worker reads it)."""
-    case = VerifyCase(contract, data, catalog, now, targets, source, calendar)
+    case = VerifyCase(contract, data, catalog, now, targets, source, calendar, outages)
     return verify_cases([case], engine, keep, options, artifacts, dsn)[0]
 
 

@@ -329,6 +329,12 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
                     late = (f"epoch_us({ic}) - epoch_us({tc}) > "
                             f"{int(c.param('window_seconds')) * 1_000_000}")
                 out[c.id] = count(f"SELECT count(*) FROM {t} WHERE {rev} > 0 AND {late}")
+            elif c.kind == "completeness":  # the shared SQL tree (tacit_gen.sql.completeness)
+                from tacit_gen.sql import relation
+                from tacit_gen.sql.completeness import short_windows_sql
+
+                windows = short_windows_sql(c, relation(table), "duckdb")
+                out[c.id] = count(f"SELECT count(*) FROM ({windows}) AS w")
             elif c.kind == "pattern":
                 out[c.id] = count(f"SELECT count(*) FROM {t} WHERE NOT regexp_full_match({q}, "
                                   f"{literal(c.param('pattern'))})")

@@ -159,6 +159,10 @@ def contract_schema() -> dict[str, Any]:
                             "'; tolerance +/-N% of interval', '; gaps allowed', "
                             "'; no bars outside session', prose",
                             pattern=CADENCE_PATTERN),
+            "completeness": _str("readings expected per series per window: 'N per <window> per "
+                                 "series' (a window dividing a UTC day, or 'session'), then "
+                                 "'; at least P%', '; gaps allowed for <type>, ...'",
+                                 pattern=r"^\s*[0-9]+\s+[Pp][Ee][Rr]\s"),
             "freshness": _str("maximum age of the newest row, a duration (15m, 2h)",
                               pattern=DURATION_PATTERN),
             "ingest_column": _str("ingest-time column, for the revision window",

@@ -22,6 +22,7 @@ from tacit_gen.contract.model import (
     Cadence,
     Calendar,
     Catalog,
+    Completeness,
     Contract,
     Duration,
     Evolution,
@@ -71,7 +72,8 @@ FIELD_KEYS = (
 )
 LINT_WAIVER_KEYS = ("allow", "reason")
 SEVERITY_KEYS = ("warn",)  # `severity: {warn: [<clause id>, ...]}`; unlisted clauses are errors
-TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "freshness", "ingest_column")
+TIME_KEYS = ("column", "precision", "timezone", "calendar", "cadence", "completeness", "freshness",
+             "ingest_column")
 REVISION_KEYS = ("allowed", "window", "reasons", "notification", "by", "by_column", "note")
 CATALOG_KEYS = ("relation", "key", "unit", "hard_min", "hard_max", "cadence", "calendar",
                 "plausible_min", "plausible_max")
@@ -519,6 +521,7 @@ def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
     ctext = _string(ctx, cnode, "'time.cadence'")
     if ctext is not None and cnode is not None:
         cadence = _parse_cadence(ctx, cnode, ctext)
+    completeness = _time_completeness(ctx, node.get("completeness"), calendar, calendar_from_catalog)
     freshness = None
     fnode = node.get("freshness")
     ftext = _string(ctx, fnode, "'time.freshness'")
@@ -538,10 +541,31 @@ def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:
         ingest_column=_string(ctx, node.get("ingest_column"), "'time.ingest_column'"),
         calendar=calendar,
         calendar_from_catalog=calendar_from_catalog,
+        completeness=completeness,
         pos=_pos(node),
         lines=tuple(lines),
         texts=tuple(texts),
     )
+
+
+def _time_completeness(ctx: _Ctx, node: YNode | None, calendar: str | None,
+                       per_series_calendar: bool) -> Completeness | None:
+    """`time.completeness` (tacit_gen.contract.completeness); `per session` needs a calendar."""
+    from tacit_gen.contract.completeness import CompletenessSyntaxError, parse_completeness
+
+    text = _string(ctx, node, "'time.completeness'")
+    if text is None or node is None:
+        return None
+    try:
+        found = parse_completeness(text, parse_duration)
+    except CompletenessSyntaxError as e:
+        ctx.error(node, "TG106", str(e), e.word)
+        return None
+    if found.window is None and calendar is None and not per_series_calendar:
+        ctx.error(node, "TG114", "completeness 'per session' needs time.calendar (the sessions are "
+                  "the windows)", "session")
+        return None
+    return found
 
 
 def _time_calendar(ctx: _Ctx, node: YNode | None) -> tuple[str | None, bool]:

@@ -119,6 +119,18 @@ class Cadence:
 
 
 @dataclass(frozen=True)
+class Completeness:
+    """Expected readings per series per window (`time.completeness`): `1440 per 1d per series;
+    at least 95%; gaps allowed for maintenance, market_halt` (tacit_gen.contract.completeness)."""
+
+    expected: int  # readings expected per series per window
+    window: Duration | None  # a UTC-aligned window dividing a day; None for `per session`
+    min_pct: str = "100"  # decimal text: the share of `expected` a window must hold
+    allowed_gaps: tuple[str, ...] = ()  # outage types that excuse missing readings
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class TimeSpec:
     """The `time:` section."""
 
@@ -131,6 +143,7 @@ class TimeSpec:
     ingest_column: str | None = None
     calendar: str | None = None  # an exchange_calendars code (`time.calendar: XNYS`)
     calendar_from_catalog: bool = False  # `calendar: per series from catalog`
+    completeness: Completeness | None = None
     pos: Pos = field(default=NO_POS, compare=False)
     lines: tuple[tuple[str, int], ...] = field(default=(), compare=False)  # key -> line
     texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # key -> verbatim

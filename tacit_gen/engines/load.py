@@ -112,13 +112,15 @@ class LoadReport:
     sessions: LoadReport | None = None
     sessions_note: str | None = None  # where the sessions came from
     refs: tuple[LoadReport, ...] = ()
+    outages: LoadReport | None = None  # the outages relation (completeness with allowed gaps)
 
     @property
     def ok(self) -> bool:
         own = not (self.missing or self.extra or self.failures)
         return (own and (self.catalog is None or self.catalog.ok)
                 and (self.sessions is None or self.sessions.ok)
-                and not any(r.missing or r.failures for r in self.refs))
+                and not any(r.missing or r.failures for r in self.refs)
+                and (self.outages is None or self.outages.ok))
 
     def failure(self, column: str) -> ConversionFailure | None:
         return next((f for f in self.failures if f.column == column), None)
@@ -147,6 +149,8 @@ class LoadReport:
         for r in self.refs:
             out += [f"referenced {r.table}: {m}" for m in r.messages()
                     if not m.startswith("no_unknown_columns")]
+        if self.outages is not None:
+            out += [f"outages {self.outages.table}: {m}" for m in self.outages.messages()]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,6 +166,7 @@ class LoadReport:
             "sessions": self.sessions.to_dict() if self.sessions is not None else None,
             "sessions_source": self.sessions_note,
             "refs": [r.to_dict() for r in self.refs],
+            "outages": self.outages.to_dict() if self.outages is not None else None,
         }
 
 
@@ -414,6 +419,43 @@ def _sessions_spec(contract: Contract) -> tuple[str, dict[str, DataType], tuple[
     return None
 
 
+def _outages_spec(contract: Contract) -> tuple[str, dict[str, DataType]] | None:
+    """The outages relation a completeness clause reads (its gap types allowed), and its column
+    types: the series key columns as the contract types them, `start`/`end` instants, `type`."""
+    from tacit_gen.plan import plan
+
+    for c in plan(contract):
+        if c.kind == "completeness" and c.param("outages_relation") is not None:
+            types = {s: f.type for s in (c.param("series") or ())
+                     if (f := contract.field(s)) is not None}
+            types.update({c.param("outages_start"): parse_type("timestamp_us_utc"),
+                          c.param("outages_end"): parse_type("timestamp_us_utc"),
+                          c.param("outages_type"): parse_type("string")})
+            return str(c.param("outages_relation")), types
+    return None
+
+
+def _load_outages(con: Any, contract: Contract, outages_path: Path | str | None,
+                  report: LoadReport) -> LoadReport:
+    """The outages relation from its file, or empty (no gap is excused) without one."""
+    from dataclasses import replace
+
+    spec = _outages_spec(contract)
+    if spec is None:
+        if outages_path is not None:
+            raise LoadError(f"{contract.name}: an outages file was given but no completeness "
+                            "clause allows gap types")
+        return report
+    name, types = spec
+    if outages_path is None:
+        cols = ", ".join(f"{ident(c)} {duckdb_type(t)}" for c, t in types.items())
+        con.execute(f"CREATE OR REPLACE TABLE {ident(name)} ({cols})")
+        loaded = LoadReport(name, 0, tuple((c, duckdb_type(t)) for c, t in types.items()))
+    else:
+        loaded = _load_relation(con, Path(outages_path), name, types)
+    return replace(report, outages=loaded)
+
+
 def _generate_sessions(con: Any, contract: Contract, table: str, codes: tuple[str, ...],
                        catalog: tuple[str, str] | None, out: Path) -> str:
     """Write the sessions of `codes` (or of the catalog's calendars) covering the data's dates
@@ -491,6 +533,7 @@ def load_data(
     table: str | None = None,
     catalog_path: Path | str | None = None,
     sessions_path: Path | str | None = None,
+    outages_path: Path | str | None = None,
 ) -> LoadReport:
     """Load a CSV or Parquet file (and its catalog) into a DuckDB file, typed per the contract.
 
@@ -504,6 +547,9 @@ def load_data(
         sessions_path: the exchange sessions file (`tacit-gen calendar` writes it), loaded as
             the relation the plan's session clauses name. When the plan reads sessions and none
             is given, they are generated from exchange_calendars for the data's dates.
+        outages_path: the outages file (the series key columns, `start`, `end`, `type`) a
+            completeness clause with allowed gap types reads; without one the relation is
+            empty.
 
     Returns:
         The LoadReport (the catalog's in ``report.catalog``).
@@ -552,6 +598,7 @@ def load_data(
             from dataclasses import replace
 
             report = replace(report, refs=refs)
+        report = _load_outages(con, contract, outages_path, report)
     finally:
         con.close()
     return report
@@ -588,6 +635,7 @@ def load_postgres(
     table: str | None = None,
     catalog_path: Path | str | None = None,
     sessions_path: Path | str | None = None,
+    outages_path: Path | str | None = None,
 ) -> LoadReport:
     """Load a data file (and its catalog) into PostgreSQL, typed exactly as `load_data` types it.
 
@@ -618,8 +666,9 @@ def load_postgres(
     if db.exists():
         db.unlink()
     report = load_data(contract, data_path, db, table=table, catalog_path=catalog_path,
-                       sessions_path=sessions_path)
-    relations = [report] + [r for r in (report.catalog, report.sessions) if r is not None] + list(report.refs)
+                       sessions_path=sessions_path, outages_path=outages_path)
+    relations = [report] + [r for r in (report.catalog, report.sessions, report.outages)
+                            if r is not None] + list(report.refs)
     try:
         pg = psycopg2.connect(utc_dsn(dsn))
     except psycopg2.Error as e:

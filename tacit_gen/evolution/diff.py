@@ -16,7 +16,14 @@ from decimal import Decimal
 from typing import Any
 
 from tacit_gen.contract import units
-from tacit_gen.contract.model import Cadence, Contract, Duration, Field, RevisionPolicy
+from tacit_gen.contract.model import (
+    Cadence,
+    Completeness,
+    Contract,
+    Duration,
+    Field,
+    RevisionPolicy,
+)
 from tacit_gen.contract.types import DataType
 from tacit_gen.evolution.report import Change, DiffReport, make_change
 from tacit_gen.evolution.semver import declared_bump
@@ -669,6 +676,7 @@ def _time(d: _Diff) -> None:
         d.add("time.column_changed", "time.column",
               f"time column changed: {ta.column if ta else 'none'} -> {col_b or 'none'}",
               _tline(d.a, "column"), _tline(d.b, "column"))
+    _completeness(d, ta.completeness if ta else None, tb.completeness if tb else None)
     if ta is None or tb is None:
         _cadence(d, ta.cadence if ta else None, tb.cadence if tb else None)
         _freshness(d, ta.freshness if ta else None, tb.freshness if tb else None)
@@ -745,6 +753,43 @@ def _cadence(d: _Diff, ca: Cadence | None, cb: Cadence | None) -> None:
     if ca.note != cb.note:
         d.add("time.cadence_note_changed", "time.cadence",
               f"cadence note changed: '{ca.note or ''}' -> '{cb.note or ''}'", ol, nl)
+
+
+def _completeness(d: _Diff, ca: Completeness | None, cb: Completeness | None) -> None:
+    """More readings expected (count or share) or a gap type no longer allowed: breaking; fewer
+    expected or a gap type newly allowed: with notice; another window: breaking."""
+    ol, nl = _tline(d.a, "completeness"), _tline(d.b, "completeness")
+    if ca is None or cb is None:
+        if cb is not None:
+            d.add("time.completeness_added", "time.completeness", f"completeness added: {cb.text}; "
+                  "existing series may have short windows", None, nl)
+        elif ca is not None:
+            d.add("time.completeness_removed", "time.completeness",
+                  f"completeness removed (was {ca.text}); readings per window are no longer counted",
+                  ol, None)
+        return
+    wa = ca.window.seconds if ca.window else None
+    wb = cb.window.seconds if cb.window else None
+    if wa != wb:
+        d.add("time.completeness_changed", "time.completeness",
+              f"completeness window changed: {ca.text} -> {cb.text}", ol, nl)
+        return
+    need_a, need_b = ca.expected * Decimal(ca.min_pct), cb.expected * Decimal(cb.min_pct)
+    change = f"{ca.expected} at {ca.min_pct}% -> {cb.expected} at {cb.min_pct}%"
+    if need_b > need_a:
+        d.add("time.completeness_tightened", "time.completeness",
+              f"more readings expected per window: {change}", ol, nl)
+    elif need_b < need_a:
+        d.add("time.completeness_relaxed", "time.completeness",
+              f"fewer readings expected per window: {change}", ol, nl)
+    dropped = sorted(set(ca.allowed_gaps) - set(cb.allowed_gaps))
+    added = sorted(set(cb.allowed_gaps) - set(ca.allowed_gaps))
+    if dropped:
+        d.add("time.completeness_tightened", "time.completeness",
+              "gap type(s) no longer allowed: " + ", ".join(dropped), ol, nl)
+    if added:
+        d.add("time.completeness_relaxed", "time.completeness",
+              "gap type(s) now allowed: " + ", ".join(added), ol, nl)
 
 
 def _freshness(d: _Diff, fa: Duration | None, fb: Duration | None) -> None:

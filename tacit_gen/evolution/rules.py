@@ -178,6 +178,19 @@ RULES: dict[str, Rule] = {
                                    "cadence tolerance tightened"),
     "time.cadence_note_changed": Rule(COMPATIBLE, "patch", "changelog entry", "documentation only",
                                       "cadence note changed"),
+    "time.completeness_added": Rule(BREAKING, "major", "major version; existing data may fail",
+                                    "Tighten a range: No, major version", "completeness added"),
+    "time.completeness_changed": Rule(BREAKING, "major", "major version; existing data may fail",
+                                      "Change cadence: No (the windows counted changed)",
+                                      "completeness window changed"),
+    "time.completeness_relaxed": Rule(NOTICE, "minor", "minor version, {notice}",
+                                      "Widen a range: Yes with notice (fewer readings expected, "
+                                      "or more gap types allowed)", "completeness loosened"),
+    "time.completeness_removed": Rule(NOTICE, "minor", "minor version, {notice}",
+                                      "Widen a range: Yes with notice", "completeness removed"),
+    "time.completeness_tightened": Rule(BREAKING, "major", "major version; existing data may fail",
+                                        "Tighten a range: No (more readings expected, or fewer "
+                                        "gap types allowed)", "completeness tightened"),
     "time.calendar_changed": Rule(BREAKING, "major", "major version; existing data may fail",
                                   "Change cadence: No (the sessions that bound bars and count trading "
                                   "days changed)", "exchange calendar or session cadence changed"),

@@ -234,12 +234,14 @@ def parse_table(
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     refs: Mapping[str, ir.Table] | None = None,
+    outages: ir.Table | None = None,
 ) -> DataFrame[Any]:
     """`Schema.parse`: convert, evaluate every clause in one aggregate query, raise on failure."""
     from tacit_gen.runtime.dataframe import DataFrame
 
     _require_table(schema, table, ValidationPhase.PARSE)
-    report = evaluate(schema, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
+    report = evaluate(schema, table, catalog=catalog, now=now, sessions=sessions, refs=refs,
+                      outages=outages)
     err = report.error(ValidationPhase.PARSE)
     if err is not None:
         raise err
@@ -323,12 +325,14 @@ class _Builder:
         now: _dt.datetime,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
         refs: Mapping[str, ir.Table] | None = None,
+        outages: ir.Table | None = None,
     ) -> None:
         self.schema = schema
         self.table = table
         self.catalog = catalog
         self.sessions = sessions
         self.refs = refs
+        self.outages = outages
         self.now = now
         self.types: dict[str, DataType] = {s.name: s.type for s in schema.columns()}
         self.results: dict[str, ClauseResult] = {}
@@ -442,6 +446,8 @@ class _Builder:
                     scalars[c.id] = ibis.ifelse(ok, 0, 1)
                 elif c.kind == "cadence":
                     cadence[c.id] = self._cadence(converted, c)
+                elif c.kind == "completeness":
+                    cadence[c.id] = self._completeness(converted, c)
                 elif c.kind == "revision_window" and uses_sessions(c):
                     cadence[c.id] = self._session_window(converted, c)
                 elif c.kind == "unique":
@@ -534,6 +540,7 @@ class _Builder:
             elif cid in cadence:
                 pts, viol = cadence[cid]
                 what = ("point(s) off the expected cadence" if c.kind == "cadence"
+                        else "series window(s) short of readings" if c.kind == "completeness"
                         else f"row(s) violate {c.text!r}")
                 self._set(c, "fail", "constraint", count=cnt, message=f"{cnt} {what}",
                           rows=self._sample(pts, viol, None))
@@ -781,6 +788,64 @@ class _Builder:
             viol = viol | pts["__tacit_cads"].isnull()
         return pts, viol
 
+    def _completeness(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
+        """tacit_gen.semantics.completeness: one row per series window between the series'
+        first and last readings, TRUE when it holds too few (less what allowed outages cover)."""
+        import ibis
+
+        if c.param("window_seconds") is None:
+            raise CompileError("completeness per session is not checked by the runtime yet")
+        tcol = str(c.param("column"))
+        series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
+        w = int(c.param("window_seconds")) * 1000
+        epoch = ibis.literal(_dt.datetime(1970, 1, 1, tzinfo=_dt.UTC), type="timestamp('UTC')")
+
+        def ms(col: Any) -> Any:  # whole milliseconds since the epoch, floored
+            return (_us_between(epoch, col) // 1000).cast("int64")
+
+        pts: Any = data.filter([data[x].notnull() for x in (tcol, *series)])
+        pts = pts.select(*series, __tacit_ms=ms(pts[tcol])).distinct()
+        bounds: Any = pts.group_by(series).aggregate(
+            __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
+            __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+        bounds = bounds.filter(bounds["__tacit_k0"] <= bounds["__tacit_k1"])
+        windows = bounds.select(*series, __tacit_k=ibis.range(
+            bounds["__tacit_k0"], bounds["__tacit_k1"] + 1).unnest().cast("int64"))
+        counts = pts.mutate(__tacit_k=(pts["__tacit_ms"] // w).cast("int64")).group_by(
+            [*series, "__tacit_k"]).aggregate(__tacit_n=ibis._.count())
+        keys = [*series, "__tacit_k"]
+        wins: Any = windows.left_join(counts, keys).select(*[windows[k] for k in keys],
+                                                      __tacit_n=counts["__tacit_n"])
+        covered: Any = ibis.literal(0, type="int64")
+        gaps = tuple(c.param("allowed_gaps") or ())
+        if gaps:
+            if self.outages is None:
+                raise CompileError(f"needs the outages relation {c.param('outages_relation')!r}: "
+                                   "pass outages=")
+            o: Any = self.outages
+            o = o.filter(o[c.param("outages_type")].isin(list(gaps)))
+            o = o.select(*[o[s].name(f"__tacit_o_{s}") for s in series],
+                         __tacit_o0=ms(o[c.param("outages_start")]),
+                         __tacit_o1=ms(o[c.param("outages_end")]))
+            ws, we = wins["__tacit_k"] * w, (wins["__tacit_k"] + 1) * w
+            cond = [wins[s] == o[f"__tacit_o_{s}"] for s in series]
+            cond += [o["__tacit_o0"] < we, o["__tacit_o1"] > ws]
+            j: Any = wins.inner_join(o, cond)
+            jws, jwe = j["__tacit_k"] * w, (j["__tacit_k"] + 1) * w
+            overlap: Any = ibis.least(j["__tacit_o1"], jwe)
+            overlap = overlap - ibis.greatest(j["__tacit_o0"], jws)
+            cov = j.group_by(keys).aggregate(__tacit_cov=overlap.sum())
+            wins = wins.left_join(cov, keys).select(*[wins[k] for k in keys], "__tacit_n",
+                                                    __tacit_cov=cov["__tacit_cov"])
+            covered = ibis.least(wins["__tacit_cov"].fill_null(0), w)
+        from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
+
+        n = wins["__tacit_n"].fill_null(0).cast("decimal(38, 0)")
+        need = ibis.literal(pct_units(str(c.param("min_pct"))) * int(c.param("expected")),
+                            type="decimal(38, 0)")
+        viol = n * (100 * PCT_SCALE * w) < need * (w - covered)
+        return wins, viol.fill_null(False)
+
     def _sessions_table(self, c: Clause) -> Any:
         """The sessions relation as (__tacit_cal, __tacit_day, __tacit_open, __tacit_close,
         __tacit_sn): numbered 1, 2, ... per calendar in date order."""
@@ -940,10 +1005,11 @@ def parse_query(
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     refs: Mapping[str, ir.Table] | None = None,
+    outages: ir.Table | None = None,
 ) -> ir.Table | None:
     """The one aggregate query `parse()` runs (for inspection, e.g. ``ibis.to_sql(q, dialect)``)."""
     _require_table(schema, table, ValidationPhase.PARSE)
-    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC), sessions, refs)
+    b = _Builder(schema, table, catalog, now or _dt.datetime.now(_dt.UTC), sessions, refs, outages)
     b.build()
     return b.query
 
@@ -956,6 +1022,7 @@ def evaluate(
     now: _dt.datetime | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     refs: Mapping[str, ir.Table] | None = None,
+    outages: ir.Table | None = None,
 ) -> Report:
     """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
     _require_table(schema, table, ValidationPhase.PARSE)
@@ -963,7 +1030,8 @@ def evaluate(
         now = _dt.datetime.now(_dt.UTC)
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
-    return _Builder(schema, spark_instants(table), catalog, now, sessions, refs).run()
+    return _Builder(schema, spark_instants(table), catalog, now, sessions, refs,
+                    spark_instants(outages) if outages is not None else None).run()
 
 
 def _full_match(body: str, table: ir.Table) -> str:

@@ -191,6 +191,7 @@ class Schema:
         now: datetime | None = None,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
         refs: Mapping[str, ir.Table] | None = None,
+        outages: ir.Table | None = None,
     ) -> DataFrame[Self]:
         """Convert columns whose type differs but converts, then evaluate every constraint
         clause in one aggregate query.
@@ -206,6 +207,8 @@ class Schema:
             refs: the relations `references:` clauses read, by name (``{"customers": t}``):
                 each non-NULL value must be in the referenced column (an anti-join). A
                 referenced relation not given is a CheckExecutionError naming it.
+            outages: the outages relation (the series key columns, `start`, `end`, `type`) a
+                `completeness` clause with allowed gap types reads.
 
         Returns:
             The converted table as ``DataFrame[Self]``.
@@ -216,7 +219,8 @@ class Schema:
         """
         from tacit_gen.runtime.evaluate import parse_table
 
-        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
+        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs,
+                           outages=outages)
 
     @classmethod
     def evaluate(
@@ -226,11 +230,13 @@ class Schema:
         now: datetime | None = None,
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
         refs: Mapping[str, ir.Table] | None = None,
+        outages: ir.Table | None = None,
     ) -> Report:
         """Like `parse()`, but return the per-clause report instead of raising."""
         from tacit_gen.runtime.evaluate import evaluate
 
-        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs)
+        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs,
+                        outages=outages)
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:

@@ -234,6 +234,19 @@ def _cadence(c: Clause, f: Facts) -> ClauseCheck:
     return _result(c, cadence_failures(c, f.rows, f.data.catalog, f.lookup, f.has_revision))
 
 
+def _completeness(c: Clause, f: Facts) -> ClauseCheck:
+    """Series windows short of readings (`tacit_gen.semantics.completeness`); sample data has
+    no outages relation, so no gap is excused."""
+    from tacit_gen.semantics.completeness import short_windows
+
+    if c.param("window_seconds") is None:
+        return ClauseCheck(c.id, "n/a", 0, "completeness per session: not evaluated yet")
+    short = short_windows(c, f.rows)
+    detail = "; ".join(f"{', '.join(map(str, w.series))} {w.start.isoformat()}: {w.readings}"
+                       for w in short[:3])
+    return _result(c, len(short), detail)
+
+
 def pattern_ok(c: Clause, v: Any) -> bool:
     """A NULL passes; a value matches the pattern whole (`tacit_gen.sql.pattern.matches`)."""
     from tacit_gen.sql.pattern import matches
@@ -289,6 +302,7 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "catalog_dimension": _catalog_dimension,
     "catalog_unit": _row_expression,
     "column": _column,
+    "completeness": _completeness,
     "fixed_value": _fixed_value,
     "freshness": _freshness,
     "invariant": _row_expression,

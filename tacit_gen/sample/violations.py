@@ -291,6 +291,63 @@ def _cadence(v: Violation) -> Iterator[Candidate]:
     yield from cadence_candidates(v.ctx, v.clause, v.rows, v.names, v.types, v.catalog, v.lookup)
 
 
+def _completeness(v: Violation) -> Iterator[Candidate]:
+    """One series gets readings before its clean ones, from a window start on, so that one whole
+    window is judged and holds too few: on the series' own cadence grid when the grid gives fewer
+    readings than the window needs (the cadence stays clean), else a single reading at the
+    window's start, or a window earlier when one reading fills a window (an empty stretch: a
+    cadence without allowed gaps catches it too)."""
+    from tacit_gen.sample.generate import ingest_time, point_key
+    from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
+
+    ctx, c, rows = v.ctx, v.clause, v.rows
+    if c.param("window_seconds") is None:
+        return
+    tcol = str(c.param("column"))
+    series_cols = tuple(str(s) for s in (c.param("series") or ()))
+    w_us = int(c.param("window_seconds")) * 1_000_000
+    need = pct_units(str(c.param("min_pct"))) * int(c.param("expected"))
+    firsts: dict[tuple[Any, ...], int] = {}
+    for i, r in enumerate(rows):
+        t = r.get(tcol)
+        if isinstance(t, datetime) and not (ctx.has_revision and r.get("revision")):
+            key = tuple(r.get(s) for s in series_cols)
+            if key not in firsts or epoch_us(t) < epoch_us(rows[firsts[key]][tcol]):
+                firsts[key] = i
+    cadence = ctx.cadence
+    serial = len(rows)
+    for key, i in firsts.items():
+        first = rows[i][tcol]
+        f_us = epoch_us(first)
+        ws = (f_us // w_us) * w_us - w_us  # the whole window before the first reading's
+        step = catalog_interval(cadence, v.catalog, v.lookup, key) if cadence is not None else None
+        if step and (w_us // (step * 1_000_000)) * 100 * PCT_SCALE < need and w_us % (step * 1_000_000) == 0:
+            s_us = step * 1_000_000
+            count = -(-(f_us - ws) // s_us)  # readings back from the first one, to the window start
+            times = [first - timedelta(microseconds=s_us * k) for k in range(count, 0, -1)]
+            what = f"{count} readings on the series' {step}s grid"
+        else:  # one reading at a window start; one window earlier when one reading is enough
+            back = w_us if need <= 100 * PCT_SCALE else 0
+            times = [first - timedelta(microseconds=f_us - ws + back)]
+            what = "one reading at a window start" + (", then an empty window" if back else "")
+        added: list[dict[str, Any]] = []
+        for t in times:
+            row = dict(rows[i])
+            row[tcol] = t
+            if ctx.ingest_col is not None and row.get(ctx.ingest_col) is not None:
+                row[ctx.ingest_col] = ingest_time(ctx, t, int(row.get("revision") or 0))
+            for kc in ctx.key:
+                if kc not in (*series_cols, tcol, "revision"):
+                    row[kc] = point_key(ctx.cols[kc], serial, ctx)
+            serial += 1
+            added.append(row)
+        label = ", ".join(str(x) for x in key)
+        start = times[0].isoformat()
+        yield v.candidate([*added, *copy_rows(rows)],
+                          f"series {label}: {what} from {start}, short of the window's "
+                          f"{c.param('expected')} at {c.param('min_pct')}%")
+
+
 def _catalog_unit(v: Violation) -> Iterator[Candidate]:
     catalog, rows, lookup, col_name = v.catalog, v.rows, v.lookup, v.col_name
     assert catalog is not None
@@ -507,6 +564,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "catalog_dimension": _catalog_dimension,
     "catalog_unit": _catalog_unit,
     "column": _column,
+    "completeness": _completeness,
     "fixed_value": _fixed_value,
     "freshness": _freshness,
     "invariant": _invariant,

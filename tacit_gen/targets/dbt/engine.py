@@ -283,9 +283,11 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
 
 
 def relations(clauses: tuple[Clause, ...]) -> list[str]:
-    """The other relations the clauses read (catalog, sessions, referenced): a view model each."""
+    """The other relations the clauses read (catalog, sessions, referenced, outages): a view
+    model each."""
     return sorted({str(c.param(k)) for c in clauses
-                   for k in ("relation", "sessions_relation", "calendar_catalog", "to_relation")
+                   for k in ("calendar_catalog", "outages_relation", "relation", "sessions_relation",
+                             "to_relation")
                    if c.param(k)})
 
 

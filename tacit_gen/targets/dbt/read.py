@@ -438,6 +438,8 @@ class Reader:
                 p["sessions"] = str(a.get("sessions"))
                 p.update(_session_params(a))
             return "cadence", p, f"cadence:{c}"
+        if short == "tacit_completeness" and column:
+            return "completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", "")))}, f"completeness:{c}"
         if short == "tacit_catalog_unit" and column:
             return (
                 "catalog_unit",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tacit_gen.plan_types import uses_sessions
+from tacit_gen.plan_types import make_params, uses_sessions
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
@@ -281,6 +281,19 @@ def unident(text: str) -> str:
     return t
 
 
+MODEL_HOLE = "__tacit_model__"  # the tested model, put in by the tacit_completeness macro
+OUTAGES_HOLE = "__tacit_outages__"  # the outages relation (the test's `outages` argument)
+
+
+def completeness_sql(clause: Clause, dialect: str) -> str:
+    """The series windows short of readings (`tacit_gen.sql.completeness`) in `dialect`, the
+    model and the outages relation as holes the macro fills."""
+    from tacit_gen.sql import relation
+    from tacit_gen.sql.completeness import short_windows_sql
+
+    return short_windows_sql(clause, relation(MODEL_HOLE), dialect, relation(OUTAGES_HOLE))
+
+
 def relation_ref(relation: str) -> str:
     """``ref('<relation>')`` with the name as a Jinja string literal."""
     if re.match(r"^[A-Za-z0-9_.\-]+$", relation):
@@ -409,6 +422,11 @@ class DbtTarget:
                 or (clause.kind == "cadence" and clause.param("from_catalog")
                     and uses_sessions(clause))):
             return None
+        if clause.kind == "completeness":  # the test carries its SQL (tacit_gen.sql.completeness)
+            if clause.param("window_seconds") is None:
+                return None
+            return replace(clause, params=make_params(
+                sql=completeness_sql(clause, options.get(DbtOptions).sql_dialect)))
         return sql_projection(clause, options.get(DbtOptions).sql_dialect)
 
     def render(
@@ -580,6 +598,15 @@ class DbtTarget:
                 if contract.field("revision") is not None:
                     args["revision_column"] = ident("revision", adapter)
                 col_test(p["column"], _test("tacit_cadence", cl, unique_name(cl.id), args))
+            elif k == "completeness":
+                if p.get("window_seconds") is None:
+                    unsupported.append(Unsupported(NAME, cl.id, "completeness per session is not "
+                                                   "expressed in SQL yet"))
+                    continue
+                args = {"windows_sql": jinja_safe(completeness_sql(cl, opts.sql_dialect))}
+                if p.get("outages_relation") is not None:
+                    args["outages"] = relation_ref(p["outages_relation"])
+                col_test(p["column"], _test("tacit_completeness", cl, unique_name(cl.id), args))
             elif k == "catalog_unit":
                 args = {
                     "key": ident(p["key"], adapter),

@@ -20,6 +20,7 @@ from tacit_gen.targets.gx.queries import (
     catalog_bounds_query,
     catalog_dimension_query,
     catalog_unit_query,
+    completeness_query,
     decimal_type_query,
     freshness_query,
     invariant_query,
@@ -246,6 +247,9 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
     if k == "cadence":
         return [unexpected_rows(cadence_query(clause, has_revision, dialect),
                             f"consecutive {p('column')} points off cadence")]
+    if k == "completeness":
+        return [unexpected_rows(completeness_query(clause, dialect),
+                                f"series windows short of {p('expected')} readings")]
     if k == "catalog_unit":
         return [unexpected_rows(catalog_unit_query(clause, dialect),
                             f"{p('column')} differs from the catalog unit")]

@@ -289,3 +289,10 @@ def references_query(clause: Clause, dialect: str = "duckdb") -> str:
     miss = exp.Not(this=exp.In(this=value.copy(), query=exp.Subquery(this=allowed)))
     q = exp.select(exp.Star()).from_(_batch()).where(exp.and_(sql.is_not_null(value), miss))
     return _text(q, dialect)
+def completeness_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """The series windows short of readings (`tacit_gen.sql.completeness`), one row each."""
+    from tacit_gen.sql.completeness import short_windows
+
+    if clause.param("window_seconds") is None:
+        raise ValueError("completeness per session is not expressed in SQL yet")
+    return _text(short_windows(clause, _batch(), dialect), dialect)

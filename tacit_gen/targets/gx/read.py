@@ -351,8 +351,8 @@ def read(path: Path, text: str) -> ReadResult:
                 params["column"] = m.group("col").strip('"') if m else None
                 params["max_age_seconds"] = int(m.group("secs")) if m else None
             _check_rerender(cid, es, has_revision, where, findings, dialect)
-        elif kind in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "plausible",
-                      "references", "revision_window", "revision_by", "freshness"):
+        elif kind in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness",
+                      "plausible", "references", "revision_window", "revision_by", "freshness"):
             tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
             if kind == "revision_window" and "expect_column_values_to_be_in_set" in by_type:
                 kw = by_type["expect_column_values_to_be_in_set"]
@@ -376,8 +376,9 @@ def read(path: Path, text: str) -> ReadResult:
 
 
 _KINDS = ("column", "no_unknown_columns", "not_null", "unique", "accepted_values", "fixed_value",
-          "pattern", "references", "range", "invariant", "freshness", "cadence", "catalog_unit",
-          "catalog_bounds", "catalog_dimension", "plausible", "revision_window", "revision_by")
+          "pattern", "references", "range", "invariant", "freshness", "cadence", "completeness",
+          "catalog_unit", "catalog_bounds", "catalog_dimension", "plausible", "revision_window",
+          "revision_by")
 
 
 def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, where: str,

@@ -117,6 +117,9 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
     # the relations `references:` clauses read (loaded beside the data; a self reference is it)
     wanted = sorted({str(c.param("to_relation")) for c in schema.clauses() if c.kind == "references"})
     refs = {r: t for r in wanted if (t := table(r)) is not None}
+    outage_rel = next((str(c.param("outages_relation")) for c in schema.clauses()
+                       if c.param("outages_relation")), None)
+    outages = table(outage_rel) if outage_rel is not None else None
     status: dict[str, Verdict] = {}
     structural: dict[str, Verdict] = {}
     try:
@@ -130,7 +133,7 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ContractWarning)
             schema.parse(data, catalog=catalog or None, now=inp.now, sessions=sessions or None,
-                         refs=refs or None)
+                         refs=refs or None, outages=outages)
         warned = tuple(f for w in caught if isinstance(w.message, ContractWarning)
                        for f in w.message.failures)
     except ValidationError as exc:

@@ -210,6 +210,9 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         wanted = sorted({str(c.param("to_relation")) for c in inp.clauses if c.kind == "references"})
         if wanted:  # the relations `references:` clauses read (a missing one: its check fails)
             extra["refs"] = {r: f for r in wanted if (f := frame(r)) is not None}
+        outages = [c.param("outages_relation") for c in inp.clauses if c.param("outages_relation")]
+        if outages:
+            extra["outages"] = frame(str(outages[0]))
         schema = module.schema(catalog=catalog, now=inp.now, **extra)
     except Exception as e:  # the artifact or the data could not be loaded: every clause errors
         detail = f"{type(e).__name__}: {e}"

@@ -40,6 +40,7 @@ TIME_HELPERS = {
     "_catalog_unit_check": "catalog_unit",
     "_catalog_bounds_check": "catalog_bounds",
     "_catalog_dimension_check": "catalog_dimension",
+    "_completeness_check": "completeness",
     "_revision_window_check": "revision_window",
     "_session_cadence_check": "cadence",
     "_session_window_check": "revision_window",
@@ -47,7 +48,7 @@ TIME_HELPERS = {
     "_references_check": "references",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
-RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame", "refs")
+RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame", "outages", "refs")
 _ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
 _BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
 
@@ -315,6 +316,9 @@ class _Reader:
             if kind == "cadence":
                 params["from_catalog"] = _kw(check, "catalog") is not None
                 params["series"] = tuple(params.get("series") or ())
+            if kind == "completeness":
+                params["series"] = tuple(params.get("series") or ())
+                params["allowed_gaps"] = tuple(params.get("allowed_gaps") or ())
             if kind == "revision_by":
                 params["revision_column"] = params.pop("revision", None)
                 params["values"] = tuple(params.get("values") or ())
@@ -367,7 +371,7 @@ def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
 
 
 def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:
-    if kind == "cadence":
+    if kind in ("cadence", "completeness"):
         return (params.get("column"), *params.get("series", ()))  # type: ignore[return-value]
     if kind in ("catalog_unit", "catalog_bounds", "catalog_dimension"):
         return (params.get("column"), params.get("key"))  # type: ignore[return-value]

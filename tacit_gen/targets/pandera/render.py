@@ -73,6 +73,7 @@ TIME_HELPERS = {
     "catalog_unit": "_catalog_unit_check",
     "catalog_bounds": "_catalog_bounds_check",
     "catalog_dimension": "_catalog_dimension_check",
+    "completeness": "_completeness_check",
     "plausible": "_catalog_bounds_check",  # the same test on the plausible columns, as a warning
     "revision_window": "_revision_window_check",
     "references": "_references_check",
@@ -218,6 +219,8 @@ class PanderaTarget:
             dimension_helper=any(c.kind == "catalog_dimension" for c in clauses),
             sessions_helpers=any(uses_sessions(c) for c in clauses),
             refs_helpers=any(c.kind == "references" for c in clauses),
+            completeness_helpers=any(c.kind == "completeness" for c in clauses),
+            outages_frame=any(c.param("outages_relation") is not None for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
         path = self.artifact_paths(contract)[0]
@@ -271,6 +274,9 @@ class PanderaTarget:
                     )
                     + ","
                 )
+            elif c.kind == "completeness" and c.param("window_seconds") is None:
+                unsupported.append(Unsupported(NAME, c.id, "completeness per session is not "
+                                               "expressed in pandera yet"))
             elif c.kind == "cadence" and uses_sessions(c) and c.param("from_catalog"):
                 unsupported.append(Unsupported(
                     NAME, c.id, "a catalog interval within sessions is not expressed in pandera"))
@@ -341,6 +347,11 @@ class PanderaTarget:
     def _time_check(self, c: Clause, contract: Contract) -> str:
         kw: list[tuple[str, str]] = [("name", repr(c.id)), ("error", repr(c.text))]
         p = c.params_dict
+        if c.kind == "completeness":  # every plan param, as the reader returns them
+            kw += [(k, repr(tuple(v) if isinstance(v, list) else v)) for k, v in c.params]
+            if p.get("outages_relation") is not None:
+                kw.append(("outages", "outages"))
+            return " " * 12 + _call(TIME_HELPERS[c.kind], [f"{k}={v}" for k, v in kw], " " * 12) + ","
         if uses_sessions(c):  # every plan param, as the reader returns them
             helper = "_session_cadence_check" if c.kind == "cadence" else "_session_window_check"
             if c.kind == "cadence":
@@ -404,6 +415,8 @@ def _needs(c: Clause) -> str | None:
         return "the referenced frames (refs=)"
     if uses_sessions(c) and c.param("sessions_relation") is not None:
         return "a sessions frame" if c.param("calendar_catalog") is None else "a sessions and a catalog frame"
+    if c.kind == "completeness" and c.param("outages_relation") is not None:
+        return "an outages frame"
     return None
 
 

@@ -43,6 +43,7 @@ COUNT_KINDS = frozenset(
         "catalog_unit",
         "catalog_bounds",
         "catalog_dimension",
+        "completeness",
         "revision_window",
         "revision_by",
     }

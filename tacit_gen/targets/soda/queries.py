@@ -216,7 +216,8 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
 
 
 def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
-    """The failed-rows SQL of a cadence / catalog / revision clause (None: not expressible)."""
+    """The failed-rows SQL of a cadence / completeness / catalog / revision clause (None: not
+    expressible)."""
     ds = dataset_name(contract)
     if clause.kind == "cadence":
         if clause.param("from_catalog") and len(clause.param("series") or ()) != 1:
@@ -238,6 +239,12 @@ def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") 
 
         rows = dimension_rows(clause, exp.alias_(sql.relation(ds), "d", table=True))
         return sql.pretty(rows, dialect) + "\n"
+    if clause.kind == "completeness":
+        if clause.param("window_seconds") is None:
+            return None  # windows on sessions: not expressed yet
+        from tacit_gen.sql.completeness import short_windows
+
+        return sql.pretty(short_windows(clause, sql.relation(ds), dialect), dialect) + "\n"
     if clause.kind == "catalog_unit":
         return catalog_unit_sql(clause, ds, dialect)
     if clause.kind in ("catalog_bounds", "plausible"):  # plausible: the same test, soft columns

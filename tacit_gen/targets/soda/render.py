@@ -261,13 +261,15 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             line = (f"freshness({ident(c.param('column'), dialect)}) < "
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": check_name(c), "identity": c.id}})
-        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "plausible",
+        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
                    "revision_window", "revision_by"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = (
                     "the revision policy states no row-level rule (no ingest column or no window)"
                     if k == "revision_window"
+                    else "completeness per session is not expressed in SQL yet"
+                    if k == "completeness"
                     else "a catalog cadence needs exactly one series column, and is not "
                     "expressed within sessions"
                 )
@@ -411,7 +413,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness" and not p("whole_days"):
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "plausible",
+    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
                "revision_window", "revision_by", "freshness"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:

@@ -247,12 +247,14 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             dataset_checks.append({"freshness": {
                 "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
                 "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
-        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "plausible",
+        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
                    "revision_window"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = ("the revision policy states no row-level rule (no ingest column or no window)"
-                          if k == "revision_window" else "a catalog cadence needs exactly one series "
+                          if k == "revision_window" else
+                          "completeness per session is not expressed in SQL yet" if k == "completeness"
+                          else "a catalog cadence needs exactly one series "
                           "column, and is not expressed within sessions")
                 unsupported.append(Unsupported(NAME, c.id, reason))
                 continue
@@ -362,7 +364,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "plausible",
+    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
                "revision_window"):
         text = fail_query_sql(contract, clause, dialect)
         if text is None or VARIABLE.search(text):

@@ -1,0 +1,108 @@
+"""The SQL of `completeness:` (readings per series per window), one tree for every SQL target.
+
+`short_windows` returns one row per series and window that holds too few readings: the series
+columns, ``window_start_ms`` (the window's start, milliseconds since 1970-01-01 UTC) and
+``readings``. The meaning is `tacit_gen.semantics.completeness`'.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
+from tacit_gen.sql.build import column, epoch_ms, generate, ident, parse
+
+if TYPE_CHECKING:
+    from sqlglot import expressions as Exp
+
+    from tacit_gen.plan_types import Clause
+
+
+
+def _ms(x: Exp.Expression, dialect: str) -> Exp.Expression:
+    """Whole milliseconds since the epoch (PostgreSQL's EXTRACT carries a fraction)."""
+    from sqlglot import exp
+
+    return exp.Cast(this=exp.Floor(this=epoch_ms(x, dialect)), to=exp.DataType.build("BIGINT"))
+
+
+def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
+                  outages: Exp.Expression | None = None) -> Exp.Expression:
+    """The (series, window) pairs short of readings, as a SELECT over `data` (a table or a
+    placeholder) and, when gap types are allowed, the `outages` relation (default: the clause's
+    ``outages_relation``)."""
+    from sqlglot import exp
+
+    from tacit_gen.sql.build import relation
+
+    p = clause.param
+    series: list[str] = [ident(str(s), "duckdb") for s in (p("series") or ())]
+    w = int(p("window_seconds")) * 1000
+    expected, pct = int(p("expected")), pct_units(str(p("min_pct")))
+    gaps: tuple[str, ...] = tuple(str(g) for g in (p("allowed_gaps") or ()))
+    t = ident(str(p("column")), "duckdb")
+
+    def cols(alias: str) -> str:
+        return "".join(f"{alias}.{s}, " for s in series)
+
+    def on(a: str, b: str) -> str:
+        return " AND ".join([f"{a}.{s} = {b}.{s}" for s in series] + [f"{a}.tacit_k = {b}.tacit_k"])
+
+    plain = "".join(f"{s}, " for s in series)
+    notnull = " AND ".join([f"{x} IS NOT NULL" for x in [t, *series]])
+    group = ", ".join(series)
+    by_series = f" GROUP BY {group}" if series else ""
+    cover_cte, cover_join, covered = "", "", "0"
+    if gaps:
+        types = ", ".join(f"'{g}'" for g in gaps)  # identifiers only: the loader checks them
+        o_on = " AND ".join([f"w.{s} = o.{s}" for s in series] + [
+            f"o.tacit_o0 < (w.tacit_k + 1) * {w}", f"o.tacit_o1 > w.tacit_k * {w}"])
+        cover_cte = (
+            f", tacit_cover AS (SELECT {cols('w')}w.tacit_k, "
+            f"SUM(LEAST(o.tacit_o1, (w.tacit_k + 1) * {w}) - GREATEST(o.tacit_o0, w.tacit_k * {w})) "
+            f"AS tacit_cov FROM tacit_windows AS w JOIN (SELECT {plain}__o0__ AS tacit_o0, "
+            f"__o1__ AS tacit_o1 FROM __outages__ WHERE __otype__ IN ({types})) AS o ON {o_on} "
+            f"GROUP BY {cols('w')}w.tacit_k)")
+        cover_join = f" LEFT JOIN tacit_cover AS v ON {on('w', 'v')}"
+        covered = "COALESCE(v.tacit_cov, 0)"
+    text = (
+        f"WITH tacit_pts AS (SELECT DISTINCT {plain}__ms__ AS tacit_ms FROM __data__ WHERE {notnull}), "
+        f"tacit_bounds AS (SELECT {plain}(MIN(tacit_ms) + {w - 1}) // {w} AS tacit_k0, "
+        f"MAX(tacit_ms) // {w} - 1 AS tacit_k1 FROM tacit_pts{by_series}), "
+        f"tacit_windows AS (SELECT {plain}UNNEST(GENERATE_SERIES(tacit_k0, tacit_k1)) AS tacit_k "
+        f"FROM tacit_bounds WHERE tacit_k0 <= tacit_k1), "
+        f"tacit_counts AS (SELECT {plain}tacit_ms // {w} AS tacit_k, COUNT(*) AS tacit_n "
+        f"FROM tacit_pts GROUP BY {plain}tacit_ms // {w}){cover_cte} "
+        f"SELECT {cols('w')}w.tacit_k * {w} AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
+        f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
+        f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE * w} "
+        f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ({w} - LEAST({covered}, {w}))"
+    )
+    tree = parse(text, "duckdb")
+    holes: dict[str, Exp.Expression] = {
+        "__ms__": _ms(column(str(p("column"))), dialect),
+        "__data__": data,
+    }
+    if gaps:
+        holes["__outages__"] = outages if outages is not None else relation(str(p("outages_relation")))
+        holes["__o0__"] = _ms(column(str(p("outages_start"))), dialect)
+        holes["__o1__"] = _ms(column(str(p("outages_end"))), dialect)
+        holes["__otype__"] = column(str(p("outages_type")))
+
+    def put(node: Exp.Expression) -> Exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name in holes:
+            return holes[node.name].copy()
+        if isinstance(node, exp.Table) and node.name in holes:
+            return holes[node.name].copy()
+        return node
+
+    return tree.transform(put)
+
+
+def short_windows_sql(clause: Clause, data: Exp.Expression, dialect: str,
+                      outages: Exp.Expression | None = None) -> str:
+    """`short_windows` as text in `dialect`."""
+    return generate(short_windows(clause, data, dialect, outages), dialect)
+
+
+__all__ = ["pct_units", "short_windows", "short_windows_sql"]
