@@ -210,6 +210,16 @@ where tacit_sn is null
 {% endmacro %}
 
 
+{#- completeness:<c>  per series, each window between its first and last readings holds at least
+    min_pct% of the expected readings (less what allowed outages cover). windows_sql is rendered by
+    tacit-gen per dialect (tacit_gen.sql.completeness); the model and the outages relation go in. -#}
+{% test tacit_completeness(model, column_name, windows_sql, outages=none) %}
+{%- set filled = windows_sql | replace('__tacit_model__', model | string) -%}
+{%- if outages is not none %}{% set filled = filled | replace('__tacit_outages__', outages | string) %}{% endif -%}
+{{ filled }}
+{% endtest %}
+
+
 {#- catalog_unit:<c>  c equals the catalog's catalog_column for the row's key; no catalog entry fails. -#}
 {% test tacit_catalog_unit(model, column_name, key, catalog, catalog_key, catalog_column) %}
 select m.*

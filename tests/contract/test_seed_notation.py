@@ -39,7 +39,7 @@ def test_bundled_contracts_are_the_seed_byte_for_byte(name: str) -> None:
 
 
 # What the bundled contracts add to the seed's text (issue 18: the series id scheme and the
-# source system of plant_sensor_reading), undone to compare with the seed byte for byte.
+# source system of plant_sensor_reading, its completeness per day), undone to compare with the seed byte for byte.
 ADDITIONS = {
     # issue 13: the venue's exchange calendar and its sessions relation (a breaking change: 4.0.0)
     "ohlcv_1m": (
@@ -48,8 +48,9 @@ ADDITIONS = {
         ("calendar: {relation: venue_sessions}\n", ""),
     ),
     "plant_sensor_reading": (
-        ("version: 3.0.0\n", "version: 2.0.0\n"),
+        ("version: 4.0.0\n", "version: 2.0.0\n"),
         ("source: plant historian (OPC UA collector)\n", ""),
+        ("  completeness: 1440 per 1d per series; at least 95%\n", ""),  # 4.0.0
         ('{type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in '
          'the sensor number"}', "{type: string}"),
     ),

@@ -407,12 +407,15 @@ def test_catalog_checks_added_and_removed() -> None:
     from tests.conftest import CONTRACTS
 
     text = (CONTRACTS / "plant_sensor_reading.yaml").read_text(encoding="utf-8")
+    major = int(text.split("\nversion: ", 1)[1].split(".", 1)[0])
+    version = f"version: {major}.0.0"
+    line = text.splitlines().index("  - value within catalog hard_bounds for series_id") + 1
     without = edit(text, ("  - value within catalog hard_bounds for series_id\n", ""))
-    report = _diff(without, edit(text, ("version: 3.0.0", "version: 4.0.0")))
+    report = _diff(without, edit(text, (version, f"version: {major + 1}.0.0")))
     (change,) = report.changes
     assert (change.code, change.cls, change.path, change.old_line, change.new_line) == (
-        "catalog_check.added", "breaking", "invariants[1]", None, 20)
-    back = _diff(text, edit(without, ("version: 3.0.0", "version: 3.1.0")))
+        "catalog_check.added", "breaking", "invariants[1]", None, line)
+    back = _diff(text, edit(without, (version, f"version: {major}.1.0")))
     assert [c.code for c in back.changes] == ["catalog_check.removed"] and back.ok
 
 
