@@ -20,10 +20,11 @@ def test_positions_point_at_keys_and_values_even_in_unquoted_flow_mappings() -> 
     assert p.value("version") == Pos(2, 10)
     assert p.key("time", "cadence") == Pos(10, 3)
     # `decimal(12,4)` unquoted inside a flow mapping: plain YAML would split it at the comma
-    assert p.key("fields", "value", "unit") == Pos(14, 37)
-    assert p.value("fields", "value", "dimension") == Pos(14, 79)
-    assert p.value("invariants", "2") == Pos(21, 5)
-    assert p.line("revision_policy", "reasons") == 24
+    assert p.key("time", "completeness") == Pos(11, 3)
+    assert p.key("fields", "value", "unit") == Pos(15, 37)
+    assert p.value("fields", "value", "dimension") == Pos(15, 79)
+    assert p.value("invariants", "2") == Pos(22, 5)
+    assert p.line("revision_policy", "reasons") == 25
     assert p.key("fields", "nope") is None and p.line("catalog") is None
 
 

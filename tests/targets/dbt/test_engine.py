@@ -129,6 +129,11 @@ def _break_tests_plant(rows: list[Row]) -> list[Row]:
     rows[4]["value"] = Decimal("200")  # catalog_bounds:value (a: -40..150)
     rows.append(copy.deepcopy(rows[0 + 5]))  # unique, in series b
     rows.append({**copy.deepcopy(rows[7]), "series_id": "A1"})  # pattern:series_id (upper case)
+    # completeness:event_ts: a reading of series a1 at midnight two days before: that whole UTC
+    # day lies between its first and last readings and holds 1 of the 1440 expected
+    rows.append({**copy.deepcopy(rows[8 - 3]), "series_id": "a1", "value": Decimal("20"),
+                 "quality": "good", "unit": "degC", "revision": 0,
+                 "event_ts": datetime(2024, 1, 3, tzinfo=UTC)})
     for r in rows:  # cadence: series b 60 s apart, its catalog cadence is 30 s
         if r["series_id"] == "b2":
             r["event_ts"] = NOW - (NOW - r["event_ts"]) * 2

@@ -92,6 +92,10 @@ BREAK: dict[str, dict[str, list[str]]] = {
         "invariant:value is null only when quality = bad": ["UPDATE d SET value = NULL WHERE series_id = 's2'"],
         "cadence:event_ts": ["UPDATE d SET event_ts = event_ts + INTERVAL 7 SECOND WHERE series_id = 's1' AND event_ts = TIMESTAMPTZ '" + ts(2) + "'"],
         "catalog_unit:unit": ["UPDATE d SET unit = 'kPa' WHERE series_id = 's2'"],
+        # a reading of s1 at midnight two days before: that UTC day is judged, with 1 of 1440
+        "completeness:event_ts": ["INSERT INTO d SELECT * REPLACE (TIMESTAMPTZ '2023-12-31 00:00:00+00' "
+                                  "AS event_ts) FROM d WHERE series_id = 's1' AND rowid = (SELECT "
+                                  "min(rowid) FROM d WHERE series_id = 's1')"],
         "catalog_bounds:value": ["UPDATE d SET value = 11 WHERE series_id = 's2' AND value IS NOT NULL"],
         "accepted_values:quality": ["UPDATE d SET quality = 'great' WHERE series_id = 's1'"],
     },
