@@ -21,6 +21,8 @@ EDITS = {
     "dbt-by": ("dbt/series_clauses.yml", "'vendor-a', ", "", "revision_by:revised_by"),
     "soda": ("soda/series_clauses.yml", "[0-9]{3})$", "[0-9]{4})$", "pattern:series_id"),
     "soda-by": ("soda/series_clauses.yml", "'vendor-a', ", "", "revision_by:revised_by"),
+    "soda4": ("soda4/series_clauses.yml", "[0-9]{3})$", "[0-9]{4})$", "pattern:series_id"),
+    "soda4-by": ("soda4/series_clauses.yml", "'vendor-a', ", "", "revision_by:revised_by"),
     "gx": ("gx/series_clauses.json", "[0-9]{3})\\\\Z", "[0-9]{4})\\\\Z", "pattern:series_id"),
     "gx-by": ("gx/series_clauses.json", "'vendor-a', ", "", "revision_by:revised_by"),
     "pandera": ("pandera/series_clauses.py", "[0-9]{3})$", "[0-9]{4})$", "pattern:series_id"),

@@ -1,5 +1,5 @@
-"""`pattern:` and `revision_policy.by` run for real in every engine (dbt, Soda, GX, pandera, the
-ibis runtime, and JSON Schema for the pattern) on hand-made data: clean data passes everywhere,
+"""`pattern:` and `revision_policy.by` run for real in every engine (dbt, Soda v3, Soda 4, GX,
+pandera, the ibis runtime, and JSON Schema for the pattern) on hand-made data: clean data passes everywhere,
 a bad series id fails `pattern:` and a restatement by someone not in `by` fails `revision_by:`,
 in each engine that can say it; the wire schemas that cannot are n/a, as declared."""
 

@@ -1,7 +1,8 @@
 """Read a Soda Core 4 data contract (generated or hand-edited) back into clauses.
 
 Params come from the operative parts Soda executes: column `data_type` (+ precision and scale),
-the schema check's `allow_extra_columns`, `valid_values`, `valid_min`/`valid_max`, duplicate
+the schema check's `allow_extra_columns`, `valid_values`, `valid_min`/`valid_max`, a `valid_format`
+regex (read back to the pattern body), duplicate
 columns, freshness thresholds, and the SQL of `failed_rows` checks (param `sql`: the condition a
 row must meet, i.e. the expression without its leading `NOT`, or the query without its marker line).
 Clause ids come from each check's `qualifier`. Params follow `render.project`.
@@ -22,6 +23,7 @@ from tacit_gen.drift.base import (
     ReadResult,
 )
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.sql.pattern import body_of
 from tacit_gen.targets.header import parse_header
 from tacit_gen.targets.soda.queries import normalize_sql, strip_parens
 from tacit_gen.targets.soda.writer import load_yaml
@@ -101,6 +103,10 @@ class _Reader:
             self.add(cid, (column,), name, column=column,
                      to_relation=str(ref.get("dataset") or "").rsplit("/", 1)[-1] or None,
                      to_column=ref.get("column"))
+        elif kind == "invalid" and ck == "pattern":
+            fmt = body.get("valid_format")
+            regex = str(fmt.get("regex") or "") if isinstance(fmt, dict) else ""
+            self.add(cid, (column,), name, column=column, pattern=body_of(regex) or regex)
         elif kind == "invalid" and ck == "range":
             self.add(cid, (column,), name, column=column, min=_number(body.get("valid_min")),
                      max=_number(body.get("valid_max")))

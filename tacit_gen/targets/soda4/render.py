@@ -62,6 +62,9 @@ DIALECT_TYPES = {"postgres": {**TYPES, "string": "text", "float32": "real",
 COUNT_METRIC = {"missing": "missing_count", "invalid": "invalid_count",
                 "duplicate": "duplicate_count", "failed_rows": "failed_rows_count"}
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+# Clauses checked by a dataset `failed_rows` query: the Soda v3 target's fail query, verbatim.
+FAIL_QUERY_KINDS = ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness",
+                    "plausible", "revision_window", "revision_by")
 
 
 def soda4_type(contract_type: str, dialect: str = "duckdb") -> tuple[str, int | None, int | None]:
@@ -78,6 +81,15 @@ def soda4_type(contract_type: str, dialect: str = "duckdb") -> tuple[str, int | 
     if m:
         return table["decimal"], int(m.group(1)), int(m.group(2))
     raise ValueError(f"no Soda 4 data type for '{contract_type}'")
+
+
+def pattern_regex(body: str, dialect: str) -> str:
+    """A `pattern:` body as the `valid_format` regex: a whole-value match in the dialect's regex
+    flavor (`tacit_gen.sql.pattern`). Soda 4 quotes it as an SQL literal itself
+    (`SqlDialect._build_regex_like_sql`), so it is written unescaped."""
+    from tacit_gen.sql.pattern import DIALECT_FLAVOR, full_match
+
+    return full_match(body, DIALECT_FLAVOR.get(dialect, "re2"))
 
 
 def type_text(data_type: str, precision: Any = None, scale: Any = None) -> str:
@@ -218,6 +230,9 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                                                  "columns": list(c.param("columns"))}})
         elif k == "accepted_values":
             column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
+        elif k == "pattern":  # Soda 4 writes the regex as an SQL literal itself (escaped once)
+            column_check(c, "invalid", {"valid_format": {
+                "name": str(c.param("pattern")), "regex": pattern_regex(str(c.param("pattern")), dialect)}})
         elif k == "references":  # an invalid check against the referenced relation's column
             column_check(c, "invalid", {"valid_reference_data": {
                 "dataset": reference_dataset(contract, str(c.param("to_relation")), dialect),
@@ -247,8 +262,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             dataset_checks.append({"freshness": {
                 "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
                 "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
-        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-                   "revision_window"):
+        elif k in FAIL_QUERY_KINDS:
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = ("the revision policy states no row-level rule (no ingest column or no window)"
@@ -348,6 +362,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "accepted_values":
         params = {"column": p("column"), "values": tuple(str(v) for v in p("values"))}
         cols = (p("column"),)
+    elif k == "pattern":
+        params, cols = {"column": p("column"), "pattern": p("pattern")}, (p("column"),)
     elif k == "references":
         params = {"column": p("column"), "to_relation": p("to_relation"), "to_column": p("to_column")}
         cols = (p("column"),)
@@ -364,8 +380,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
     elif k == "freshness":
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
-    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-               "revision_window"):
+    elif k in FAIL_QUERY_KINDS:
         text = fail_query_sql(contract, clause, dialect)
         if text is None or VARIABLE.search(text):
             return None

@@ -125,11 +125,11 @@ def test_hostile_strings_stay_data_and_a_soda_variable_is_declared_unsupported(t
 
 def test_a_clause_kind_the_target_does_not_know_is_declared_unsupported() -> None:
     contract = load(ROOT / "contracts" / "ohlcv_1m.yaml")
-    novel = Clause("pattern:symbol", "pattern", ("symbol",), make_params(column="symbol"), "x")
+    novel = Clause("novel:symbol", "novel", ("symbol",), make_params(column="symbol"), "x")
     result = TARGET.render(contract, (*plan(contract), novel), RenderOptions())
     assert [(u.clause_id, u.reason) for u in result.unsupported] == [
-        ("pattern:symbol", "clause kind 'pattern' has no Soda 4 check")]
-    assert "#   - pattern:symbol: clause kind 'pattern' has no Soda 4 check" in result.artifacts[0].content
+        ("novel:symbol", "clause kind 'novel' has no Soda 4 check")]
+    assert "#   - novel:symbol: clause kind 'novel' has no Soda 4 check" in result.artifacts[0].content
     assert TARGET.project(contract, novel, RenderOptions()) is None
 
 
