@@ -746,24 +746,36 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
 @click.option("--column", default=None, help="The measurement (default: the catalog-bounded one).")
 @click.option("--min-count", default=20, show_default=True, type=click.IntRange(1),
               help="Fewer values than this: no bounds for the series.")
-def profile(contract: str, data_path: str, out_path: str, column: str | None, min_count: int) -> None:
-    """Propose plausibility bounds per series from history: the 1st and 99th percentiles of each
-    series' values, widened to the column's scale, written to the catalog as plausible_min /
-    plausible_max (see docs/contract-language.md)."""
+@click.option("--method", default="quantiles", show_default=True,
+              type=click.Choice(["quantiles", "mean-sd"]),
+              help="quantiles: the 1st and 99th percentiles; mean-sd: the mean -/+ --sigmas sample "
+                   "standard deviations.")
+@click.option("--sigmas", default=None, help="With --method mean-sd: how many standard deviations "
+              "(default 3).")
+@click.option("--window", default=None, help="Only each series' last DURATION of history, up to its "
+              "newest reading (30d, 12h, 2 weeks); default: all of it.")
+def profile(contract: str, data_path: str, out_path: str, column: str | None, min_count: int,
+            method: str, sigmas: str | None, window: str | None) -> None:
+    """Propose plausibility bounds per series from history: by default the 1st and 99th
+    percentiles of each series' values (or the mean -/+ K standard deviations, over a trailing
+    window if given), widened to the column's scale, written to the catalog as plausible_min /
+    plausible_max; the method is stated on stderr (see docs/contract-language.md)."""
     from tacit_gen import profile as prof
     from tacit_gen.sample.writing import atomic_write
 
     c = _load_or_exit(contract)
     out = Path(out_path)
     try:
-        result = prof.profile(c, Path(data_path), column, min_count)
+        how = prof.parse_method(method, sigmas, window)
+        result = prof.profile(c, Path(data_path), column, min_count, how)
         text = prof.catalog_text(result, out.read_text(encoding="utf-8") if out.exists() else None)
     except (prof.ProfileError, OSError) as e:
         _fail_usage(str(e))
     atomic_write(out, text.encode("utf-8"))
     judged = sum(1 for b in result.bounds if b.low is not None)
     click.echo(f"wrote {out.as_posix()}: {result.column} bounds for {judged} of "
-               f"{len(result.bounds)} series (p1/p99 of each series' history)", err=True)
+               f"{len(result.bounds)} series ({result.method.describe()}; fewer than "
+               f"{min_count} values: no bounds)", err=True)
 
 
 # --------------------------------------------------------------------------------------- diff
