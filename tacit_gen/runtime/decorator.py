@@ -64,44 +64,71 @@ def _wrap(
     returns: type[Schema] | None,
     catalog: ir.Table | Mapping[str, ir.Table] | None,
     now: datetime | None,
+    refs: Mapping[str, ir.Table | str] | None = None,
 ) -> Callable[..., Any]:
     sig = inspect.signature(fn)
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+    given = dict(refs or {})
+    if given and not validate:
+        raise TypeError(f"@contract on {name}: refs= is read by parse(): pass validate=True too "
+                        "(cast() checks structure only, never a foreign key)")
+    for rel, value in given.items():
+        if isinstance(value, str) and value not in sig.parameters:
+            raise TypeError(f"@contract on {name}: refs[{rel!r}] = {value!r} names no parameter "
+                            f"of the function (it has {', '.join(sig.parameters) or 'none'})")
     plan: _Plan | None = None
     try:
         plan = _make_plan(fn, returns)
     except NameError:
         plan = None  # annotations naming something defined later: resolve on the first call
 
-    def check(schema: type[Schema], value: Any, phase: ValidationPhase, param: str) -> Any:
+    def check(schema: type[Schema], value: Any, phase: ValidationPhase, param: str,
+              relations: Mapping[str, ir.Table] | None) -> Any:
         try:
             if validate:
-                return schema.parse(value, catalog=catalog, now=now)
+                return schema.parse(value, catalog=catalog, now=now, refs=relations)
             return schema.cast(value)
         except ValidationError as exc:
             raise exc.at_boundary(phase, name, param) from exc
+
+    def relations_of(arguments: Mapping[str, Any]) -> dict[str, ir.Table] | None:
+        """refs= with each parameter name replaced by that call's (checked) argument."""
+        if not given:
+            return None
+        out: dict[str, ir.Table] = {}
+        for rel, value in given.items():
+            if not isinstance(value, str):
+                out[rel] = value
+            elif value in arguments:
+                out[rel] = arguments[value]
+        return out
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nonlocal plan
         if plan is None:
             plan = _make_plan(fn, returns)
-        if plan.inputs:
+        arguments: Mapping[str, Any] = {}
+        if plan.inputs or given:
             bound = sig.bind(*args, **kwargs)
+            arguments = bound.arguments
             for pname, schema in plan.inputs.items():
                 if pname in bound.arguments:
                     bound.arguments[pname] = check(
-                        schema, bound.arguments[pname], ValidationPhase.CONTRACT_INPUT, pname
+                        schema, bound.arguments[pname], ValidationPhase.CONTRACT_INPUT, pname,
+                        relations_of(bound.arguments),
                     )
             args, kwargs = bound.args, bound.kwargs  # type: ignore[assignment]
         result = fn(*args, **kwargs)
         if plan.output is not None:
-            result = check(plan.output, result, ValidationPhase.CONTRACT_OUTPUT, "return")
+            result = check(plan.output, result, ValidationPhase.CONTRACT_OUTPUT, "return",
+                           relations_of(arguments))
         return result
 
     wrapper.__tacit_contract__ = {  # type: ignore[attr-defined]
         "validate": validate,
         "returns": returns,
+        "refs": given,
     }
     return wrapper
 
@@ -114,6 +141,7 @@ def contract(
     validate: bool = ...,
     catalog: ir.Table | Mapping[str, ir.Table] | None = ...,
     now: datetime | None = ...,
+    refs: Mapping[str, ir.Table | str] | None = ...,
 ) -> Callable[[F], F]: ...
 @overload
 def contract(
@@ -122,6 +150,7 @@ def contract(
     validate: bool = ...,
     catalog: ir.Table | Mapping[str, ir.Table] | None = ...,
     now: datetime | None = ...,
+    refs: Mapping[str, ir.Table | str] | None = ...,
 ) -> Callable[[Callable[P, Any]], Callable[P, DataFrame[S]]]: ...
 def contract(
     fn: Callable[..., Any] | None = None,
@@ -131,6 +160,7 @@ def contract(
     returns: type[Schema] | None = None,
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: datetime | None = None,
+    refs: Mapping[str, ir.Table | str] | None = None,
 ) -> Any:
     """Check a function's ``DataFrame[S]`` inputs and output at the boundary.
 
@@ -143,6 +173,10 @@ def contract(
         returns: the output schema, so the body may be annotated ``-> ir.Table``; call sites see
             ``DataFrame[returns]``.
         catalog, now: passed to ``parse()`` when ``validate=True``.
+        refs: the relations `references:` clauses read, passed to ``parse()`` (needs
+            ``validate=True``; a TypeError otherwise): relation name -> a Table, or the name of
+            a parameter of the function, whose argument of each call is the relation (e.g.
+            ``refs={"customers": "customers"}`` when the function takes the customers table).
 
     Raises (from the wrapped function):
         ValidationError subclasses with ``phase`` CONTRACT_INPUT (``parameter`` is the argument's
@@ -152,6 +186,6 @@ def contract(
         return _wrap(fn, validate=False, returns=None, catalog=None, now=None)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        return _wrap(f, validate=validate, returns=returns, catalog=catalog, now=now)
+        return _wrap(f, validate=validate, returns=returns, catalog=catalog, now=now, refs=refs)
 
     return decorate

@@ -338,6 +338,7 @@ class _Builder:
         self.results: dict[str, ClauseResult] = {}
         self.queries = 0
         self.query: ir.Table | None = None
+        self.converted: ir.Table = table
         self._state: tuple[Any, ...] = ()
 
     # -- helpers --------------------------------------------------------------
@@ -388,6 +389,7 @@ class _Builder:
         base = table.mutate(**mutations) if mutations else table
         data_cols = [c for c in table.columns]
         converted = base.select(*data_cols) if mutations else table
+        self.converted = converted  # a self reference reads it (`_references`)
 
         # 2. which clauses can run at all
         runnable: list[Clause] = []
@@ -674,12 +676,16 @@ class _Builder:
     def _references(self, wide: ir.Table, c: Clause) -> Any:
         """A foreign key (semantics/references.py): a NULL passes, any other value must be a
         non-NULL value of the referenced column (`IN (SELECT ...)`, the NULLs filtered out so
-        that an unmatched value is FALSE, never UNKNOWN)."""
+        that an unmatched value is FALSE, never UNKNOWN). A reference to the schema's own
+        contract reads the (converted) table being parsed unless `refs` names it."""
         rel, to_col = str(c.param("to_relation")), str(c.param("to_column"))
-        if self.refs is None or rel not in self.refs:
+        if self.refs is not None and rel in self.refs:
+            ref = self.refs[rel]
+        elif rel == self.schema.__contract__:
+            ref = self.converted  # a self reference: the table being parsed is the relation
+        else:
             have = f" (have {sorted(self.refs)})" if self.refs else ""
             raise CompileError(f"{c.id} reads relation {rel!r}: pass refs={{{rel!r}: <table>}}{have}")
-        ref = self.refs[rel]
         if to_col not in ref.columns:
             raise CompileError(f"{c.id}: relation {rel!r} has no column {to_col!r}")
         value = wide[c.param("column")]

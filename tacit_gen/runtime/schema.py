@@ -206,7 +206,8 @@ class Schema:
                 (`time.calendar`).
             refs: the relations `references:` clauses read, by name (``{"customers": t}``):
                 each non-NULL value must be in the referenced column (an anti-join). A
-                referenced relation not given is a CheckExecutionError naming it.
+                referenced relation not given is a CheckExecutionError naming it, except the
+                schema's own contract (a self reference), which reads `table` itself.
             outages: the outages relation (the series key columns, `start`, `end`, `type`) a
                 `completeness` clause with allowed gap types reads.
 
