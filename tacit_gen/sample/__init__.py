@@ -34,7 +34,7 @@ from tacit_gen.sample.violations import candidates
 from tacit_gen.sample.writing import catalog_path_for, ref_path_for, write
 from tacit_gen.semantics.catalog import CatalogData, CatalogSpec, catalog_spec
 from tacit_gen.semantics.evaluate import evaluate
-from tacit_gen.semantics.references import relation_columns
+from tacit_gen.semantics.references import point_at_own_rows, relation_columns
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -101,12 +101,12 @@ def _sample(contract: Contract, clauses: Sequence[Clause], rows: int, seed: int,
     ctx = Context(contract, clauses)
     data_rows, catalog = clean_rows(ctx, rows, seed, now)
     types = {name: str(ctx.cols[name].type) for name in ctx.names}
-    refs = relation_columns(clauses, data_rows)  # what `references:` reads: the clean values
-    ref_types: dict[str, dict[str, str]] = {str(c.param("to_relation")): {} for c in clauses
-                                            if c.kind == "references"}
-    for c in clauses:
-        if c.kind == "references":
-            ref_types[str(c.param("to_relation"))][str(c.param("to_column"))] = types[str(c.param("column"))]
+    point_at_own_rows(clauses, data_rows, contract.name)  # a self reference: parents in the data
+    refs = relation_columns(clauses, data_rows, contract.name)  # what `references:` reads
+    others = [c for c in clauses if c.kind == "references" and c.param("to_relation") != contract.name]
+    ref_types: dict[str, dict[str, str]] = {str(c.param("to_relation")): {} for c in others}
+    for c in others:
+        ref_types[str(c.param("to_relation"))][str(c.param("to_column"))] = types[str(c.param("column"))]
     clean = SampleData(contract.name, from_rows(ctx.names, data_rows), types, now, catalog, refs=refs,
                        ref_types=ref_types)
     bad = violated_clauses(clean, clauses)

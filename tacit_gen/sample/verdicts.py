@@ -284,6 +284,8 @@ def _references(c: Clause, f: Facts) -> ClauseCheck:
     from tacit_gen.semantics.references import references_ok
 
     rel = f.data.refs.get(str(c.param("to_relation")))
+    if str(c.param("to_relation")) == f.data.contract:
+        rel = f.present  # a self reference: the data is the relation
     if rel is None or str(c.param("to_column")) not in rel:
         return ClauseCheck(c.id, "fail", len(f.rows), f"no relation {c.param('to_relation')}")
     allowed = {v for v in rel[str(c.param("to_column"))] if v is not None}

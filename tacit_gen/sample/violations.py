@@ -472,6 +472,8 @@ def _references(v: Violation) -> Iterator[Candidate]:
     col, name = v.col, v.col_name
     assert col is not None
     present = {r[name] for r in v.rows if r[name] is not None}
+    if v.clause.param("to_relation") == v.ctx.contract.name:  # a self reference: a dangling parent
+        present |= {r.get(str(v.clause.param("to_column"))) for r in v.rows} - {None}
     fresh: list[Any] = []
     for base in sorted(present, key=str) or [None]:
         x = other_value(col, base) if base is not None else None

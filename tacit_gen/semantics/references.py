@@ -34,14 +34,16 @@ def referenced(clauses: Iterable[Clause]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def relation_columns(clauses: Sequence[Clause], rows: Sequence[Mapping[str, Any]]
-                     ) -> dict[str, dict[str, list[Any]]]:
+def relation_columns(clauses: Sequence[Clause], rows: Sequence[Mapping[str, Any]],
+                     own: str | None = None) -> dict[str, dict[str, list[Any]]]:
     """The referenced relations clean data needs: relation -> column -> values (the distinct
     non-NULL values of each referencing column, in first-seen order; a shorter column is padded
-    by repeating its first value, so every column holds exactly its set of values)."""
+    by repeating its first value, so every column holds exactly its set of values). A reference
+    to `own` (the data's own relation: `employees.manager_id` -> `employees.employee_id`) needs
+    no other relation and is left out."""
     seen: dict[str, dict[str, dict[Any, None]]] = {}  # ordered sets
     for c in clauses:
-        if c.kind != "references":
+        if c.kind != "references" or str(c.param("to_relation")) == own:
             continue
         values = seen.setdefault(str(c.param("to_relation")), {}).setdefault(str(c.param("to_column")), {})
         for r in rows:
@@ -54,3 +56,21 @@ def relation_columns(clauses: Sequence[Clause], rows: Sequence[Mapping[str, Any]
         for v in cols.values():
             v.extend([v[0] if v else None] * (n - len(v)))
     return out
+
+
+def point_at_own_rows(clauses: Sequence[Clause], rows: list[dict[str, Any]], own: str) -> None:
+    """Make each self reference of clean data hold (in place): row i's non-NULL referencing value
+    becomes the referenced column's value of row (i - 1) // 2 (a tree: row 0 is the root, whose
+    value is NULL, or its own when the column cannot be NULL)."""
+    not_null = {str(c.param("column")) for c in clauses if c.kind == "not_null"}
+    for c in clauses:
+        if c.kind != "references" or str(c.param("to_relation")) != own:
+            continue
+        col, to_col = str(c.param("column")), str(c.param("to_column"))
+        targets = [r.get(to_col) for r in rows]
+        first = next((v for v in targets if v is not None), None)
+        for i, r in enumerate(rows):
+            if r.get(col) is None:
+                continue
+            parent = targets[(i - 1) // 2] if i > 0 else (None if col not in not_null else targets[0])
+            r[col] = parent if parent is not None or col not in not_null else first
