@@ -38,5 +38,5 @@ CODES = {
     "TG118": "unknown exchange calendar",
     "TG119": "a clause id that names no clause of the contract",
     "TG130": "a pattern outside the portable regex subset",
-    "TG140": "a reference that is not <relation>.<column>",
+    "TG140": "a reference that is not <relation>.<column> (a composite foreign key among them)",
 }

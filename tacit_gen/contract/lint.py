@@ -68,7 +68,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG118": "a calendar code exchange_calendars does not know has no sessions to check against",
     "TG119": "a severity for a clause the contract does not have would silently change nothing; ids are the ones `tacit-gen explain` prints",
     "TG130": "a pattern is checked by RE2, PostgreSQL, Java and Python regex engines: only what they all read the same way is accepted",
-    "TG140": "a foreign key names a relation and one of its columns; anything else cannot become a dbt relationships test or an anti-join",
+    "TG140": "a foreign key names a relation and one of its columns; anything else (a composite key of several columns included) cannot become a dbt relationships test or an anti-join",
 }
 
 

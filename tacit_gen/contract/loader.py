@@ -401,9 +401,28 @@ def _pattern(ctx: _Ctx, node: YNode | None, name: str, dtype: DataType) -> str |
 
 
 def _references(ctx: _Ctx, node: YNode | None, name: str) -> tuple[str, str] | None:
-    """A field's `references: <relation>.<column>`: a foreign key (TG140 when not that form)."""
+    """A field's `references: <relation>.<column>`: a foreign key (TG140 when not that form; a
+    list, a mapping or a column list in parentheses is a composite key, which is not expressible)."""
+    composite = (f"references of '{name}': a composite foreign key (several columns) is not "
+                 "expressible; a reference is one <relation>.<column> (such as "
+                 "customers.customer_id), on the one field it constrains")
+    if node is not None and node.kind == "seq" and len(node.value) > 1:
+        second = node.value[1]  # the second column is the word that makes it composite
+        ctx.error(second, "TG140", composite, str(second.raw) if second.kind == "scalar" else "")
+        return None
+    if node is not None and node.kind == "map":
+        first = node.key_nodes()[0] if node.key_nodes() else node
+        ctx.error(first, "TG140", composite, str(first.raw) if first.kind == "scalar" else "")
+        return None
     text = _string(ctx, node, f"the reference of '{name}'")
     if text is None or node is None:
+        return None
+    cut = min((i for i in (text.find("("), text.find(",")) if i >= 0), default=-1)
+    exact = node.style != '"' or "\\" not in ctx.text_of(node)  # escapes shift columns
+    if cut >= 0:
+        word = text[cut:].strip()
+        ctx.error(node, "TG140", composite, word,
+                  _value_offset(node) + text.find(word) if exact else 0)
         return None
     rel, dot, col = text.strip().rpartition(".")
     if not dot or names.IDENT.fullmatch(rel) is None or names.IDENT.fullmatch(col) is None:

@@ -59,6 +59,32 @@ def test_a_reference_not_relation_dot_column_is_tg140_at_the_word(
     assert caret.count("^") == len(word)
 
 
+@pytest.mark.parametrize(("value", "line", "col", "word"), [
+    ("[customers.customer_id, customers.region]", 8, 66, "customers.region"),
+    ("{relation: customers, columns: [customer_id, region]}", 8, 43, "relation"),
+    ("customers(customer_id, region)", 8, 51, "(customer_id"),
+    ('"customers.customer_id,region"', 8, 64, ",region"),
+    ("\n      - customers.customer_id\n      - customers.region", 12, 9, "customers.region"),
+])
+def test_a_composite_foreign_key_is_tg140_saying_so(
+        tmp_path: Path, value: str, line: int, col: int, word: str) -> None:
+    if value.startswith("\n"):  # block style: the field as a block mapping
+        p = variant(tmp_path, "customer_id: {type: int64, references: customers.customer_id}",
+                    f"customer_id:\n    type: int64\n    references:{value}")
+    else:
+        p = variant(tmp_path, "references: customers.customer_id", f"references: {value}")
+    res = CliRunner().invoke(main, ["lint", str(p)])
+    assert res.exit_code == 1, res.output
+    assert (f"orders.yaml:{line}:{col}: error: references of 'customer_id': a composite foreign key "
+            "(several columns) is not expressible") in res.output, res.output
+    assert "[TG140]" in res.output
+    out = res.output.splitlines()
+    caret = next(x for x in out if "^" in x)
+    source = out[out.index(caret) - 1]
+    assert source[caret.index("^"):caret.index("^") + len(word)] == word, res.output
+    assert caret.count("^") == len(word)
+
+
 def test_sample_writes_the_relation_beside_the_data_and_breaks_the_clause_alone(tmp_path: Path) -> None:
     contract = load(FIXTURE)
     clauses = plan(contract)
