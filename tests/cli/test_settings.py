@@ -220,3 +220,35 @@ def test_fmt_lint_and_explain_read_the_settings(repo: Path) -> None:
     (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\nbogus = 1\n', encoding="utf-8")
     for cmd in (["fmt", "--check"], ["explain", "data/contracts/fct_sensor_readings.yaml", "--targets"]):
         assert run(repo, *cmd).exit_code == 2
+
+
+@pytest.mark.engine
+def test_verify_reads_the_targets_and_a_flag_overrides_them(repo: Path) -> None:
+    (repo / "tacit-gen.toml").write_text('targets = ["ibis"]\n', encoding="utf-8")
+    contract = repo / "data" / "contracts" / "fct_sensor_readings.yaml"
+    assert run(repo, "sample", str(contract), "--rows", "12", "--out", "data/rows.csv").exit_code == 0
+    now = "2024-01-02T15:00:00Z"
+    res = run(repo, "verify", str(contract), "--data", "data/rows.csv", "--now", now, "--format", "json")
+    assert res.exit_code == 0, res.output
+    import json
+
+    assert json.loads(res.output)["targets"] == ["ibis"], res.output
+    res = run(repo, "verify", str(contract), "--data", "data/rows.csv", "--now", now,
+              "--target", "pandera", "--format", "json")
+    assert res.exit_code == 0 and json.loads(res.output)["targets"] == ["pandera"], res.output
+
+
+@pytest.mark.parametrize(("installed", "inline"), [("1.8.7", True), ("1.11.2", False), (None, False)])
+def test_the_default_dbt_version_is_the_installed_one_else_the_newest(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, installed: str | None, inline: bool) -> None:
+    from tacit_gen import settings
+
+    # which dbt-core is installed is package metadata: stand in for an environment on 1.8
+    monkeypatch.setattr(settings, "installed_dbt_version", lambda: installed)
+    (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\ntargets = ["dbt"]\n',
+                                         encoding="utf-8")
+    assert run(repo, "render").exit_code == 0
+    doc = yaml.safe_load((repo / "generated" / "dbt" / "fct_sensor_readings.yml").read_text())
+    bodies = [next(iter(t.values())) for c in doc["models"][0]["columns"] for t in c.get("data_tests", [])]
+    with_args = [b for b in bodies if isinstance(b, dict) and set(b) - {"name", "config"}]
+    assert with_args and all(("arguments" not in b) is inline for b in with_args), with_args
