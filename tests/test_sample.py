@@ -538,6 +538,46 @@ def test_rows_seed_and_now() -> None:
     assert sample(c, clauses).now == DEFAULT_NOW
 
 
+def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
+    """`calendar: per series from catalog`: the catalog puts the series on XNYS and XLON in turn,
+    each series' bars lie in its own exchange's sessions, and the reference verdicts read each
+    series' code: the same bars under swapped codes, or a series missing from the catalog, fail
+    cadence (tests/calendar/test_calendar_sample.py runs the engines on the same data)."""
+    from dataclasses import replace
+
+    from tests.calendar.data import MINUTE
+
+    src = tmp_path / "ps.yaml"
+    src.write_text(MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n")
+                   + "catalog: {relation: instruments, key: symbol, calendar: venue}\n", encoding="utf-8")
+    c = load(str(src))
+    clauses = plan(c)
+    now = datetime(2024, 1, 2, 8, 30, tzinfo=UTC)  # London open since 08:00, New York closed
+    d = sample(c, clauses, rows=120, now=now)
+    assert d.catalog is not None and d.catalog.spec.columns == ("symbol", "venue")
+    assert [r[1] for r in d.catalog.rows] == ["XNYS", "XLON", "XNYS"]
+    bars = {s: [t for s2, t in zip(d.columns["symbol"], d.columns["bar_start"], strict=True) if s2 == s]
+            for s in ("symbol_01", "symbol_02")}
+    # New York's last session (Fri 2023-12-29, 14:30-21:00 UTC), after London's close at 16:30
+    assert {t.date().isoformat() for t in bars["symbol_01"]} == {"2023-12-29"}
+    assert min(t.hour for t in bars["symbol_01"]) >= 17, bars["symbol_01"]
+    # London today from 08:00, then over the weekend and New Year's Day to Friday's session
+    assert {t.date().isoformat() for t in bars["symbol_02"]} == {"2023-12-29", "2024-01-02"}
+    assert min(t for t in bars["symbol_02"] if t.day == 2) == now.replace(minute=0)
+    assert violated_clauses(d, clauses) == ()
+    swapped = CatalogData(d.catalog.spec, tuple((k, "XLON" if v == "XNYS" else "XNYS")
+                                                for k, v in d.catalog.rows))
+    assert violated_clauses(replace(d, catalog=swapped), clauses) == ("cadence:bar_start",)
+    missing = CatalogData(d.catalog.spec, d.catalog.rows[1:])
+    assert violated_clauses(replace(d, catalog=missing), clauses) == ("cadence:bar_start",)
+    for clause in ("cadence:bar_start", "revision_window"):
+        assert sample(c, clauses, rows=120, now=now, violate=clause).violated == (clause,)
+    a, b = write(d, tmp_path / "a.csv"), write(sample(c, clauses, rows=120, now=now), tmp_path / "b.csv")
+    assert a[1] is not None and b[1] is not None
+    assert a[0].read_bytes() == b[0].read_bytes() and a[1].read_bytes() == b[1].read_bytes()
+    assert a[1].read_text(encoding="utf-8").splitlines()[:2] == ["symbol,venue", "symbol_01,XNYS"]
+
+
 # --------------------------------------------------------------------------------------------
 # the evaluator
 # --------------------------------------------------------------------------------------------

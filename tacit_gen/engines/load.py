@@ -393,7 +393,7 @@ def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None
     if spec is None:
         return None
     role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
-                 "cadence": "int64", "plausible": "decimal(38,10)"}
+                 "cadence": "int64", "plausible": "decimal(38,10)", "calendar": "string"}
     types = {c: parse_type(role_type[spec.role(c)]) for c in spec.columns}
     from tacit_gen.plan import calendar_params
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.contract.types import DataType
 from tacit_gen.expr import nodes as n
 from tacit_gen.sample.model import (
+    CALENDAR_CODES,
     DEFAULT_NOW,
     DEFAULT_SPACING,
     EPOCH,
@@ -240,7 +241,7 @@ class Context:
             elif c.kind == "range":
                 ok = range_ok(c, row[col])
             elif c.kind == "revision_window":
-                ok = revision_ok(c, row)
+                ok = revision_ok(c, row, lookup)
             elif c.kind == "pattern":
                 ok = pattern_ok(c, row[col])
             elif c.kind == "revision_by":
@@ -291,7 +292,8 @@ def catalog_entries(ctx: Context, labels: list[Any]) -> CatalogData | None:
             elif role == "plausible":
                 row.append(plo if c == spec.plausible_min else phi)
             else:
-                row.append({"key": label, "unit": unit, "cadence": cadence}.get(role))
+                code = CALENDAR_CODES[j % len(CALENDAR_CODES)]
+                row.append({"key": label, "unit": unit, "cadence": cadence, "calendar": code}.get(role))
         rows.append(tuple(row))
     return CatalogData(spec, tuple(rows))
 
@@ -467,6 +469,8 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
         kcols = [str(c.param("key")) for c in (*ctx.cat_unit, *ctx.cat_bounds, *ctx.cat_dimension)]
         if ctx.cadence is not None and ctx.cadence.param("from_catalog") and ctx.series:
             kcols.append(ctx.series[0])
+        kcols += [str(c.param("calendar_series")) for c in ctx.clauses
+                  if c.param("calendar_catalog") is not None and c.param("calendar_series")]
         kc = kcols[0] if kcols else (ctx.series[0] if ctx.series else None)
         if kc in ctx.series:
             cat_labels = [lab[ctx.series.index(kc)] for lab in labels]
@@ -487,9 +491,10 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
             interval = got if got else DEFAULT_SPACING
         end = grid_end(now, interval, ctx.time_unit, max_age) if ctx.time_col else None
         if end is not None and ctx.cadence is not None and ctx.cadence.param("sessions"):
-            from tacit_gen.sample.sessions import session_grid
+            from tacit_gen.sample.sessions import group_code, session_grid
 
-            points += [(j, k, st) for k, st in enumerate(session_grid(ctx.cadence, end, count))]
+            code = group_code(ctx.cadence, tuple(labels[j]), lookup)
+            points += [(j, k, st) for k, st in enumerate(session_grid(ctx.cadence, end, count, code))]
             continue
         for k in range(count):
             t = end - timedelta(seconds=interval * (count - 1 - k)) if end is not None else None
@@ -512,7 +517,7 @@ def clean_rows(ctx: Context, rows: int, seed: int, now: datetime) -> tuple[list[
                 row[kc] = point_key(ctx.cols[kc], point_index if rev == 0 else k, ctx)
         point_index += rev == 0
         if ctx.ingest_col is not None and t is not None:
-            row[ctx.ingest_col] = ingest_time(ctx, t, rev)
+            row[ctx.ingest_col] = ingest_time(ctx, t, rev, series_code(ctx, row, lookup))
         if not fill_row(ctx, row, j, rng, catalog, lookup, set(ctx.pinned)):
             raise SampleError(
                 f"{ctx.contract.name}: could not generate a row satisfying "
@@ -549,13 +554,23 @@ def point_key(col: Col, i: int, ctx: Context) -> Any:
     return col.from_units(lo + i * 10**col.scale)
 
 
-def ingest_time(ctx: Context, t: datetime, rev: int) -> datetime:
+def series_code(ctx: Context, row: Mapping[str, Any], lookup: Mapping[Any, Any]) -> str | None:
+    """The exchange calendar code of a row's series for the revision window (per-series: the
+    catalog's), or None when the window counts no per-series sessions."""
+    if ctx.revision is None or ctx.revision.param("calendar_catalog") is None:
+        return None
+    from tacit_gen.sample.sessions import row_code
+
+    return row_code(ctx.revision, row, lookup)
+
+
+def ingest_time(ctx: Context, t: datetime, rev: int, code: str | None = None) -> datetime:
     unit = ctx.cols[ctx.ingest_col or ""].type.ts_unit or "us"
     delay = timedelta(seconds=5)
     if rev > 0:
         delay = timedelta(hours=1)
         if ctx.revision is not None and ctx.revision.param("window_seconds") is not None:
             delay = min(delay, timedelta(seconds=int(ctx.revision.param("window_seconds")) // 2))
-        if ctx.revision is not None and not within_window(ctx.revision, t, t + delay):
+        if ctx.revision is not None and not within_window(ctx.revision, t, t + delay, code):
             delay = timedelta(0)
     return truncate(t + delay, unit)

@@ -27,6 +27,9 @@ PRESETS = (
     ("degC", Decimal(-40), Decimal(150), 300),
     ("kPa", Decimal(0), Decimal(35000), 30),
 )
+# Exchange calendars of the series of a per-series calendar (`calendar: per series from catalog`),
+# in turn: New York and London, so that sample data crosses two calendars' holidays and hours.
+CALENDAR_CODES = ("XNYS", "XLON")
 # A plausible wrong unit for the catalog_unit / fixed_value violations (the kPa incident).
 OTHER_UNIT = {"bar": "kPa", "kPa": "bar", "degC": "degF", "degF": "degC", "Pa": "kPa"}
 

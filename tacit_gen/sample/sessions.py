@@ -13,6 +13,8 @@ from tacit_gen.semantics.calendar import weekdays_through
 from tacit_gen.semantics.sessions import CalendarError, SessionIndex, exchange_sessions
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tacit_gen.plan_types import Clause
 
 _PAD = timedelta(days=7)
@@ -26,15 +28,40 @@ def _index(code: str, first: date, last: date) -> SessionIndex:
         raise SampleError(f"sessions of {code}: {e}") from e
 
 
-def index_for(clause: Clause, times: list[datetime]) -> SessionIndex | None:
-    """The sessions of the clause's calendar over `times` (None: Monday to Friday)."""
+def calendar_code(clause: Clause, series: Any, lookup: Mapping[Any, Any]) -> str | None:
+    """The exchange calendar code of a series: the clause's own, or for a per-series calendar the
+    catalog's entry for the series' value (None: the series has no entry or no code)."""
+    if clause.param("calendar") is not None:
+        return str(clause.param("calendar"))
+    entry = lookup.get(series)
+    code = entry.get(str(clause.param("calendar_catalog_column"))) if entry is not None else None
+    return None if code is None else str(code)
+
+
+def row_code(clause: Clause, row: Mapping[str, Any], lookup: Mapping[Any, Any]) -> str | None:
+    """The calendar code of the series a row belongs to (`calendar_code`)."""
+    col = clause.param("calendar_series")
+    return calendar_code(clause, row.get(str(col)) if col is not None else None, lookup)
+
+
+def group_code(clause: Clause, key: tuple[Any, ...], lookup: Mapping[Any, Any]) -> str | None:
+    """The calendar code of a series given by its key values (in the clause's `series` order)."""
+    cols = tuple(clause.param("series") or ())
+    col = clause.param("calendar_series")
+    if clause.param("calendar") is not None or col not in cols:
+        return calendar_code(clause, None, lookup)
+    return calendar_code(clause, key[cols.index(col)], lookup)
+
+
+def index_for(clause: Clause, times: list[datetime], code: str | None) -> SessionIndex | None:
+    """The sessions of calendar `code` over `times` (None: Monday to Friday, the clause reads no
+    sessions; an empty index when the series has no code)."""
     if clause.param("sessions_relation") is None:
         return None
-    code = clause.param("calendar")
     if code is None:
-        raise SampleError("sample data for a per-series calendar (from the catalog) is not generated")
+        return SessionIndex(())  # a series missing from the catalog: no session at all
     days = [as_utc(t).date() for t in times] or [date(2024, 1, 2)]
-    return _index(str(code), min(days) - _PAD, max(days) + _PAD)
+    return _index(code, min(days) - _PAD, max(days) + _PAD)
 
 
 def _monday_to_friday(t: datetime) -> int | None:
@@ -45,28 +72,31 @@ def _monday_to_friday(t: datetime) -> int | None:
     return weekdays_through(d)
 
 
-def session_number(clause: Clause, idx: SessionIndex | None, t: datetime) -> int | None:
+def session_number(clause: Clause, idx: SessionIndex | None, t: datetime, code: str | None) -> int | None:
     """The number of the session point `t` belongs to (None: outside every session)."""
     if idx is None:
         return _monday_to_friday(t)
-    code = str(clause.param("calendar"))
+    if code is None:
+        return None
     if clause.param("sessions") == "within":
         return idx.within(code, as_utc(t), int(clause.param("interval_seconds")))
     return idx.trading_day(code, as_utc(t))
 
 
-def session_cadence_failures(clause: Clause, groups: dict[Any, list[datetime]]) -> int:
-    """Points off a session cadence (the rule of `tacit_gen.sql.sessions.session_cadence`)."""
+def session_cadence_failures(clause: Clause, groups: dict[Any, list[datetime]],
+                             lookup: Mapping[Any, Any]) -> int:
+    """Points off a session cadence (the rule of `tacit_gen.sql.sessions.session_cadence`); each
+    series on its own calendar (`group_code`)."""
     from decimal import Decimal
 
-    every = [t for ts in groups.values() for t in ts]
-    idx = index_for(clause, every)
     within = clause.param("sessions") == "within"
     gaps = bool(clause.param("gaps_allowed"))
     bad = 0
-    for times in groups.values():
+    for key, times in groups.items():
+        code = group_code(clause, key, lookup)
+        idx = index_for(clause, times, code)
         times = sorted(times, key=epoch_us)
-        numbers = [session_number(clause, idx, t) for t in times]
+        numbers = [session_number(clause, idx, t, code) for t in times]
         bad += sum(1 for n in numbers[:1] if n is None)
         for (a, na), (b, nb) in itertools.pairwise(zip(times, numbers, strict=True)):
             if nb is None:
@@ -86,18 +116,20 @@ def session_cadence_failures(clause: Clause, groups: dict[Any, list[datetime]]) 
     return bad
 
 
-def sessions_within(clause: Clause, t: datetime, ingest: datetime) -> bool:
-    """A restatement ingested within N sessions of its event (UTC dates)."""
-    idx = index_for(clause, [t, ingest])
-    assert idx is not None
-    n = idx.count_after(str(clause.param("calendar")), as_utc(t).date(), as_utc(ingest).date())
+def sessions_within(clause: Clause, t: datetime, ingest: datetime, code: str | None) -> bool:
+    """A restatement ingested within N sessions of its event (UTC dates), in the sessions of
+    calendar `code`; a series without a code has no sessions, so nothing of it is counted late."""
+    idx = index_for(clause, [t, ingest], code)
+    if idx is None or code is None:
+        return True
+    n = idx.count_after(code, as_utc(t).date(), as_utc(ingest).date())
     return n <= int(clause.param("business_days"))
 
 
-def session_grid(clause: Clause, end: datetime, count: int) -> list[datetime]:
-    """`count` points of a session cadence ending at or before `end`, oldest first: the last
-    bars of the latest sessions (so minute bars cross a night when `count` is large enough), or
-    the latest trading days at 00:00 UTC."""
+def session_grid(clause: Clause, end: datetime, count: int, code: str | None) -> list[datetime]:
+    """`count` points of a session cadence on calendar `code` ending at or before `end`, oldest
+    first: the last bars of the latest sessions (so minute bars cross a night when `count` is
+    large enough), or the latest trading days at 00:00 UTC."""
     within = clause.param("sessions") == "within"
     interval = int(clause.param("interval_seconds") or 86_400)
     span = timedelta(days=max(14, (count * interval) // 20_000 * 2 + 14) if within else count * 2 + 14)
@@ -109,9 +141,11 @@ def session_grid(clause: Clause, end: datetime, count: int) -> list[datetime]:
                 out.append(datetime(d.year, d.month, d.day, tzinfo=UTC))
             d -= timedelta(days=1)
         return out[::-1]
-    idx = index_for(clause, [end - span, end])
+    if code is None:
+        raise SampleError("a series without an exchange calendar code has no sessions to sample")
+    idx = index_for(clause, [end - span, end], code)
     assert idx is not None
-    sessions = [s for s in idx.sessions(str(clause.param("calendar"))) if s.open <= end]
+    sessions = [s for s in idx.sessions(code) if s.open <= end]
     for s in reversed(sessions):
         if not within:
             out.append(datetime(s.session.year, s.session.month, s.session.day, tzinfo=UTC))
@@ -124,5 +158,5 @@ def session_grid(clause: Clause, end: datetime, count: int) -> list[datetime]:
         if len(out) >= count:
             break
     if len(out) < count:
-        raise SampleError(f"not enough sessions of {clause.param('calendar')} before {end}")
+        raise SampleError(f"not enough sessions of {code} before {end}")
     return sorted(out[:count], key=epoch_us)

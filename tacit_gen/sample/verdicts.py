@@ -59,13 +59,14 @@ def conforms(v: Any, t: DataType) -> bool:
     return False
 
 
-def within_window(clause: Clause, t: datetime, ingest: datetime) -> bool:
-    """A restatement ingested within the policy window (naive timestamps count as UTC)."""
+def within_window(clause: Clause, t: datetime, ingest: datetime, code: str | None = None) -> bool:
+    """A restatement ingested within the policy window (naive timestamps count as UTC); a window
+    in trading days counts the sessions of `code` (the series' calendar: `sessions.row_code`)."""
     bdays = clause.param("business_days")
     if bdays is not None and clause.param("sessions_relation") is not None:
         from tacit_gen.sample.sessions import sessions_within
 
-        return sessions_within(clause, t, ingest)
+        return sessions_within(clause, t, ingest, code or clause.param("calendar"))
     if bdays is not None:
         return weekdays_through(as_utc(ingest).date()) - weekdays_through(as_utc(t).date()) <= int(
             bdays
@@ -116,7 +117,7 @@ def cadence_failures(clause: Clause, rows: list[dict[str, Any]], catalog: Catalo
     if clause.param("sessions") is not None:
         from tacit_gen.sample.sessions import session_cadence_failures
 
-        return session_cadence_failures(clause, groups)
+        return session_cadence_failures(clause, groups, lookup)
     tol = Decimal(str(clause.param("tolerance_pct") or "0"))
     bad = 0
     for key, times in groups.items():
@@ -293,7 +294,7 @@ def _references(c: Clause, f: Facts) -> ClauseCheck:
 
 
 def _revision_window(c: Clause, f: Facts) -> ClauseCheck:
-    return _count(c, f.rows, lambda r: revision_ok(c, r) is False)
+    return _count(c, f.rows, lambda r: revision_ok(c, r, f.lookup) is False)
 
 
 # One reference verdict per clause kind (keep sorted: several engineers add kinds).
@@ -366,7 +367,9 @@ def range_ok(c: Clause, v: Any) -> bool | None:
     return ok
 
 
-def revision_ok(c: Clause, r: Mapping[str, Any]) -> bool | None:
+def revision_ok(c: Clause, r: Mapping[str, Any], lookup: Mapping[Any, Any] | None = None
+                ) -> bool | None:
+    """A row's revision within the policy (`lookup`: the catalog, for a per-series calendar)."""
     rev = r.get(str(c.param("column") or "revision"))
     if rev is None:
         return None
@@ -378,4 +381,8 @@ def revision_ok(c: Clause, r: Mapping[str, Any]) -> bool | None:
     t, i = r.get(tcol), r.get(ingest)
     if t is None or i is None:
         return None
+    if c.param("calendar_catalog") is not None:
+        from tacit_gen.sample.sessions import row_code
+
+        return within_window(c, t, i, row_code(c, r, lookup or {}))
     return within_window(c, t, i)

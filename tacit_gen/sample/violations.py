@@ -526,8 +526,15 @@ def _revision_window(v: Violation) -> Iterator[Candidate]:
         t = r[tcol]
         unit = ctx.cols[str(ingest)].type.ts_unit or "us"
         if clause.param("business_days") is not None:
+            code = None
+            if clause.param("calendar_catalog") is not None:  # the series' own calendar
+                from tacit_gen.sample.sessions import row_code
+
+                code = row_code(clause, r, v.lookup)
+                if code is None:
+                    return None  # no sessions: never late
             late_t = t
-            while within_window(clause, t, late_t):
+            while within_window(clause, t, late_t, code):
                 late_t += timedelta(days=1)
         else:
             late_t = t + timedelta(seconds=int(clause.param("window_seconds")) + 1)

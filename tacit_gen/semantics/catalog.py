@@ -22,20 +22,23 @@ class CatalogSpec:
     cadence: str | None = None  # cadence's catalog_column (cadence from catalog)
     plausible_min: str | None = None  # plausible's min_column (soft bounds, `tacit-gen profile`)
     plausible_max: str | None = None  # plausible's max_column
+    calendar: str | None = None  # a per-series calendar's column (each series' exchange code)
 
     @property
     def columns(self) -> tuple[str, ...]:
         cols = [self.key]
         for c in (self.unit, self.hard_min, self.hard_max, self.cadence, self.plausible_min,
-                  self.plausible_max):
+                  self.plausible_max, self.calendar):
             if c is not None and c not in cols:
                 cols.append(c)
         return tuple(cols)
 
     def role(self, column: str) -> str:
-        """key, unit, bound, plausible or cadence."""
+        """key, unit, bound, plausible, calendar or cadence."""
         if column == self.key:
             return "key"
+        if column == self.calendar:
+            return "calendar"
         if column == self.unit:
             return "unit"
         if column in (self.hard_min, self.hard_max):
@@ -47,8 +50,12 @@ class CatalogSpec:
 
 def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
     """The catalog the plan joins to, or None when no clause reads a catalog."""
-    rel = key = unit = lo = hi = cad = plo = phi = None
+    rel = key = unit = lo = hi = cad = plo = phi = cal = None
     for c in clauses:
+        if c.param("calendar_catalog") is not None:  # a per-series calendar (cadence, window)
+            cal = cal or c.param("calendar_catalog_column")
+            rel = rel or c.param("calendar_catalog")
+            key = key or c.param("calendar_catalog_key")
         if c.kind in ("catalog_dimension", "catalog_unit"):
             unit = unit or c.param("catalog_column")
         elif c.kind == "catalog_bounds":
@@ -63,7 +70,7 @@ def catalog_spec(clauses: Sequence[Clause]) -> CatalogSpec | None:
         key = key or c.param("catalog_key")
     if rel is None or key is None:
         return None
-    return CatalogSpec(str(rel), str(key), unit, lo, hi, cad, plo, phi)
+    return CatalogSpec(str(rel), str(key), unit, lo, hi, cad, plo, phi, cal)
 
 
 @dataclass(frozen=True)
@@ -83,5 +90,5 @@ class CatalogData:
     def types(self) -> dict[str, str]:
         """Column -> type text used by ``write`` (string key/unit, decimal bounds, int64 cadence)."""
         role_type = {"key": "string", "unit": "string", "bound": "decimal(38,10)",
-                     "cadence": "int64", "plausible": "decimal(38,10)"}
+                     "cadence": "int64", "plausible": "decimal(38,10)", "calendar": "string"}
         return {c: role_type[self.spec.role(c)] for c in self.spec.columns}

@@ -1,0 +1,109 @@
+"""`tacit-gen sample` on a per-series calendar (issue 13), checked by the real engines.
+
+The contract takes each series' exchange calendar from the catalog (`calendar: per series from
+catalog`). `sample` writes a catalog putting the series on XNYS and XLON in turn and places each
+series' minute bars on its own calendar's sessions (London's bars from 08:00 UTC, New York's from
+14:30 UTC, each crossing a night); the sessions are generated from exchange_calendars for the data's
+dates by `verify`. Clean data passes in every engine; data breaking `cadence:` or `revision_window`
+fails that clause alone in every engine; and the clean bars fail `cadence:` once the catalog swaps
+the two calendars (each series' bars are then outside the other exchange's hours), so the engines
+do read each series' own code. Then the clean data and the swapped catalog on PostgreSQL 15.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+
+from tacit_gen.contract.loader import load
+from tacit_gen.contract.model import Contract
+from tacit_gen.engines.postgres_server import Server
+from tacit_gen.plan import plan
+from tacit_gen.sample import SampleData, sample, write
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.calendar.data import MINUTE
+from tests.parity.harness import failed_by_engine
+from tests.parity.postgres_harness import PG_ENGINES
+
+pytestmark = pytest.mark.engine
+
+ENGINES = (*PG_ENGINES, "soda4")  # dbt, soda, gx, pandera, ibis, soda4
+CADENCE = "cadence:bar_start"
+ROWS = 1600  # ~440 bars a series: more than London's 420 of 2024-01-02 before 15:00 UTC
+PER_SERIES = MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n") + (
+    "catalog: {relation: instruments, key: symbol, calendar: venue}\n")
+
+
+def _contract(tmp: Path) -> tuple[Contract, Path]:
+    src = tmp / "bars_ps.yaml"
+    src.write_text(PER_SERIES, encoding="utf-8")
+    return load(str(src)), src
+
+
+def _case(tmp: Path, name: str, violate: str | None, targets: tuple[str, ...],
+          swap: bool = False) -> tuple[VerifyCase, SampleData]:
+    contract, src = _contract(tmp)
+    data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=violate)
+    (tmp / name).mkdir()
+    data_path, catalog_path = write(data, tmp / name / "bars.csv")
+    assert catalog_path is not None
+    if swap:  # the same bars, each series on the other exchange
+        text = catalog_path.read_text(encoding="utf-8")
+        catalog_path.write_text(text.replace("XNYS", "@").replace("XLON", "XNYS").replace("@", "XLON"),
+                                encoding="utf-8")
+    return VerifyCase(contract, data_path, catalog_path, data.now, targets, src), data
+
+
+def _venues(data: SampleData) -> dict[str, str]:
+    assert data.catalog is not None
+    return {str(r[0]): str(r[1]) for r in data.catalog.rows}
+
+
+def _check_bars(data: SampleData) -> None:
+    """The data is what the test claims: two calendars, each series on its own hours, nights."""
+    venues = _venues(data)
+    assert sorted(set(venues.values())) == ["XLON", "XNYS"], venues
+    for symbol, venue in venues.items():
+        times = [t for s, t in zip(data.columns["symbol"], data.columns["bar_start"], strict=True)
+                 if s == symbol]
+        assert len({t.date() for t in times}) >= 2, f"{symbol} crosses no night"
+        first_hour = min(t.astimezone(UTC).hour for t in times)
+        assert first_hour == (8 if venue == "XLON" else 14), (symbol, venue, first_hour)
+
+
+def _assert_failed(report: VerifyReport, want: set[str], targets: tuple[str, ...]) -> None:
+    table = report.render_text()
+    assert report.exit_code == (1 if want else 0), table
+    assert set(report.targets) == set(targets), table
+    for target, failed in failed_by_engine(report).items():
+        assert failed == want, f"{target}: {sorted(failed)}\n{table}"
+    if not want:
+        for r in report.rows:
+            for t, v in r.verdicts.items():
+                assert v.status == "pass", f"{t} {r.clause.id}: {v.status}\n{table}"
+
+
+def test_sample_per_series_calendars_in_every_engine(tmp_path: Path) -> None:
+    specs = [("clean", None, False, set()), ("cadence", CADENCE, False, {CADENCE}),
+             ("window", "revision_window", False, {"revision_window"}),
+             ("swapped", None, True, {CADENCE})]
+    built = [_case(tmp_path, name, v, ENGINES, swap) for name, v, swap, _ in specs]
+    _check_bars(built[0][1])
+    for (name, violate, _, _), (_, data) in zip(specs, built, strict=True):
+        assert data.violated == ((violate,) if violate else ()), f"{name}: {data.violated}"
+    reports = verify_cases([case for case, _ in built], "duckdb", tmp_path / "work")
+    for (name, _, _, want), report in zip(specs, reports, strict=True):
+        try:
+            _assert_failed(report, want, ENGINES)
+        except AssertionError as e:
+            raise AssertionError(f"case {name}: {e}") from None
+
+
+def test_sample_per_series_calendars_on_postgres(pg_server: Server, tmp_path: Path) -> None:
+    built = [_case(tmp_path, "clean", None, ENGINES), _case(tmp_path, "swapped", None, ENGINES, True)]
+    reports = verify_cases([c for c, _ in built], "postgres", tmp_path / "work", dsn=pg_server.dsn)
+    _assert_failed(reports[0], set(), ENGINES)
+    _assert_failed(reports[1], {CADENCE}, ENGINES)
+
