@@ -99,3 +99,38 @@ def test_sample_breaks_it_alone_and_says_the_expected_verdict_is_warn(tmp_path: 
     assert "expected verdict: WARN" in result.output and "also breaks" not in result.output
     header = (tmp_path / "d.catalog.csv").read_text(encoding="utf-8").splitlines()[0]
     assert header == "series_id,hard_min,hard_max,plausible_min,plausible_max"
+
+
+@pytest.mark.parametrize("seed", [1, 7, 42])
+def test_sample_violation_is_one_value_inside_the_hard_bounds_outside_the_plausible_ones(
+        tmp_path: Path, seed: int) -> None:
+    """Read from the files sample writes: clean data lies inside every series' plausible bounds;
+    the violation changes one value, which stays inside its series' hard bounds (so
+    catalog_bounds passes) and leaves its plausible ones."""
+    import csv
+    from decimal import Decimal
+
+    def rows(name: str, *violate: str) -> tuple[list[dict[str, str]], dict[str, dict[str, str]]]:
+        out = tmp_path / f"{name}.csv"
+        res = CliRunner().invoke(main, ["sample", str(FIXTURE), "--rows", "24", "--seed", str(seed),
+                                        "--out", str(out), *violate])
+        assert res.exit_code == 0, res.output
+        with out.open(encoding="utf-8") as f:
+            data = list(csv.DictReader(f))
+        with (tmp_path / f"{name}.catalog.csv").open(encoding="utf-8") as f:
+            catalog = {r["series_id"]: r for r in csv.DictReader(f)}
+        return data, catalog
+
+    def inside(r: dict[str, str], cat: dict[str, dict[str, str]], low: str, high: str) -> bool:
+        b = cat[r["series_id"]]
+        return Decimal(b[low]) <= Decimal(r["value"]) <= Decimal(b[high])
+
+    clean, clean_cat = rows("clean")
+    bad, cat = rows("bad", "--violate", "plausible:value")
+    assert cat == clean_cat
+    values = [r for r in clean if r["value"]]
+    assert values and all(inside(r, cat, "plausible_min", "plausible_max") for r in values)
+    changed = [b for a, b in zip(clean, bad, strict=True) if a != b]
+    assert len(changed) == 1, changed
+    assert inside(changed[0], cat, "hard_min", "hard_max")
+    assert not inside(changed[0], cat, "plausible_min", "plausible_max")
