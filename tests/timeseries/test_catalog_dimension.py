@@ -3,7 +3,8 @@
 A pressure feed whose unit comes per series from the catalog, under `dimension: pressure`. The
 data's `unit` column always equals the catalog's, so `catalog_unit` holds and only
 `catalog_dimension:value` can fail: a series whose catalog unit is `kg` (another dimension), the
-issue's `kPa` under `dimension: temperature`, and a NULL catalog unit. Every engine must agree.
+issue's `kPa` under `dimension: temperature`, and a NULL catalog unit. Every engine must agree,
+on DuckDB, and on a real PostgreSQL 15 (a clean case and the kPa one; the `pg_server` fixture).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.contract.loader import load
+from tacit_gen.engines.postgres_server import Server
 from tacit_gen.verify import VerifyCase, verify_cases
 from tests.conftest import ROOT
 
@@ -69,3 +71,21 @@ def test_every_engine_checks_the_catalog_units_dimension(tmp_path: Path) -> None
             assert failed == expected, f"{label}: {engine} flagged {sorted(failed)}\n{table}"
             row = next(r for r in report.rows if r.clause.id == DIM)
             assert row.verdicts[engine].status in ("pass", "fail"), f"{label}: {engine}\n{table}"
+
+
+def test_every_engine_checks_the_catalog_units_dimension_on_postgres(pg_server: Server,
+                                                                      tmp_path: Path) -> None:
+    labels = ["bar and kPa under pressure", "kPa under temperature"]
+    reports = verify_cases([_case(tmp_path, label) for label in labels], "postgres",
+                           tmp_path / "work", dsn=pg_server.dsn)
+    for label, report in zip(labels, reports, strict=True):
+        expected = CASES[label][2]
+        table = report.render_text()
+        assert report.exit_code == (1 if expected else 0), f"{label}\n{table}"
+        assert set(report.targets) == set(ENGINES), f"{label}\n{table}"
+        row = next(r for r in report.rows if r.clause.id == DIM)
+        for engine in ENGINES:
+            failed = {r.clause.id for r in report.rows if r.verdicts[engine].status == "fail"}
+            assert failed == expected, f"{label}: {engine} flagged {sorted(failed)}\n{table}"
+            want = "fail" if expected else "pass"
+            assert row.verdicts[engine].status == want, f"{label}: {engine}\n{table}"
