@@ -571,8 +571,9 @@ class _Importer:
         self.d.keep(holder, "x-dbt-relationships", [{k: args[k] for k in sorted(args)}])
         where = f"fields.{column}.x-dbt-relationships" if column in self.columns \
             else "x-dbt-relationships"
-        self.d.item(KEPT, self.where(column), what, f"{where} (not ref('<model>') with one field: "
-                    "not checked)")
+        why = (f"column {column} is not in the contract" if column and column not in self.columns
+               else "not ref('<model>') with one field")
+        self.d.item(KEPT, self.where(column), what, f"{where} ({why}: not checked)")
         return True
 
     # -- key ------------------------------------------------------------------------------

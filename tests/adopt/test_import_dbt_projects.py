@@ -95,6 +95,10 @@ def test_jaffle_shop_with_manifest_and_catalog(built: Path) -> None:
     assert checked >= 4
     # every undocumented warehouse column is in its contract too (the contract is strict)
     assert "column:customer_lifetime_value" in plans["customers"]
+    # jaffle_shop's relationships test (orders.customer_id to ref('customers')) is a foreign key
+    assert "references:customer_id" in plans["orders"]
+    orders = load_report(built / by_name["orders"]["path"])[0]
+    assert orders.field("customer_id").references == ("customers", "customer_id")  # type: ignore[union-attr]
     assert report["exit_code"] == (1 if any(expected_untyped.values()) else 0)
 
 
