@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tacit_gen import registry
 from tacit_gen import render as r
@@ -16,11 +17,14 @@ from tacit_gen.drift.base import Finding
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
 
+if TYPE_CHECKING:
+    from tacit_gen.rendercache import RenderCache
+
 
 def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: RenderOptions,
               artifact: str | None = None, bump_gate: bool = True, base: str | None = None,
               env: Mapping[str, str] | None = None, dbt_project: str | None = None,
-              root: Path | None = None) -> CheckReport:
+              root: Path | None = None, cache: RenderCache | None = None) -> CheckReport:
     """Check committed artifacts against their contracts.
 
     Args:
@@ -36,6 +40,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         env: the environment to read ``CI`` / ``GITHUB_BASE_REF`` from (default: os.environ).
         dbt_project: the folder of the user's dbt_project.yml (default: `root`).
         root: the project root (the settings file's folder; default: the working directory).
+        cache: the render cache the fresh renders may come from (`tacit_gen.rendercache`).
 
     Raises:
         ValueError: for usage errors (contract that does not load, wrong --artifact usage, an
@@ -53,8 +58,9 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
                                        targets[0], check_header=False, options=options))
         report.checked.append(Path(artifact).as_posix())
         return report
-    contracts = [_load(f) for f in files]
-    run = r.render_all(files, targets, options)
+    run = r.render_all(files, targets, options, cache)
+    if run.failed:  # the first contract that does not load, as `_load` reports it
+        raise ValueError("\n".join(x.render() for x in run.failed[0]))
     if run.errors:
         raise ValueError("; ".join(e.render() for e in run.errors))
     # 1. byte drift and missing artifacts
@@ -76,8 +82,7 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
     # to its fresh render is not read: a render reads back as its plan (tests/drift and
     # tests/cli/test_check_fast.py prove it), and its reader's imports (sqlglot's parser, protoc,
     # jsonschema) would cost check its fast start (issue 16).
-    for contract in contracts:
-        clauses = plan(contract)
+    for contract, clauses in zip(run.contracts, run.plans, strict=True):
         for t in targets:
             if not r.target_enabled(contract, t):
                 continue

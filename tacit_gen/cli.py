@@ -313,7 +313,19 @@ _render_flags = [
     click.option("--dialect", default=None, type=click.Choice(SQL_DIALECTS),
                  help="SQL dialect of the Soda and GX artifacts (queries, type names); a contract's "
                       "targets.<t>.dialect wins. Default: the dbt adapter's dialect."),
+    click.option("--no-cache", is_flag=True,
+                 help="Render every artifact anew: the render cache ($TACIT_GEN_CACHE_DIR, else "
+                      "$XDG_CACHE_HOME/tacit-gen, in render/) is neither read nor written."),
 ]
+
+
+def _render_cache(no_cache: bool) -> Any:
+    """The render cache of `render` and `check` (`tacit_gen.rendercache`), or None (--no-cache)."""
+    if no_cache:
+        return None
+    from tacit_gen.rendercache import RenderCache
+
+    return RenderCache()
 
 
 def _with_render_flags(f: Any) -> Any:
@@ -325,10 +337,11 @@ def _with_render_flags(f: Any) -> Any:
 @main.command(epilog=EXIT_CODES, cls=_WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
-@click.option("--check", is_flag=True, help="Write nothing; print a diff of what would change; exit 1 if stale.")
+@click.option("--check", is_flag=True, help="Write nothing to the project; print a diff of what would "
+              "change; exit 1 if stale. (The render cache may be written: see --no-cache.)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, templates: str | None,
-           dialect: str | None, check: bool, fmt: str, **flags: Any) -> None:
+           dialect: str | None, no_cache: bool, check: bool, fmt: str, **flags: Any) -> None:
     """Render contracts into artifacts: settings first (tacit-gen.toml), then flags; default
     contracts/ into generated/."""
     from tacit_gen import render as r
@@ -339,7 +352,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
         _fail_usage("no contract files to render")
     targets = proj.targets
     try:
-        run = r.render_all(files, targets, proj.options)
+        run = r.render_all(files, targets, proj.options, _render_cache(no_cache))
     except ValueError as e:  # a --templates folder that would be ignored
         _fail_usage(str(e))
     _echo_diagnostics(run.errors, err=True)
@@ -400,7 +413,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
                    "history too shallow to find it is exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
-          templates: str | None, dialect: str | None, artifact: str | None, no_bump_gate: bool,
+          templates: str | None, dialect: str | None, no_cache: bool, artifact: str | None, no_bump_gate: bool,
           base: str | None, fmt: str, **flags: Any) -> None:
     """Prove the committed artifacts still say what the contracts say.
 
@@ -415,7 +428,8 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
     try:
         report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
-                           dbt_project=proj.dbt_project, root=proj.settings.root)
+                           dbt_project=proj.dbt_project, root=proj.settings.root,
+                           cache=_render_cache(no_cache))
     except ValueError as e:
         _fail_usage(str(e))
     if fmt == "json":

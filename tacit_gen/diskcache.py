@@ -45,11 +45,12 @@ def load(name: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def store(name: str, data: dict[str, Any]) -> None:
-    """Write `data` under `name` atomically; a failure to write is ignored (the cache is optional)."""
+def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
+    """Write `data` under `name` (in `folder`, default `cache_dir()`) atomically; True when written.
+    A failure to write is ignored (the cache is optional)."""
     import tempfile
 
-    folder = cache_dir()
+    folder = cache_dir() if folder is None else folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
@@ -61,4 +62,5 @@ def store(name: str, data: dict[str, Any]) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
-        pass
+        return False
+    return True

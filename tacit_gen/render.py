@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tacit_gen import registry
 from tacit_gen.contract.errors import ContractError, Diagnostic
@@ -18,8 +17,11 @@ from tacit_gen.contract.loader import load, project_root
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
-from tacit_gen.targets.base import Artifact, RenderOptions, Unsupported
+from tacit_gen.targets.base import Artifact, RenderOptions, RenderResult, Unsupported
 from tacit_gen.targets.header import GENERATED_MARK
+
+if TYPE_CHECKING:
+    from tacit_gen.rendercache import RenderCache
 
 CONTRACT_SUFFIXES = (".yaml", ".yml")
 
@@ -56,26 +58,42 @@ class RenderRun:
     unsupported: list[Unsupported] = field(default_factory=list)
     errors: list[Diagnostic] = field(default_factory=list)
     contracts: list[Contract] = field(default_factory=list)
+    plans: list[tuple[Clause, ...]] = field(default_factory=list)  # each contract's clauses
+    failed: list[list[Diagnostic]] = field(default_factory=list)  # per contract that did not load
     roots: list[Path] = field(default_factory=list)  # project roots of the contracts read
 
 
 def render_contract(contract: Contract, targets: tuple[str, ...], options: RenderOptions,
-                    clauses: tuple[Clause, ...] | None = None) -> tuple[list[Artifact], list[Unsupported]]:
-    """Every target's artifacts of one contract (`clauses`: its plan, when already built)."""
+                    clauses: tuple[Clause, ...] | None = None,
+                    cache: RenderCache | None = None) -> tuple[list[Artifact], list[Unsupported]]:
+    """Every target's artifacts of one contract (`clauses`: its plan, when already built).
+
+    With a `cache`, the built-in targets' results come from it when its key matches (no target
+    renders, so sqlglot is not imported), and are stored in it after a miss."""
     if clauses is None:
         clauses = plan(contract)
+    enabled = tuple(name for name in targets if target_enabled(contract, name))
+    cacheable = tuple(name for name in enabled if name in registry.BUILTIN) if cache is not None else ()
+    key = cache.key(contract, cacheable, options) if cache is not None and cacheable else None
+    hit = cache.get(key) if cache is not None and key is not None else None
+    results: dict[str, RenderResult] = {}
+    for name in enabled:
+        got = hit.get(name) if hit is not None else None
+        results[name] = got if got is not None else registry.get(name).render(contract, clauses, options)
+    if cache is not None and key is not None and (hit is None or set(hit) != set(cacheable)):
+        cache.put(key, contract, cacheable, options, {n: results[n] for n in cacheable})
     arts: list[Artifact] = []
     unsupported: list[Unsupported] = []
-    for name in targets:
-        if not target_enabled(contract, name):
-            continue
-        result = registry.get(name).render(contract, clauses, options)
-        arts.extend(result.artifacts)
-        unsupported.extend(result.unsupported)
+    for name in enabled:
+        arts.extend(results[name].artifacts)
+        unsupported.extend(results[name].unsupported)
     return arts, unsupported
 
 
-def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptions) -> RenderRun:
+def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptions,
+               cache: RenderCache | None = None) -> RenderRun:
+    """Render every contract of `paths` (see `render_contract` for `cache`); nothing is written.
+    A contract that does not load is recorded in `errors` and `failed`, the others render."""
     from tacit_gen.targets.templates import check_overrides
 
     check_overrides(options, targets)  # raises TemplateFolderError (a ValueError)
@@ -86,11 +104,13 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
             clauses = plan(contract)  # what only the plan can check (severity names a clause)
         except ContractError as e:
             run.errors.extend(e.diagnostics)
+            run.failed.append(list(e.diagnostics))
             continue
         run.contracts.append(contract)
+        run.plans.append(clauses)
         if project_root(p) not in run.roots:
             run.roots.append(project_root(p))
-        arts, unsupported = render_contract(contract, targets, options, clauses)
+        arts, unsupported = render_contract(contract, targets, options, clauses, cache)
         run.artifacts.extend(arts)
         run.unsupported.extend(unsupported)
     # Shared files (a macros file) render identically from every contract: keep one. Two
@@ -134,6 +154,8 @@ def _stage(path: Path, content: str, created: list[Path]) -> str:
 
     The temp file gets the mode a plain `open()` would give a new file (the umask's), or the
     mode of the file it replaces."""
+    import tempfile  # only when something is written (it imports shutil and random)
+
     missing = [d for d in [path.parent, *path.parent.parents] if not d.exists()]
     for d in reversed(missing):
         d.mkdir()
@@ -272,6 +294,8 @@ class StaleReport:
 
 def stale(out: Path, run: RenderRun, targets: tuple[str, ...]) -> StaleReport:
     """What a write would change, as unified diffs; writes nothing."""
+    import difflib
+
     rep = StaleReport()
     for a in run.artifacts:
         p = out / a.path

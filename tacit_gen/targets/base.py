@@ -159,6 +159,12 @@ class Target(Protocol):
             or None when the target has no engine.
         templates: True when `--templates DIR/<name>/` can override this target's templates; a
             target without templates refuses such a folder.
+
+    A target whose `render` reads a file besides the contract and its templates declares it with
+    an optional method ``render_inputs(contract, options) -> tuple[Path, ...]`` (protobuf's
+    field-number lock): the render cache (`tacit_gen.rendercache`) keys on those files' bytes.
+    ``tests/cli/test_render_cache.py`` fails when a built-in target's render opens an undeclared
+    file.
     """
 
     name: str

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.targets import wire
@@ -175,6 +176,11 @@ class ProtobufTarget:
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"{NAME}/{contract.name}.proto", f"{NAME}/{contract.name}.lock.json")
+
+    def render_inputs(self, contract: Contract, options: RenderOptions) -> tuple[Path, ...]:
+        """The files `render` reads besides the contract: the committed lock (the render cache
+        keys on its bytes)."""
+        return (Path(options.out_dir) / NAME / f"{contract.name}.lock.json",) if options.out_dir else ()
 
     def render(self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
         proto, lock, unsupported = render_files(contract, clauses, options)

@@ -1,0 +1,234 @@
+"""Rendered artifacts kept on disk, keyed by everything a render reads (issue 16, fast start).
+
+A warm `render` or `check` of an unchanged contract takes its artifacts from here instead of
+running the targets, so it imports neither sqlglot nor any target's renderer. The cache is only
+an accelerator: an entry is used when its key is exactly the key of this render, and the key is a
+SHA-256 over every input a render of the built-in targets reads:
+
+- the contract's text as the loader parsed it, and its path as the artifact headers name it;
+- the effective options (`RenderOptions`: settings merged with the flags, the dbt-core version);
+- the targets rendered, and for each the bytes of every file in its `--templates` override folder
+  and of every file its `render_inputs(contract, options)` names (protobuf's field-number lock);
+- tacit-gen itself: its version, and the `stat` of every file of the package and of the
+  repository's `templates/` (inode, size, modification and change times: any write, rename or
+  reinstall changes the change time, which no tool can set back);
+- the Python version and the installed versions of the libraries that shape output (`DISTRIBUTIONS`).
+
+Targets added by other packages (entry points) are never cached: their source is not in the key.
+
+Entries live in ``<cache dir>/render/<key>.json`` (`tacit_gen.diskcache.cache_dir`: the
+``TACIT_GEN_CACHE_DIR`` folder, else ``$XDG_CACHE_HOME/tacit-gen``), written atomically. An entry
+holds a digest of its own payload: one that does not parse, has another key or format, or whose
+payload does not match its digest is a miss, and the render that follows rewrites it. Nothing is
+stored when the inputs changed while the render ran (the key is computed again after it), nor when
+a file of tacit-gen was written less than `RACY_SECONDS` before the process started (the code
+running may not be the code on disk: git's "racily clean" rule). The folder keeps at most
+`MAX_ENTRIES` entries, the least recently used removed first; deleting it is always safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tacit_gen import STARTED, __version__, diskcache, installed, registry
+from tacit_gen.targets.base import Artifact, RenderResult, Unsupported
+
+if TYPE_CHECKING:
+    from tacit_gen.contract.model import Contract
+    from tacit_gen.targets.base import RenderOptions
+
+FORMAT = "tacit-gen render cache 1"
+# The installed libraries whose version can change an artifact's bytes: tacit-gen's runtime
+# dependencies, and what sqlglot imports when it is there (mypy_extensions; its compiled
+# tokenizer and parser). tests/cli/test_render_cache.py fails when a render imports another.
+DISTRIBUTIONS = ("sqlglot", "sqlglotrs", "sqlglotc", "mypy_extensions", "jinja2", "markupsafe",
+                 "pyyaml", "ruamel.yaml", "pint", "click")
+RACY_SECONDS = 2.0
+MAX_ENTRIES = 512
+FOLDER = "render"
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _source_roots() -> list[Path]:
+    """The folders a render's code and packaged templates come from (see `targets.templates`)."""
+    roots = [_PACKAGE]
+    repo_templates = _PACKAGE.parent / "templates"
+    roots += [repo_templates / name for name in registry.BUILTIN if (repo_templates / name).is_dir()]
+    return roots
+
+
+def source_fingerprint() -> tuple[str, float]:
+    """(a fingerprint of tacit-gen's files as they are on disk, the newest of their times).
+
+    One `stat` per file: inode, size, modification and change time (nanoseconds)."""
+    parts: list[str] = []
+    newest = 0.0
+    for root in _source_roots():
+        parts.append(str(root))
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                path = os.path.join(folder, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    parts.append(f"{path}\0gone")
+                    continue
+                parts.append(f"{path}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}")
+                newest = max(newest, st.st_mtime, st.st_ctime)
+    return "\n".join(parts), newest
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except OSError as e:  # unreadable: a key no other state shares, so never a hit
+        return f"unreadable {e.errno} {os.urandom(8).hex()}"
+
+
+def _folder_digest(folder: Path) -> str:
+    """Every file under `folder`: relative path and bytes; "absent" when it is no folder."""
+    if not folder.is_dir():
+        return "absent"
+    h = hashlib.sha256()
+    for dirpath, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            p = Path(dirpath) / name
+            h.update(p.relative_to(folder).as_posix().encode("utf-8", "surrogateescape") + b"\0")
+            h.update(_file_digest(p).encode() + b"\0")
+    return h.hexdigest()
+
+
+class RenderCache:
+    """Rendered artifacts per (contract, targets, options, code): see the module docstring.
+
+    Args:
+        folder: where entries live (default: ``<cache dir>/render``).
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self._base: str | None = None
+        self._storable = False
+
+    def _dir(self) -> Path:
+        return self.folder if self.folder is not None else diskcache.cache_dir() / FOLDER
+
+    def _code(self) -> tuple[str, bool]:
+        """(the key part of tacit-gen and its libraries, whether entries may be stored)."""
+        fingerprint, newest = source_fingerprint()
+        versions = [f"{d}=={installed.version(d)}" for d in DISTRIBUTIONS]
+        base = "\n".join([FORMAT, __version__, sys.version, sys.implementation.cache_tag or "",
+                          *versions, fingerprint])
+        return base, newest < STARTED - RACY_SECONDS
+
+    def key(self, contract: Contract, targets: tuple[str, ...], options: RenderOptions) -> str:
+        """The key of rendering `targets` (built-in ones) of `contract` with `options`."""
+        if self._base is None:
+            self._base, self._storable = self._code()
+        h = hashlib.sha256()
+        for part in self._parts(contract, targets, options):
+            h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        return h.hexdigest()
+
+    def _parts(self, contract: Contract, targets: tuple[str, ...], options: RenderOptions) -> list[str]:
+        parts = [self._base or "", contract.path, contract.source, repr(options), ",".join(targets)]
+        for name in targets:
+            if name not in registry.BUILTIN:
+                raise ValueError(f"the render cache takes built-in targets only, not '{name}'")
+            target = registry.get(name)
+            if options.templates_dir and target.templates:
+                parts.append(f"templates {name} " + _folder_digest(Path(options.templates_dir) / name))
+            inputs = getattr(target, "render_inputs", None)
+            for p in inputs(contract, options) if inputs is not None else ():
+                parts.append(f"input {name} {Path(p).as_posix()} {_file_digest(Path(p))}")
+        return parts
+
+    def get(self, key: str) -> dict[str, RenderResult] | None:
+        """The results stored under `key`, per target; None when absent or not whole."""
+        data = _load(self._dir() / f"{key}.json")
+        if not data or data.get("format") != FORMAT or data.get("key") != key:
+            return None
+        results = data.get("results")
+        if not isinstance(results, dict) or data.get("digest") != _digest(results):
+            return None
+        out: dict[str, RenderResult] = {}
+        try:
+            for name, r in results.items():
+                arts = tuple(Artifact(str_(p), str_(c)) for p, c in r["artifacts"])
+                uns = tuple(Unsupported(str_(t), str_(i), str_(why)) for t, i, why in r["unsupported"])
+                out[name] = RenderResult(arts, uns)
+        except (KeyError, TypeError, ValueError):
+            return None
+        with contextlib.suppress(OSError):  # least recently used goes first when the folder is full
+            os.utime(self._dir() / f"{key}.json")
+        return out
+
+    def put(self, key: str, contract: Contract, targets: tuple[str, ...], options: RenderOptions,
+            results: dict[str, RenderResult]) -> bool:
+        """Store `results` (of `targets`) under `key` when that is safe; True when stored."""
+        if not self._storable or set(results) != set(targets):
+            return False
+        base, storable = self._code()
+        if base != self._base or not storable or self.key(contract, targets, options) != key:
+            return False  # tacit-gen, a template or an input changed while rendering
+        payload = {name: {"artifacts": [[a.path, a.content] for a in r.artifacts],
+                          "unsupported": [[u.target, u.clause_id, u.reason] for u in r.unsupported]}
+                   for name, r in results.items()}
+        entry = {"format": FORMAT, "key": key, "results": payload, "digest": _digest(payload)}
+        folder = self._dir()
+        if not diskcache.store(f"{key}.json", entry, folder=folder):
+            return False
+        _prune(folder)
+        return True
+
+
+def str_(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {type(value).__name__}")
+    return value
+
+
+def _digest(payload: Any) -> str:
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(blob.encode("ascii")).hexdigest()
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _prune(folder: Path) -> None:
+    """Keep the folder at `MAX_ENTRIES`: remove the least recently used down to three quarters."""
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    except OSError:
+        return
+    if len(entries) <= MAX_ENTRIES:
+        return
+
+    def used(e: os.DirEntry[str]) -> float:
+        try:
+            return e.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for e in sorted(entries, key=used)[: len(entries) - MAX_ENTRIES * 3 // 4]:
+        with contextlib.suppress(OSError):
+            os.unlink(e.path)
