@@ -7,10 +7,19 @@ add to the same collector; none of them imports another to do so. A position is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 SEVERITIES = ("error", "warning", "note")
+
+
+def close_matches(word: str, possibilities: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """`difflib.get_close_matches` for a did-you-mean; difflib is imported only when one is
+    wanted, not by every command's start (issue 16)."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(possibilities), n=n, cutoff=cutoff)
 
 
 class Position(Protocol):

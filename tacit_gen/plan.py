@@ -5,14 +5,13 @@ Every renderer, every drift reader and the runtime consume clauses, never the co
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tacit_gen.contract.errors import ContractError
 from tacit_gen.contract.model import Calendar, Catalog, Completeness, Contract
 from tacit_gen.contract.semantics import resolve
-from tacit_gen.diagnostics import Diagnostic
+from tacit_gen.diagnostics import Diagnostic, close_matches
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import ALWAYS_WARN, KINDS, NEVER_WARN, Clause, make_params
@@ -414,7 +413,7 @@ def _did_you_mean(cid: str, clauses: tuple[Clause, ...]) -> str:
             if c.kind in ("range", "catalog_unit", "catalog_bounds") and rest.strip() in (
                     t.strip() for t in c.text.split(";")):
                 return f"; did you mean '{c.id}'? (`tacit-gen explain` lists the clause ids)"
-    close = difflib.get_close_matches(cid, [c.id for c in clauses], n=1, cutoff=0.6)
+    close = close_matches(cid, [c.id for c in clauses], n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return hint + " (`tacit-gen explain` lists the clause ids)"
 

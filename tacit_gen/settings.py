@@ -22,15 +22,14 @@ did-you-mean, like contracts (exit 2).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tacit_gen.contract.errors import Diagnostic
+from tacit_gen.diagnostics import close_matches
 
 FILE_NAME = "tacit-gen.toml"
 DBT_ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
@@ -139,6 +138,8 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
     Raises:
         SettingsError: TOML syntax, unknown keys (with a did-you-mean) or bad values.
     """
+    import tomllib  # only when a settings file applies (start-up, issue 16)
+
     p = Path(path)
     shown = display(p)
     text = p.read_text(encoding="utf-8")
@@ -164,7 +165,7 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
     def unknown(table: dict[str, Any], allowed: tuple[str, ...], where: tuple[str, ...]) -> None:
         for k in table:
             if k not in allowed:
-                close = difflib.get_close_matches(k, allowed, n=1)
+                close = close_matches(k, allowed, n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 name = ".".join((*prefix, *where)) or "the top level"
                 err((*where, k), "TG151", f"unknown key '{k}' in {name}{hint}")
@@ -178,7 +179,7 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
             err((*where, key), "TG152", f"'{'.'.join((*where, key))}' must be a non-empty string")
             return None
         if choices is not None and v not in choices:
-            close = difflib.get_close_matches(v, choices, n=1)
+            close = close_matches(v, choices, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             err((*where, key), "TG152",
                 f"'{'.'.join((*where, key))}' is '{v}': expected one of {', '.join(choices)}{hint}")

@@ -6,7 +6,6 @@ file; `load_report` returns the contract (or None) with every diagnostic, warnin
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -35,7 +34,7 @@ from tacit_gen.contract.model import (
 )
 from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
 from tacit_gen.contract.yamlpos import YNode
-from tacit_gen.diagnostics import Diagnostics
+from tacit_gen.diagnostics import Diagnostics, close_matches
 
 TOP_KEYS = (
     "contract",
@@ -202,7 +201,7 @@ def _lint_waiver(ctx: _Ctx, node: YNode | None, name: str) -> tuple[tuple[str, .
     else:
         for code, cnode in _name_list(ctx, allow, f"'lint.allow' of '{name}'"):
             if code not in RULES:
-                close = difflib.get_close_matches(code, list(RULES), n=1)
+                close = close_matches(code, list(RULES), n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 ctx.error(cnode, "TG114", f"'{code}' is not a lint rule that can be waived{hint}", code)
             elif code not in codes:
@@ -220,7 +219,7 @@ def _check_keys(ctx: _Ctx, node: YNode, allowed: tuple[str, ...], where: str) ->
         name = str(k.value)
         if name in allowed or name.startswith("x-"):
             continue
-        close = difflib.get_close_matches(name, allowed, n=1)
+        close = close_matches(name, allowed, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         ctx.error(k, "TG102", f"unknown key '{name}' in {where}{hint}", name)
         if close:
@@ -598,7 +597,7 @@ def _time_calendar(ctx: _Ctx, node: YNode | None) -> tuple[str | None, bool]:
     if code.lower() == PER_SERIES_CALENDAR:
         return None, True
     if code not in CALENDAR_CODES:
-        close = difflib.get_close_matches(code.upper(), CALENDAR_CODES, n=1)
+        close = close_matches(code.upper(), CALENDAR_CODES, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         ctx.error(node, "TG118", f"unknown exchange calendar '{code}'{hint} (a code exchange_calendars "
                   "knows, such as XNYS, XLON, XTKS; or 'per series from catalog')", code)
@@ -782,7 +781,7 @@ def _load_evolution(ctx: _Ctx, node: YNode) -> Evolution:
     _check_keys(ctx, node, EVOLUTION_KEYS, "'evolution'")
     mode = _string(ctx, node.get("compatibility"), "'evolution.compatibility'") or "BACKWARD"
     if mode.upper() not in COMPAT_MODES:
-        close = difflib.get_close_matches(mode.upper(), COMPAT_MODES, n=1)
+        close = close_matches(mode.upper(), COMPAT_MODES, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         ctx.error(node.get("compatibility"), "TG114", f"unknown compatibility mode '{mode}'{hint}", mode)
         mode = "BACKWARD"
@@ -816,7 +815,7 @@ def _load_targets(ctx: _Ctx, node: YNode) -> tuple[tuple[str, tuple[tuple[str, A
     for k, v in node.value:
         name = str(k.value)
         if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=1)
+            close = close_matches(name, list(known), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             ctx.error(k, "TG102", f"unknown target '{name}'{hint}", name)
             continue
@@ -1127,11 +1126,11 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
     # key columns must exist
     for k, kn in key:
         if k not in declared and k not in broken:
-            close = difflib.get_close_matches(k, sorted(declared | broken), n=1)
+            close = close_matches(k, sorted(declared | broken), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             ctx.error(kn, "TG107", f"key column '{k}' is not a field{hint}", k)
     if time is not None and time.column not in declared and time.column not in broken:
-        close = difflib.get_close_matches(time.column, sorted(declared), n=1)
+        close = close_matches(time.column, sorted(declared), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         cn = tnode.get("column") if tnode is not None else None
         ctx.error(cn, "TG107", f"time column '{time.column}' is not a field{hint}", time.column)

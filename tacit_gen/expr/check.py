@@ -6,10 +6,10 @@ the offset of the offending word, so the loader can point at the exact line and 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tacit_gen.diagnostics import close_matches
 from tacit_gen.expr import nodes as n
 
 DEFERRED = "<deferred>"  # a unit known only per series (from the catalog)
@@ -64,7 +64,7 @@ class Checker:
 
     # -- resolution ------------------------------------------------------
     def unknown(self, node: n.Name) -> None:
-        close = difflib.get_close_matches(node.name, list(self.columns), n=1)
+        close = close_matches(node.name, list(self.columns), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         self.problem("TG107", f"unknown column '{node.name}'{hint}", node, node.name)
 
