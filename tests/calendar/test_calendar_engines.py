@@ -1,8 +1,8 @@
 """Issue 13's done-when list, run in every engine: XNYS 2024 sessions from exchange_calendars.
 
 Minute bars with `60s within session` over the March DST change (2024-03-08 -> 03-11: the open
-moves from 14:30 to 13:30 UTC) and the early close of 2024-11-29 (18:00 UTC), with overnight
-steps, pass in dbt, Soda, GX, pandera and the ibis runtime; a bar missing inside a session, a bar
+moves from 14:30 to 13:30 UTC), the November one (2024-11-01 -> 11-04: 13:30 to 14:30 UTC, the
+close 20:00 to 21:00) and the early close of 2024-11-29 (18:00 UTC), with overnight steps, pass in dbt, Soda, GX, pandera and the ibis runtime; a bar missing inside a session, a bar
 at 13:30 New York on the early-close day, and a bar on Thanksgiving each fail naming
 `cadence:bar_start` in every engine. Daily bars across Independence Day pass with the calendar
 and fail Monday-to-Friday without it. A restatement 5 sessions after its event passes and one 6
@@ -28,6 +28,7 @@ ENGINES = PG_ENGINES  # dbt, soda, gx, pandera, ibis
 NOW = utc(2024, 12, 10)
 DST = [date(2024, 3, 8), date(2024, 3, 11)]
 EARLY = [date(2024, 11, 27), date(2024, 11, 29)]
+NOVEMBER_DST = [date(2024, 11, 1), date(2024, 11, 4)]  # New York falls back on Sunday 11-03
 
 
 def _contract(tmp: Path, text: str, name: str = "c.yaml"):
@@ -37,7 +38,8 @@ def _contract(tmp: Path, text: str, name: str = "c.yaml"):
 
 
 def _clean_minutes() -> list[dict[str, str]]:
-    rows = minute_bars(DST, "A") + minute_bars(EARLY, "B")
+    # series C first: the defects below copy B's last bar (rows[-2])
+    rows = minute_bars(NOVEMBER_DST, "C") + minute_bars(DST, "A") + minute_bars(EARLY, "B")
     # a restatement of Wed 2024-11-27 15:00 ingested Thu 2024-12-05: 5 sessions later
     # (11-29, 12-02, 12-03, 12-04, 12-05; Thanksgiving 11-28 is none): inside the window
     rows.append({**next(r for r in rows if r["bar_start"] == "2024-11-27T15:00:00.000Z"),
@@ -74,6 +76,10 @@ def test_minute_bars_over_dst_early_close_and_nights_pass(tmp_path: Path) -> Non
     rows = _clean_minutes()
     assert "2024-03-11T13:30:00.000Z" in {r["bar_start"] for r in rows}  # DST open
     assert "2024-11-29T17:59:00.000Z" in {r["bar_start"] for r in rows}  # last bar, early close
+    starts = {r["bar_start"] for r in rows}
+    assert {"2024-11-01T13:30:00.000Z", "2024-11-01T19:59:00.000Z"} <= starts  # EDT, before
+    assert {"2024-11-04T14:30:00.000Z", "2024-11-04T20:59:00.000Z"} <= starts  # EST, after
+    assert not {"2024-11-04T13:30:00.000Z", "2024-11-01T20:00:00.000Z"} & starts
     _all_pass(_verify(tmp_path, MINUTE, rows, "clean"))
 
 
@@ -131,7 +137,7 @@ def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
     def catalog(name: str, b: str) -> Path:
         path = tmp_path / f"{name}.csv"
         path.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
-                        f"A,USD,0,1,60,XNYS\nB,USD,0,1,60,{b}\n", encoding="utf-8")
+                        f"A,USD,0,1,60,XNYS\nB,USD,0,1,60,{b}\nC,USD,0,1,60,XNYS\n", encoding="utf-8")
         return path
 
     rows = _clean_minutes()

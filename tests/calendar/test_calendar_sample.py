@@ -8,11 +8,16 @@ dates by `verify`. Clean data passes in every engine; data breaking `cadence:` o
 fails that clause alone in every engine; and the clean bars fail `cadence:` once the catalog swaps
 the two calendars (each series' bars are then outside the other exchange's hours), so the engines
 do read each series' own code. Then the clean data and the swapped catalog on PostgreSQL 15.
+
+The bundled `contracts/ohlcv_1m.yaml` (calendar XLON) passes clean minute bars spanning two
+sessions and the step over the night between them (Friday 2023-12-29, London's 12:30 UTC early
+close, to Tuesday 2024-01-02 08:00, over a weekend and New Year's Day) in every engine, on DuckDB
+and on PostgreSQL 15.
 """
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +29,9 @@ from tacit_gen.plan import plan
 from tacit_gen.sample import SampleData, sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.calendar.data import MINUTE
-from tests.parity.harness import failed_by_engine
+from tests.conftest import CONTRACTS
+from tests.parity.harness import ENGINES as PARITY_ENGINES
+from tests.parity.harness import failed_by_engine, unsupported
 from tests.parity.postgres_harness import PG_ENGINES
 
 pytestmark = pytest.mark.engine
@@ -103,7 +110,46 @@ def test_sample_per_series_calendars_in_every_engine(tmp_path: Path) -> None:
 
 def test_sample_per_series_calendars_on_postgres(pg_server: Server, tmp_path: Path) -> None:
     built = [_case(tmp_path, "clean", None, ENGINES), _case(tmp_path, "swapped", None, ENGINES, True)]
-    reports = verify_cases([c for c, _ in built], "postgres", tmp_path / "work", dsn=pg_server.dsn)
+    ohlcv = _ohlcv_case(tmp_path, ENGINES)
+    reports = verify_cases([c for c, _ in built] + [ohlcv], "postgres", tmp_path / "work",
+                           dsn=pg_server.dsn)
     _assert_failed(reports[0], set(), ENGINES)
     _assert_failed(reports[1], {CADENCE}, ENGINES)
+    _assert_clean_ohlcv(reports[2], ENGINES)
+
+
+OHLCV_NOW = datetime(2024, 1, 2, 8, 3, tzinfo=UTC)  # London's fourth bar after the holidays
+
+
+def _ohlcv_case(tmp: Path, targets: tuple[str, ...]) -> VerifyCase:
+    src = CONTRACTS / "ohlcv_1m.yaml"
+    contract = load(str(src))
+    assert contract.time is not None and contract.time.calendar == "XLON"
+    data = sample(contract, plan(contract), rows=24, seed=7, now=OHLCV_NOW)
+    assert data.violated == ()
+    for symbol in sorted(set(data.columns["symbol"])):
+        days = {t.date() for s, t in zip(data.columns["symbol"], data.columns["bar_start"], strict=True)
+                if s == symbol}
+        assert days == {date(2023, 12, 29), date(2024, 1, 2)}, (symbol, days)  # two sessions
+    (tmp / "ohlcv").mkdir()
+    data_path, catalog_path = write(data, tmp / "ohlcv" / "ohlcv_1m.csv")
+    return VerifyCase(contract, data_path, catalog_path, data.now, targets, src)
+
+
+def _assert_clean_ohlcv(report: VerifyReport, targets: tuple[str, ...]) -> None:
+    table = report.render_text()
+    assert report.exit_code == 0, table
+    assert set(report.targets) == set(targets), table
+    skip = unsupported("ohlcv_1m", targets)
+    assert "cadence:bar_start" not in set().union(*(skip[t] for t in targets if t in ENGINES)), skip
+    for r in report.rows:
+        for t, v in r.verdicts.items():
+            want = "n/a" if r.clause.id in skip[t] else "pass"
+            assert v.status == want, f"{t} {r.clause.id}: {v.status}\n{table}"
+
+
+def test_bundled_ohlcv_1m_bars_over_a_night_pass_in_every_engine(tmp_path: Path) -> None:
+    targets = (*PARITY_ENGINES, "soda4")
+    report = verify_cases([_ohlcv_case(tmp_path, targets)], "duckdb", tmp_path / "work")[0]
+    _assert_clean_ohlcv(report, targets)
 
