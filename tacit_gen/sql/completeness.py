@@ -90,6 +90,11 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         holes["__otype__"] = column(str(p("outages_type")))
 
     def put(node: Exp.Expression) -> Exp.Expression:
+        if (dialect == "postgres" and isinstance(node, exp.Explode)
+                and isinstance(node.this, exp.GenerateSeries)):
+            # PostgreSQL's GENERATE_SERIES is already a set-returning function: wrapped in
+            # UNNEST (sqlglot's spelling of DuckDB's list form) it is `unnest(numeric)`, refused
+            return node.this
         if isinstance(node, exp.Column) and not node.table and node.name in holes:
             return holes[node.name].copy()
         if isinstance(node, exp.Table) and node.name in holes:

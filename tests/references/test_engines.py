@@ -85,3 +85,6 @@ def test_postgres_flags_the_absent_customer_in_every_engine(pg_server: Server, t
     assert {t: s for t, (s, _) in statuses(clean, CLAUSE).items()} == dict.fromkeys(CHECKING, "pass")
     assert bad.exit_code == 1, bad.render_text()
     assert statuses(bad, CLAUSE) == dict.fromkeys(CHECKING, ("fail", 1)), bad.render_text()
+    others = {(r.clause.id, t, v.status) for r in bad.rows if r.clause.id != CLAUSE
+              for t, v in r.verdicts.items() if v.status not in ("pass", "n/a")}
+    assert others == set(), bad.render_text()  # the broken clause alone
