@@ -24,11 +24,13 @@ ROWS = 24
 ENGINES = tuple(t for t in registry.names() if registry.get(t).engine is not None and t != "soda4")
 
 
-# Fixture contracts with a parity run of their own (a clause kind no bundled contract has yet).
+# Fixture contracts with a parity run of their own (a clause kind no bundled contract has yet;
+# `orders`' references: on DuckDB and PostgreSQL is tests/references/test_engines.py).
 FIXTURES = {
     "line_pressure": ROOT / "tests" / "fixtures" / "plausible" / "plausible.yaml",
     "pressure_by_catalog_unit": ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml",
     "series_clauses": ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml",
+    "orders": ROOT / "tests" / "fixtures" / "references" / "orders.yaml",
 }
 
 

@@ -5,6 +5,14 @@ The same cases as the DuckDB parity suite (clean data, and data breaking exactly
 run all five targets on every case (dbt-spark session, soda-core-spark-df, GX on a Spark
 dataframe, pandera through Arrow, the ibis runtime on pyspark). The batch runs once per session
 (a module fixture); each test then reads its case's report. Select with ``-m spark``.
+
+Beside the bundled contracts, the tiers `kinds` and `full` carry the clause kinds no bundled
+contract has yet, on the fixtures of the DuckDB parity suite and of tests/references and
+tests/targets (`plausible:` warns, `catalog_bounds:`, `catalog_dimension:`, `pattern:`,
+`revision_by:`, `references:`), and
+the hand-made `completeness:` cases of tests/targets/test_completeness_engines.py (a short day,
+an empty day, an outage of an allowed type that excuses the short day, one of another type that
+does not).
 """
 
 from __future__ import annotations
@@ -20,15 +28,16 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
-from tests.conftest import CONTRACTS
 from tests.parity.harness import (
     ENGINES,
     ROWS,
+    check_violation,
     clause_ids,
-    failed_by_engine,
+    contract_path,
     unsupported,
     verdict_table,
 )
+from tests.targets import test_completeness_engines as completeness
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
 
@@ -41,6 +50,11 @@ SMOKE = (("fct_sensor_readings", "freshness:event_ts"), ("ohlcv_1m", "not_null:s
          ("plant_sensor_reading", "catalog_unit:unit"))
 
 
+# Fixture contracts (the clause kinds no bundled contract has): the clauses each one breaks.
+ONLY = {"line_pressure": ("plausible:value", "catalog_bounds:value"),
+        "pressure_by_catalog_unit": ("catalog_dimension:value",),
+        "series_clauses": ("pattern:series_id", "revision_by:revised_by"),
+        "orders": ("references:customer_id",)}
 def _first_of_each_kind(name: str) -> list[str]:
     seen: dict[str, str] = {}
     for c in clause_ids(name):
@@ -58,6 +72,11 @@ elif PARITY == "full":
     CASES = [(name, None) for name in NAMES] + [(name, c) for name in NAMES for c in clause_ids(name)]
 else:
     raise ValueError(f"TACIT_SPARK_PARITY={PARITY!r}: expected smoke, kinds or full")
+# the hand-made completeness cases (allowed_outage, clean, empty_day, other_outage, short)
+OUTAGE_CASES: list[str] = [] if PARITY == "smoke" else sorted(completeness.CASES)
+if PARITY != "smoke":  # the fixtures' clean data and each of their clauses
+    CASES += [(name, None) for name in ONLY]
+    CASES += [(name, c) for name, cs in ONLY.items() for c in cs]
 NAIVE = ("fct_sensor_readings", "naive event_ts")  # clean data whose instants lost their offset
 
 
@@ -72,7 +91,7 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     cases: list[VerifyCase] = []
     violated: list[Any] = []
     for i, (name, clause) in enumerate(CASES):
-        path = CONTRACTS / f"{name}.yaml"
+        path = contract_path(name)
         contract = load(path)
         data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=clause)
         data_path, catalog_path = write(data, root / f"data{i}" / f"{name}.csv")
@@ -81,19 +100,25 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     # The naive case: the clean fct data with every event_ts offset removed. DuckDB loads it as a
     # naive TIMESTAMP, Parquet keeps it naive, Spark reads TimestampNTZType.
     name = NAIVE[0]
-    contract = load(CONTRACTS / f"{name}.yaml")
+    contract = load(contract_path(name))
     data = sample(contract, plan(contract), rows=ROWS, seed=7)
     data_path, _ = write(data, root / "naive" / f"{name}.csv")
     text = data_path.read_text(encoding="utf-8")
     data_path.write_text(re.sub(r"(T[0-9:.]+)\+00:00", r"\1", text), encoding="utf-8")
-    cases.append(VerifyCase(contract, data_path, None, data.now, ENGINES, CONTRACTS / f"{name}.yaml"))
+    cases.append(VerifyCase(contract, data_path, None, data.now, ENGINES, contract_path(name)))
     violated.append(())
+    for case in OUTAGE_CASES:
+        data_path, outages = completeness._files(case, root / "completeness" / case)
+        cases.append(VerifyCase(load(completeness.CONTRACT), data_path, None, completeness.NOW,
+                                ENGINES, completeness.CONTRACT, outages=outages))
+        violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
-    return {_case_id(c): (r, v) for c, r, v in zip([*CASES, NAIVE], reports, violated, strict=True)}
+    ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES)]
+    return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [name for name, c in CASES if c is None])
 def test_clean_data_passes_on_spark_in_every_target(name: str, spark_reports: dict[str, Any]) -> None:
     report, violated = spark_reports[_case_id((name, None))]
     assert violated == ()
@@ -112,14 +137,14 @@ def test_clean_data_passes_on_spark_in_every_target(name: str, spark_reports: di
 def test_one_violation_is_flagged_on_spark_by_every_target(case: tuple[str, str],
                                                             spark_reports: dict[str, Any]) -> None:
     report, violated = spark_reports[_case_id(case)]
-    clause = case[1]
-    assert violated == (clause,), f"sample could not isolate {clause}: {violated}"
-    table = verdict_table(report)
-    assert report.exit_code == 1, table
-    skip = unsupported(case[0])
-    for engine, failed in failed_by_engine(report).items():
-        want = set() if clause in skip[engine] else {clause}
-        assert failed == want, f"{engine} flagged {sorted(failed)}\n{table}"
+    check_violation(case[0], case[1], report, violated)
+
+
+@pytest.mark.parametrize("case", OUTAGE_CASES)
+def test_completeness_per_window_and_outages_on_spark(case: str, spark_reports: dict[str, Any]) -> None:
+    """The hand-made completeness cases: the Spark verdict of every target is the reference's."""
+    report, _ = spark_reports[f"completeness-{case}"]
+    completeness._check(case, ENGINES, report)
 
 
 def test_a_naive_timestamp_is_no_instant_on_spark(spark_reports: dict[str, Any]) -> None:
