@@ -65,6 +65,8 @@ def _wrap(
     catalog: ir.Table | Mapping[str, ir.Table] | None,
     now: datetime | None,
     refs: Mapping[str, ir.Table | str] | None = None,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+    outages: ir.Table | None = None,
 ) -> Callable[..., Any]:
     sig = inspect.signature(fn)
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
@@ -72,6 +74,10 @@ def _wrap(
     if given and not validate:
         raise TypeError(f"@contract on {name}: refs= is read by parse(): pass validate=True too "
                         "(cast() checks structure only, never a foreign key)")
+    for arg, value in (("sessions", sessions), ("outages", outages)):
+        if value is not None and not validate:
+            raise TypeError(f"@contract on {name}: {arg}= is read by parse(): pass validate=True "
+                            "too (cast() checks structure only)")
     for rel, value in given.items():
         if isinstance(value, str) and value not in sig.parameters:
             raise TypeError(f"@contract on {name}: refs[{rel!r}] = {value!r} names no parameter "
@@ -86,7 +92,8 @@ def _wrap(
               relations: Mapping[str, ir.Table] | None) -> Any:
         try:
             if validate:
-                return schema.parse(value, catalog=catalog, now=now, refs=relations)
+                return schema.parse(value, catalog=catalog, now=now, sessions=sessions,
+                                    refs=relations, outages=outages)
             return schema.cast(value)
         except ValidationError as exc:
             raise exc.at_boundary(phase, name, param) from exc
@@ -142,6 +149,8 @@ def contract(
     catalog: ir.Table | Mapping[str, ir.Table] | None = ...,
     now: datetime | None = ...,
     refs: Mapping[str, ir.Table | str] | None = ...,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = ...,
+    outages: ir.Table | None = ...,
 ) -> Callable[[F], F]: ...
 @overload
 def contract(
@@ -151,6 +160,8 @@ def contract(
     catalog: ir.Table | Mapping[str, ir.Table] | None = ...,
     now: datetime | None = ...,
     refs: Mapping[str, ir.Table | str] | None = ...,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = ...,
+    outages: ir.Table | None = ...,
 ) -> Callable[[Callable[P, Any]], Callable[P, DataFrame[S]]]: ...
 def contract(
     fn: Callable[..., Any] | None = None,
@@ -161,6 +172,8 @@ def contract(
     catalog: ir.Table | Mapping[str, ir.Table] | None = None,
     now: datetime | None = None,
     refs: Mapping[str, ir.Table | str] | None = None,
+    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+    outages: ir.Table | None = None,
 ) -> Any:
     """Check a function's ``DataFrame[S]`` inputs and output at the boundary.
 
@@ -177,6 +190,9 @@ def contract(
             ``validate=True``; a TypeError otherwise): relation name -> a Table, or the name of
             a parameter of the function, whose argument of each call is the relation (e.g.
             ``refs={"customers": "customers"}`` when the function takes the customers table).
+        sessions, outages: the exchange sessions relation (`time.calendar`) and the outages
+            relation (`completeness` with allowed gap types), passed to ``parse()`` (need
+            ``validate=True``; a TypeError otherwise).
 
     Raises (from the wrapped function):
         ValidationError subclasses with ``phase`` CONTRACT_INPUT (``parameter`` is the argument's
@@ -186,6 +202,7 @@ def contract(
         return _wrap(fn, validate=False, returns=None, catalog=None, now=None)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        return _wrap(f, validate=validate, returns=returns, catalog=catalog, now=now, refs=refs)
+        return _wrap(f, validate=validate, returns=returns, catalog=catalog, now=now, refs=refs,
+                     sessions=sessions, outages=outages)
 
     return decorate
