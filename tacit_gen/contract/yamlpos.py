@@ -376,6 +376,10 @@ if _CParser is not None:
 
 _LIBYAML_DIFFERS = re.compile("[?\t\r\x85\u2028\u2029\ufeff]")
 
+# libyaml's own composer (C), when PyYAML was built with it: the same nodes and marks as the
+# Python composer over libyaml's events, without a Python call per node.
+_CLoader: Any = getattr(yaml, "CSafeLoader", None)
+
 
 def _has_empty_scalar(node: Any) -> bool:
     """An empty value (``{type: }``): libyaml places it one column after PyYAML does."""
@@ -396,6 +400,58 @@ def _has_empty_scalar(node: Any) -> bool:
     return False
 
 
+def _c_budget(root: Any) -> int | None:
+    """The nodes a document composed by libyaml's composer holds (each once, as `_Budget`
+    counts them), or None when the budget's composer would refuse it or read it otherwise:
+    more than `max_nodes` nodes, nesting deeper than `max_depth`, or an empty value (see
+    `_has_empty_scalar`). Walked in document order, so a node an alias repeats is first met
+    where its anchor composed it, at the depth the budget counted."""
+    scalar, seq = yaml.ScalarNode, yaml.SequenceNode
+    max_depth = LIMITS.max_depth
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    seen: set[int] = set()
+    while stack:
+        n, depth = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if depth > max_depth:
+            return None
+        cls = n.__class__
+        if cls is scalar:
+            if n.start_mark.index == n.end_mark.index:
+                return None
+        elif cls is seq:
+            stack.extend((c, depth + 1) for c in reversed(n.value))
+        else:
+            for k, v in reversed(n.value):
+                stack.append((v, depth + 1))
+                stack.append((k, depth + 1))
+    return len(seen) if len(seen) <= LIMITS.max_nodes else None
+
+
+def _compose_c(text: str) -> tuple[list[Any], int] | None:
+    """The documents composed by libyaml alone (parser and composer in C), or None to read the
+    text with the pure-Python loader instead.
+
+    Only for text too short to hold more than `max_nodes` nodes (a node takes at least one
+    character: ``{a,b}`` is four nodes), so the budget still holds while composing; libyaml
+    refuses nesting deeper than 1000 levels itself, so its recursion is bounded. The depth and
+    the empty values are checked after; anything else, an error included, reads the text again
+    with the budget (whose errors are the ones users see)."""
+    try:
+        docs = _compose_with(_CLoader(text))[0]
+    except (yaml.YAMLError, RecursionError):
+        return None
+    nodes = 0
+    for d in docs:
+        count = _c_budget(d)
+        if count is None:
+            return None
+        nodes += count
+    return docs, nodes
+
+
 def _compose_with(loader: Any) -> tuple[list[Any], int]:
     try:
         docs = []
@@ -403,7 +459,7 @@ def _compose_with(loader: Any) -> tuple[list[Any], int]:
             docs.append(loader.get_node())
             if len(docs) > 1:
                 break
-        return docs, loader.nodes
+        return docs, getattr(loader, "nodes", 0)
     finally:
         loader.dispose()
 
@@ -418,6 +474,9 @@ def _compose_all(text: str) -> tuple[list[Any], int]:
     # thousands of mutated contracts.
     if (_CParser is not None and text.endswith("\n") and not _LIBYAML_DIFFERS.search(text)
             and not yaml.reader.Reader.NON_PRINTABLE.search(text)):
+        if _CLoader is not None and 2 * len(text) + 2 <= LIMITS.max_nodes:
+            fast = _compose_c(text)
+            return fast if fast is not None else _compose_with(_BudgetLoader(text))
         try:
             docs, nodes = _compose_with(_FastBudgetLoader(text))
             if not any(_has_empty_scalar(d) for d in docs):
