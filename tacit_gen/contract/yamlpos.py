@@ -181,9 +181,10 @@ def decode(data: bytes) -> str:
 _BOOL_TRUE = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}
 
 
-def _scalar_value(node: yaml.ScalarNode) -> Any:
-    text = unprotect(node.value)
-    tag = node.tag
+def _scalar_value(tag: str, text: str) -> Any:
+    """A scalar's Python value from its resolved tag and its (unprotected) text."""
+    if tag == _STR_TAG:
+        return text
     if tag.endswith(":null"):
         return None
     if tag.endswith(":bool"):
@@ -201,6 +202,9 @@ def _scalar_value(node: yaml.ScalarNode) -> Any:
     return text
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 @dataclass
 class Limits:
     """What one contract file may cost: bytes read, YAML nodes composed, nodes reached through
@@ -216,10 +220,15 @@ LIMITS = Limits()
 
 
 class _Limits:
-    def __init__(self) -> None:
+    def __init__(self, text: str | None = None) -> None:
         self.count = 0
         self.budget = LIMITS.max_alias_nodes
         self.path: set[int] = set()
+        # what every scalar of `text` (the protected text) needs checked: a text without a
+        # forbidden character has none in its scalars but through a double-quoted escape;
+        # one without a swapped character has nothing to unprotect
+        self.clean = text is not None and _FORBIDDEN.search(text) is None
+        self.swapped = text is None or _SWAP_RE.search(text) is not None
 
 
 def _convert(
@@ -245,30 +254,23 @@ def _convert(
 
 def _convert_node(node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Limits) -> YNode:
     sm, em = node.start_mark, node.end_mark
-    base = dict(
-        line=sm.line + 1,
-        col=sm.column + 1,
-        end_line=em.line + 1,
-        end_col=em.column + 1,
-        start=sm.index,
-        end=em.index,
-        tag=node.tag,
-    )
     if isinstance(node, yaml.ScalarNode):
-        node.value = _join_surrogate_pairs(node.value)
-        bad = forbidden_character(node.value)
-        if bad is not None:
-            raise YamlSyntaxError(f"this text holds {bad}, which no artifact can carry; remove it",
-                                  sm.line + 1, sm.column + 1, bad.split()[-1] if "U+" in bad else "", "TG116")
-        return YNode(
-            "scalar",
-            value=_scalar_value(node),
-            style=node.style or None,  # libyaml says "" for plain, PyYAML None
-            raw=unprotect(node.value),
-            **base,  # type: ignore[arg-type]
-        )
+        value = node.value
+        if not limits.clean or node.style == '"':  # an escape can write any character
+            value = node.value = _join_surrogate_pairs(value)
+            bad = forbidden_character(value)
+            if bad is not None:
+                raise YamlSyntaxError(f"this text holds {bad}, which no artifact can carry; remove it",
+                                      sm.line + 1, sm.column + 1, bad.split()[-1] if "U+" in bad else "",
+                                      "TG116")
+        raw = unprotect(value) if limits.swapped or node.style == '"' else value
+        return YNode("scalar", sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index,
+                     em.index, _scalar_value(node.tag, raw), node.tag,
+                     node.style or None,  # libyaml says "" for plain, PyYAML None
+                     raw)
     if isinstance(node, yaml.SequenceNode):
-        return YNode("seq", value=[_convert(c, dups, limits) for c in node.value], **base)  # type: ignore[arg-type]
+        return YNode("seq", sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index,
+                     em.index, [_convert(c, dups, limits) for c in node.value], node.tag)
     assert isinstance(node, yaml.MappingNode)
     pairs: list[tuple[YNode, YNode]] = []
     seen: dict[Any, YNode] = {}
@@ -283,7 +285,8 @@ def _convert_node(node: yaml.Node, dups: list[tuple[YNode, YNode]], limits: _Lim
         except TypeError:
             pass
         pairs.append((kn, vn))
-    return YNode("map", value=pairs, **base)  # type: ignore[arg-type]
+    return YNode("map", sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index, em.index,
+                 pairs, node.tag)
 
 
 # PyYAML names tokens by their indicator ("but got '?'" means a new key): say it in words.
@@ -538,7 +541,7 @@ def compose(text: str) -> tuple[YNode | None, list[tuple[YNode, YNode]], str]:
     if not nodes or nodes[0] is None:
         return None, [], protected
     dups: list[tuple[YNode, YNode]] = []
-    limits = _Limits()
+    limits = _Limits(protected)
     limits.budget = composed + LIMITS.max_alias_nodes
     return _convert(nodes[0], dups, limits), dups, protected
 
