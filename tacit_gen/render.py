@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tacit_gen import registry
+from tacit_gen import registry, sql
 from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.loader import load, project_root
 from tacit_gen.contract.model import Contract
@@ -77,9 +77,10 @@ def render_contract(contract: Contract, targets: tuple[str, ...], options: Rende
     key = cache.key(contract, cacheable, options) if cache is not None and cacheable else None
     hit = cache.get(key) if cache is not None and key is not None else None
     results: dict[str, RenderResult] = {}
-    for name in enabled:
-        got = hit.get(name) if hit is not None else None
-        results[name] = got if got is not None else registry.get(name).render(contract, clauses, options)
+    with sql.shared_texts():  # a SQL text two targets ask for is generated once
+        for name in enabled:
+            got = hit.get(name) if hit is not None else None
+            results[name] = got if got is not None else registry.get(name).render(contract, clauses, options)
     if cache is not None and key is not None and (hit is None or set(hit) != set(cacheable)):
         cache.put(key, contract, cacheable, options, {n: results[n] for n in cacheable})
     arts: list[Artifact] = []

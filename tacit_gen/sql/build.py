@@ -10,8 +10,11 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
 
@@ -233,9 +236,40 @@ def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
     return go(node)
 
 
+# --- one contract's SQL texts, shared by its targets ------------------------------------------
+
+_T = TypeVar("_T")
+_SHARED: ContextVar[dict[Hashable, object] | None] = ContextVar("tacit_sql_shared", default=None)
+
+
+@contextmanager
+def shared_texts() -> Iterator[None]:
+    """While one contract renders to every target: a SQL text several targets ask for in the
+    same dialect (an invariant's condition in dbt, Soda and Soda 4; a failed-rows query in Soda
+    and Soda 4) is generated once and reused. The scope is one contract: nothing is carried
+    from one contract to the next, so N contracts still generate N times."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def shared(key: Hashable, make: Callable[[], _T]) -> _T:
+    """``make()``, or the text it made for the same `key` within the current `shared_texts`
+    scope (no scope: always ``make()``). `key` names everything the text depends on."""
+    memo = _SHARED.get()
+    if memo is None:
+        return make()
+    if key in memo:
+        return memo[key]  # type: ignore[return-value]
+    value = memo[key] = make()
+    return value
+
+
 def to_sql(node: n.Node, dialect: str = "duckdb") -> str:
     """The SQL text of a resolved invariant in a dialect."""
-    return generate(condition(node, dialect), dialect)
+    return shared(("to_sql", node, dialect), lambda: generate(condition(node, dialect), dialect))
 
 
 # --- instants and time arithmetic (UTC instants in every dialect) ---------------------------

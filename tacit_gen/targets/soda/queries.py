@@ -217,7 +217,12 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
 
 def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
     """The failed-rows SQL of a cadence / completeness / catalog / revision clause (None: not
-    expressible)."""
+    expressible); generated once per contract for Soda and Soda 4 (`sql.shared_texts`)."""
+    return sql.shared(("soda.fail_query", id(contract), clause, dialect),
+                      lambda: _fail_query_sql(contract, clause, dialect))
+
+
+def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | None:
     ds = dataset_name(contract)
     if clause.kind == "cadence":
         if clause.param("from_catalog") and len(clause.param("series") or ()) != 1:
