@@ -109,8 +109,9 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
             continue
         run.contracts.append(contract)
         run.plans.append(clauses)
-        if project_root(p) not in run.roots:
-            run.roots.append(project_root(p))
+        root = project_root(p)  # a walk up the folders, stat by stat: once a contract
+        if root not in run.roots:
+            run.roots.append(root)
         arts, unsupported = render_contract(contract, targets, options, clauses, cache)
         run.artifacts.extend(arts)
         run.unsupported.extend(unsupported)
