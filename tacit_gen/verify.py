@@ -542,6 +542,29 @@ class VerifyCase:
     outages: Path | None = None  # the outages file a completeness clause reads (default: none)
 
 
+@contextlib.contextmanager
+def _work_root(workdir: Path | None) -> Iterator[Path]:
+    """The run's work folder: `workdir` (kept), or a temporary one removed afterwards. Absolute:
+    engines change their working directory (dbt runs in its project folder), so a relative
+    --keep would otherwise nest the project inside itself."""
+    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        yield root
+    finally:
+        if workdir is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _prepare_case(case: VerifyCase, workdir: Path, artifacts: Path | None, options: RenderOptions,
+                  postgres: PgLocation | None = None) -> _Prepared:
+    """One case's data loaded and artifacts rendered in `workdir` (its catalog, sessions and
+    outages files with it)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    return _prepare(case.contract, case.data, case.catalog, case.targets, case.now, workdir,
+                    artifacts, options, postgres, sessions=case.calendar, outages=case.outages)
+
+
 def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
                 root: Path) -> list[dict[str, EngineRun]]:
     """Every target of every case in ONE Spark worker (one session); if the worker cannot run
@@ -602,25 +625,14 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
     # their default place under the artifacts root)
     options = engine_options(engine, options)
     options = for_engines(options)
-    owned = workdir is None
-    # Absolute: engines change their working directory (dbt runs in its project folder), so a
-    # relative --keep would otherwise nest the project inside itself.
-    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        prepared = []
-        for i, c in enumerate(cases):
-            wd = root if len(cases) == 1 else root / f"c{i}"
-            wd.mkdir(parents=True, exist_ok=True)
-            prepared.append(_prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
-                                     artifacts, options, sessions=c.calendar, outages=c.outages))
+    with _work_root(workdir) as root:
+        nested = len(cases) != 1
+        prepared = [_prepare_case(c, root / f"c{i}" if nested else root, artifacts, options)
+                    for i, c in enumerate(cases)]
         if engine in ("duckdb", "postgres"):
             return [_compare(p, r) for p, r in zip(prepared, _batched_runs(prepared), strict=True)]
         runs = _spark_runs(prepared, cases, root)
         return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
-    finally:
-        if owned:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: RenderOptions | None,
@@ -632,29 +644,20 @@ def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: Rend
 
     options = engine_options("postgres", options)
     options = for_engines(options)
-    owned = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(_utc_sessions())
-            if dsn is None:
-                dsn = stack.enter_context(throwaway_server()).dsn
-            reports = []
-            for i, c in enumerate(cases):
-                wd = root if len(cases) == 1 else root / f"c{i}"
-                wd.mkdir(parents=True, exist_ok=True)
-                location = PgLocation(utc_dsn(dsn), "tacit_verify_" + uuid.uuid4().hex[:12])
-                try:
-                    p = _prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd, artifacts,
-                                 options, location, sessions=c.calendar, outages=c.outages)
-                    reports.append(_compare(p, _duckdb_runs(p)))
-                finally:
-                    _drop_schema(location.dsn, location.schema)
-            return reports
-    finally:
-        if owned:
-            shutil.rmtree(root, ignore_errors=True)
+    with _work_root(workdir) as root, contextlib.ExitStack() as stack:
+        stack.enter_context(_utc_sessions())
+        if dsn is None:
+            dsn = stack.enter_context(throwaway_server()).dsn
+        reports = []
+        for i, c in enumerate(cases):
+            location = PgLocation(utc_dsn(dsn), "tacit_verify_" + uuid.uuid4().hex[:12])
+            try:
+                p = _prepare_case(c, root if len(cases) == 1 else root / f"c{i}", artifacts,
+                                  options, location)
+                reports.append(_compare(p, _duckdb_runs(p)))
+            finally:
+                _drop_schema(location.dsn, location.schema)
+        return reports
 
 
 def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
@@ -671,7 +674,8 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
 
 # The steps of one contract's verify, public to `tacit_gen.verify_many` (many contracts in one
 # run, each engine once for all of them): load and render, an engine's input, compare verdicts.
-prepare = _prepare
+prepare_case = _prepare_case
+work_root = _work_root
 engine_input = _engine_input
 compare = _compare
 engine_module = _engine_module

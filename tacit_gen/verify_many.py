@@ -2,7 +2,7 @@
 
 Every contract is matched with its data by contract name (``DATA/<name>.csv`` or ``.parquet``;
 ``<name>.catalog.*`` and ``<name>.sessions.*`` beside it when present). The data of every
-contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.prepare`,
+contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.prepare_case`,
 as for one contract); then each engine runs ONCE for all the contracts, in a process of its own
 forked from this one, so it is imported once: an engine module with ``run_cases(inputs)`` takes
 them all in one call (dbt: one project with a model per contract, one ``dbt build``; soda4: one
@@ -15,8 +15,6 @@ compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.c
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -274,19 +272,13 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
     if dsn is not None:
         raise ValueError("--dsn is for --engine postgres")
     options = for_engines(v.engine_options(engine, options))
-    owned = workdir is None
-    root = Path(tempfile.mkdtemp(prefix="tacit-verify-")) if workdir is None else workdir.resolve()
-    root.mkdir(parents=True, exist_ok=True)
-    try:
+    with v.work_root(workdir) as root:
         from tacit_gen.engines.load import LoadError
 
         prepared = []
         for i, c in enumerate(cases):
-            wd = root / f"c{i}"
-            wd.mkdir(parents=True, exist_ok=True)
             try:
-                prepared.append(v.prepare(c.contract, c.data, c.catalog, c.targets, c.now, wd,
-                                          artifacts, options, sessions=c.calendar))
+                prepared.append(v.prepare_case(c, root / f"c{i}", artifacts, options))
             except LoadError as e:  # which contract's data could not be read
                 raise ManyError(f"contract '{c.contract.name}': {e}") from None
         order: list[str] = []
@@ -300,6 +292,3 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
             for i, run in zip(idx, results[t], strict=True):
                 runs[i][t] = run
         return ManyReport([v.compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)
-    finally:
-        if owned:
-            shutil.rmtree(root, ignore_errors=True)
