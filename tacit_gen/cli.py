@@ -452,7 +452,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 @click.option("--data-dir", default=None, type=click.Path(exists=True, file_okay=False),
               help="Many contracts (files or folders) in one run: each one's data is "
                    "DIR/<contract name>.csv or .parquet (catalog <name>.catalog.*, sessions "
-                   "<name>.sessions.* when present); each engine runs once for all of them.")
+                   "<name>.sessions.*, outages <name>.outages.* when present); each engine runs once for all of them.")
 @click.option("--jobs", default=None, type=click.IntRange(1),
               help="With --data-dir: engine processes at once (default: the CPU count).")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -502,8 +502,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         _fail_usage("--format html and --out FILE go together (the verdict page is a file)")
     _report_progress("verify ", verbose)
     if data_dir is not None or jobs is not None or len(contracts) != 1 or Path(contracts[0]).is_dir():
-        _verify_many(contracts, data, data_dir, jobs, catalog, calendar_path, target_spec, now,
-                     artifacts, keep, engine, dsn, fmt, out_file)
+        _verify_many(contracts, data, data_dir, jobs, catalog, calendar_path, outages_path,
+                     target_spec, now, artifacts, keep, engine, dsn, fmt, out_file)
     if data is None:
         _fail_usage("--data FILE is required for one contract (or --data-dir DIR for many)")
     contract = contracts[0]
@@ -553,8 +553,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
 
 
 def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
-                 catalog: str | None, calendar_path: str | None, target_spec: str | None,
-                 now: str | None, artifacts: str | None, keep: str | None, engine: str,
+                 catalog: str | None, calendar_path: str | None, outages_path: str | None,
+                 target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None, engine: str,
                  dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
     """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify_many.py): every contract's data
     matched by name, each engine run once for all of them; one exit code."""
@@ -567,7 +567,8 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         _fail_usage("--jobs goes with --data-dir DIR" if jobs is not None and len(paths) == 1
                     else "several contracts (or a folder) need --data-dir DIR (their data by name)")
     given = [f for f, v in (("--data", data), ("--catalog", catalog), ("--calendar", calendar_path),
-                            ("--format html", out_file)) if v is not None]
+                            ("--outages", outages_path), ("--format html", out_file))
+             if v is not None]
     if given:
         _fail_usage(f"{', '.join(given)}: one contract's options; with --data-dir each contract's "
                     "files are found by name in the folder")
@@ -586,8 +587,8 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         found = match_data(loaded, Path(str(data_dir)))
     except ValueError as e:  # ManyError too: a contract without data is named, never skipped
         _fail_usage(str(e))
-    cases = [VerifyCase(c, d, cat, pinned, targets, f, cal)
-             for (f, c), (d, cat, cal) in zip(loaded, found, strict=True)]
+    cases = [VerifyCase(c, d, cat, pinned, targets, f, cal, out)
+             for (f, c), (d, cat, cal, out) in zip(loaded, found, strict=True)]
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
 

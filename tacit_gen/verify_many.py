@@ -1,7 +1,7 @@
 """`tacit-gen verify DIR --data-dir DATA`: many contracts in one run, each engine paid once.
 
 Every contract is matched with its data by contract name (``DATA/<name>.csv`` or ``.parquet``;
-``<name>.catalog.*`` and ``<name>.sessions.*`` beside it when present). The data of every
+``<name>.catalog.*``, ``<name>.sessions.*`` and ``<name>.outages.*`` beside it when present). The data of every
 contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.prepare_case`,
 as for one contract); then each engine runs ONCE for all the contracts, in a process of its own
 forked from this one, so it is imported once: an engine module with ``run_cases(inputs)`` takes
@@ -41,10 +41,13 @@ def _one_file(data_dir: Path, stem: str) -> Path | None:
     return found[0] if found else None
 
 
-def match_data(contracts: list[tuple[Path, Contract]], data_dir: Path) -> list[tuple[Path, Path | None, Path | None]]:
-    """Each contract's data file, catalog and sessions file in `data_dir`, matched by contract
-    name: ``<name>.csv|.parquet|.pq``, ``<name>.catalog.<ext>`` and ``<name>.sessions.<ext>``
-    (both optional, as `tacit-gen sample` and `tacit-gen calendar` write them).
+def match_data(contracts: list[tuple[Path, Contract]],
+               data_dir: Path) -> list[tuple[Path, Path | None, Path | None, Path | None]]:
+    """Each contract's data file, catalog, sessions and outages file in `data_dir`, matched by
+    contract name: ``<name>.csv|.parquet|.pq``, ``<name>.catalog.<ext>``,
+    ``<name>.sessions.<ext>`` and ``<name>.outages.<ext>`` (all optional but the data, as
+    `tacit-gen sample` and `tacit-gen calendar` write them; the outages relation is what
+    `verify --outages` reads for one contract).
 
     Raises:
         ManyError: naming every contract whose data file is missing, two contracts of the same
@@ -54,7 +57,7 @@ def match_data(contracts: list[tuple[Path, Contract]], data_dir: Path) -> list[t
         raise ManyError(f"--data-dir {data_dir.as_posix()}: not a folder")
     seen: dict[str, Path] = {}
     missing: list[str] = []
-    out: list[tuple[Path, Path | None, Path | None]] = []
+    out: list[tuple[Path, Path | None, Path | None, Path | None]] = []
     for path, c in contracts:
         if c.name in seen:
             raise ManyError(f"{path.as_posix()} and {seen[c.name].as_posix()} are both contract "
@@ -66,7 +69,8 @@ def match_data(contracts: list[tuple[Path, Contract]], data_dir: Path) -> list[t
                            + " or ".join((data_dir / f"{c.name}{s}").as_posix() for s in DATA_SUFFIXES[:2]))
             continue
         out.append((data, _one_file(data_dir, f"{c.name}.catalog"),
-                    _one_file(data_dir, f"{c.name}.sessions")))
+                    _one_file(data_dir, f"{c.name}.sessions"),
+                    _one_file(data_dir, f"{c.name}.outages")))
     if missing:
         raise ManyError("; ".join(missing))
     return out

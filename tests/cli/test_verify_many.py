@@ -139,3 +139,30 @@ def test_usage_errors_are_exit_2(clean: Path, tmp_path: Path) -> None:
         res = cli(*args)
         assert res.returncode == 2, (args, res.stderr)
         assert words in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
+
+
+@pytest.mark.parametrize("outage, code", [("maintenance", 0), ("sensor_fault", 1), (None, 1)])
+def test_outages_are_found_by_name(tmp_path: Path, outage: str | None, code: int) -> None:
+    """`DIR/<name>.outages.csv` is the contract's outages relation, as `--outages` is for one
+    contract: a day short of readings passes under an outage of an allowed type, fails
+    `completeness:` under another type, and fails without the file."""
+    from tests.targets.test_completeness_engines import CASES, CID, OUTAGE, _write
+
+    rows = CASES["short"][0]
+    _write(tmp_path / "completeness_demo.csv", rows, ["series_id", "event_ts", "value"])
+    if outage is not None:
+        _write(tmp_path / "completeness_demo.outages.csv", [{**OUTAGE, "type": outage}],
+               ["series_id", "start", "end", "type"])
+    fixture = ROOT / "tests" / "fixtures" / "series" / "completeness.yaml"
+    res = cli("verify", str(fixture), "--data-dir", str(tmp_path), "--now", "2024-01-05T00:00:00Z",
+              "--target", "pandera,ibis", "--format", "json")
+    assert res.returncode == code, res.stderr
+    report = json.loads(res.stdout)["contracts"][0]
+    row = next(r for r in report["clauses"] if r["id"] == CID)
+    assert {v["status"] for v in row["verdicts"].values()} == {"pass" if code == 0 else "fail"}
+
+
+def test_outages_option_with_data_dir_is_exit_2(clean: Path) -> None:
+    res = cli("verify", "contracts/", "--data-dir", str(clean), "--outages",
+              str(next(clean.iterdir())), "--now", NOW)
+    assert res.returncode == 2 and "--outages: one contract's options" in res.stderr, res.stderr
