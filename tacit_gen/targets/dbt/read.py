@@ -197,6 +197,13 @@ def _col(value: Any) -> str | None:
     return None if value is None else unident(str(jinja_unsafe(value)))
 
 
+def _catalog_join(column: str, a: dict[str, Any]) -> dict[str, Any]:
+    """The params every catalog test shares: the column, the model's key and the catalog
+    relation and key it joins (catalog_unit, catalog_dimension, catalog_bounds, plausible)."""
+    return {"column": column, "key": _col(a.get("key")), "relation": _relation(a.get("catalog")),
+            "catalog_key": _col(a.get("catalog_key"))}
+
+
 class Reader:
     def __init__(self, path: Path) -> None:
         self.path = str(path)
@@ -441,26 +448,14 @@ class Reader:
         if short == "tacit_completeness" and column:
             return "completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", "")))}, f"completeness:{c}"
         if short == "tacit_catalog_unit" and column:
-            return (
-                "catalog_unit",
-                {
-                    "column": c,
-                    "key": _col(a.get("key")),
-                    "relation": _relation(a.get("catalog")),
-                    "catalog_key": _col(a.get("catalog_key")),
-                    "catalog_column": _col(a.get("catalog_column")),
-                },
-                f"catalog_unit:{c}",
-            )
+            return ("catalog_unit", {**_catalog_join(c, a), "catalog_column": _col(a.get("catalog_column"))},
+                    f"catalog_unit:{c}")
         if short == "tacit_catalog_dimension" and column:
             units = a.get("units")
             return (
                 "catalog_dimension",
                 {
-                    "column": c,
-                    "key": _col(a.get("key")),
-                    "relation": _relation(a.get("catalog")),
-                    "catalog_key": _col(a.get("catalog_key")),
+                    **_catalog_join(c, a),
                     "catalog_column": _col(a.get("catalog_column")),
                     "dimension": a.get("dimension"),
                     "units": tuple(str(u) for u in units) if isinstance(units, list) else units,
@@ -472,10 +467,7 @@ class Reader:
             return (
                 kind,
                 {
-                    "column": c,
-                    "key": _col(a.get("key")),
-                    "relation": _relation(a.get("catalog")),
-                    "catalog_key": _col(a.get("catalog_key")),
+                    **_catalog_join(c, a),
                     "min_column": _col(a.get("min_column")),
                     "max_column": _col(a.get("max_column")),
                 },
