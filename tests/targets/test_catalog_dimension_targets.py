@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tacit_gen.cli import main
+from tests.targets.cli_drift import check_json, render_to
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml"
@@ -27,22 +26,9 @@ EDITS = {
 }
 
 
-def _render(tmp: Path) -> Path:
-    out = tmp / "generated"
-    res = CliRunner().invoke(main, ["render", str(CONTRACT), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
-
-
-def _check(out: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(main, ["check", str(CONTRACT), "--out", str(out), "--no-bump-gate",
-                                    "--format", "json"])
-    return res.exit_code, res.output
-
-
 def test_the_clause_reads_back_clean(tmp_path: Path) -> None:
-    out = _render(tmp_path)
-    code, output = _check(out)
+    out = render_to(CONTRACT, tmp_path)
+    code, output = check_json(CONTRACT, out)
     assert code == 0, output
     for target, (rel, _, _) in EDITS.items():
         assert CLAUSE in (out / rel).read_text(), target
@@ -50,13 +36,13 @@ def test_the_clause_reads_back_clean(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", sorted(EDITS))
 def test_a_hand_edit_of_the_units_is_drift(case: str, tmp_path: Path) -> None:
-    out = _render(tmp_path)
+    out = render_to(CONTRACT, tmp_path)
     rel, old, new = EDITS[case]
     path = out / rel
     text = path.read_text()
     assert old in text, f"{old!r} not in {rel}"
     path.write_text(text.replace(old, new, 1))
-    code, output = _check(out)
+    code, output = check_json(CONTRACT, out)
     assert code == 1, output
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == CLAUSE and f["code"] != "D100" and rel in f.get("path", "")

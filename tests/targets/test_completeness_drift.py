@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tacit_gen.cli import main
+from tests.targets.cli_drift import check_json, render_to
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "completeness.yaml"
@@ -39,33 +38,20 @@ EDITS = {
 }
 
 
-def _render(tmp: Path) -> Path:
-    out = tmp / "generated"
-    res = CliRunner().invoke(main, ["render", str(CONTRACT), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
-
-
-def _check(out: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(main, ["check", str(CONTRACT), "--out", str(out), "--no-bump-gate",
-                                    "--format", "json"])
-    return res.exit_code, res.output
-
-
 def test_every_artifact_reads_back_clean(tmp_path: Path) -> None:
-    code, output = _check(_render(tmp_path))
+    code, output = check_json(CONTRACT, render_to(CONTRACT, tmp_path))
     assert code == 0, output
 
 
 @pytest.mark.parametrize("case", sorted(EDITS))
 def test_a_hand_edit_of_the_rule_is_drift(case: str, tmp_path: Path) -> None:
-    out = _render(tmp_path)
+    out = render_to(CONTRACT, tmp_path)
     rel, old, new = EDITS[case]
     path = out / rel
     text = path.read_text()
     assert text.count(old) == 1, f"{old!r} in {rel}: {text.count(old)} times"
     path.write_text(text.replace(old, new))
-    code, output = _check(out)
+    code, output = check_json(CONTRACT, out)
     assert code == 1, output
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == CID and f["code"] != "D100" for f in findings), output

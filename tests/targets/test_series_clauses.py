@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tacit_gen.cli import main
+from tests.targets.cli_drift import check_json, render_to
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml"
@@ -33,22 +32,9 @@ EDITS = {
 }
 
 
-def _render(tmp: Path) -> Path:
-    out = tmp / "generated"
-    res = CliRunner().invoke(main, ["render", str(CONTRACT), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    return out
-
-
-def _check(out: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(main, ["check", str(CONTRACT), "--out", str(out), "--no-bump-gate",
-                                    "--format", "json"])
-    return res.exit_code, res.output
-
-
 def test_every_artifact_reads_back_clean_and_names_the_source_system(tmp_path: Path) -> None:
-    out = _render(tmp_path)
-    code, output = _check(out)
+    out = render_to(CONTRACT, tmp_path)
+    code, output = check_json(CONTRACT, out)
     assert code == 0, output
     for path in sorted(out.rglob("*")):
         if path.is_file() and "macros" not in str(path) and not path.name.endswith(".lock.json"):
@@ -57,13 +43,13 @@ def test_every_artifact_reads_back_clean_and_names_the_source_system(tmp_path: P
 
 @pytest.mark.parametrize("case", sorted(EDITS))
 def test_a_hand_edit_of_the_clause_is_drift(case: str, tmp_path: Path) -> None:
-    out = _render(tmp_path)
+    out = render_to(CONTRACT, tmp_path)
     rel, old, new, clause = EDITS[case]
     path = out / rel
     text = path.read_text()
     assert old in text, f"{old!r} not in {rel}"
     path.write_text(text.replace(old, new, 1))
-    code, output = _check(out)
+    code, output = check_json(CONTRACT, out)
     assert code == 1, output
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == clause and f["code"] != "D100" for f in findings), output
