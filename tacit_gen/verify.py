@@ -198,33 +198,10 @@ def _engine_module(target: str) -> Any:
     return importlib.import_module(engine)
 
 
-# DuckDB handles this process inherited by fork: kept referenced, never closed or freed here.
-_INHERITED: list[Any] = []
-
-
-def _forget_inherited_dbt_duckdb() -> None:
-    """dbt-duckdb keeps one DuckDB environment per process as class state (``_ENV``). When the
-    parent ran dbt in process before forking, the child inherits it, and dbt-duckdb closes it on
-    its first connection (other credentials): closing a DuckDB instance copied by fork aborts the
-    child (SIGABRT in ``LocalEnvironment.close``). The child drops it without closing it."""
-    import sys
-
-    mod = sys.modules.get("dbt.adapters.duckdb.connections")
-    manager = getattr(mod, "DuckDBConnectionManager", None) if mod is not None else None
-    env = getattr(manager, "_ENV", None)
-    if manager is None or env is None:
-        return
-    _INHERITED.append((env, getattr(env, "conn", None)))
-    if hasattr(env, "conn"):
-        env.conn = None  # its __del__ has nothing left to close
-    manager._ENV = None
-
-
 def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
     """In the engine's own process: import it, run it, send back its run or why it failed."""
     from tacit_gen.console import engine_output
 
-    _forget_inherited_dbt_duckdb()
     try:
         with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
             result: Any = _engine_module(target).run(inp)

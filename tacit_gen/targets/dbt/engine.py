@@ -56,11 +56,40 @@ _NOT_NULL = re.compile(
 )
 
 
+# The process the dbt state of this module (the runner, dbt-duckdb's environment) belongs to.
+_PID: int | None = None
+# DuckDB handles inherited by fork: kept referenced, never closed or freed in this process.
+_INHERITED: list[Any] = []
+
+
+def _forget_inherited_duckdb() -> None:
+    """dbt-duckdb keeps one DuckDB environment per process as class state (``_ENV``). A process
+    forked from one that ran dbt inherits it, and dbt-duckdb closes it on its first connection
+    with other credentials: closing a DuckDB instance copied by fork aborts the process (SIGABRT
+    in ``LocalEnvironment.close``). The child drops it without closing it."""
+    import sys
+
+    mod = sys.modules.get("dbt.adapters.duckdb.connections")
+    manager = getattr(mod, "DuckDBConnectionManager", None) if mod is not None else None
+    env = getattr(manager, "_ENV", None)
+    if manager is None or env is None:
+        return
+    _INHERITED.append((env, getattr(env, "conn", None)))
+    if hasattr(env, "conn"):
+        env.conn = None  # its __del__ has nothing left to close
+    manager._ENV = None
+
+
 def _runner() -> Any:
-    """One dbtRunner per process (dbt costs ~6 s to import, ~3 s a build after that)."""
-    global _RUNNER
+    """One dbtRunner per process (dbt costs ~6 s to import, ~3 s a build after that); on its
+    first use in a process, a DuckDB environment already there (inherited by fork from a
+    process that ran dbt) is dropped first."""
+    global _RUNNER, _PID
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    if os.getpid() != _PID:  # first use here: an environment already present came by fork
+        _forget_inherited_duckdb()
+    _PID = os.getpid()
     if _RUNNER is None:
         from dbt.cli.main import dbtRunner
 
