@@ -27,10 +27,14 @@ def _ms(x: Exp.Expression, dialect: str) -> Exp.Expression:
 
 
 def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
-                  outages: Exp.Expression | None = None) -> Exp.Expression:
+                  outages: Exp.Expression | None = None, sessions: Exp.Expression | None = None,
+                  catalog: Exp.Expression | None = None) -> Exp.Expression:
     """The (series, window) pairs short of readings, as a SELECT over `data` (a table or a
     placeholder) and, when gap types are allowed, the `outages` relation (default: the clause's
-    ``outages_relation``)."""
+    ``outages_relation``); for `N per session`, the `sessions` relation and, for a per-series
+    calendar, the `catalog` (defaults: the clause's relations)."""
+    if clause.param("window_seconds") is None:
+        return _short_sessions(clause, data, dialect, outages, sessions, catalog)
     from sqlglot import exp
 
     from tacit_gen.sql.build import relation
@@ -104,10 +108,109 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
     return tree.transform(put)
 
 
+def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
+                    outages: Exp.Expression | None, sessions: Exp.Expression | None,
+                    catalog: Exp.Expression | None) -> Exp.Expression:
+    """`N per session`: the windows are the sessions of each series' calendar, ``[open, close)``,
+    the expected count prorated by a session's length against the calendar's longest
+    (`tacit_gen.semantics.completeness`)."""
+    from sqlglot import exp
+
+    from tacit_gen.sql.build import relation
+
+    p = clause.param
+    series: list[str] = [ident(str(s), "duckdb") for s in (p("series") or ())]
+    expected, pct = int(p("expected")), pct_units(str(p("min_pct")))
+    gaps: tuple[str, ...] = tuple(str(g) for g in (p("allowed_gaps") or ()))
+    t = ident(str(p("column")), "duckdb")
+    per_series = p("calendar") is None
+
+    def cols(alias: str) -> str:
+        return "".join(f"{alias}.{s}, " for s in series)
+
+    def on(a: str, b: str) -> str:
+        return " AND ".join([f"{a}.{s} = {b}.{s}" for s in series] + [f"{a}.tacit_k = {b}.tacit_k"])
+
+    def same(a: str, b: str) -> list[str]:
+        return [f"{a}.{s} = {b}.{s}" for s in series]
+
+    plain = "".join(f"{s}, " for s in series)
+    notnull = " AND ".join([f"{x} IS NOT NULL" for x in [t, *series]])
+    by_series = f" GROUP BY {', '.join(series)}" if series else ""
+    catalog_join = " LEFT JOIN __catalog__ AS tacit_cc ON __calser__ = __cckey__" if per_series else ""
+    cover_cte, cover_join, covered = "", "", "0"
+    if gaps:
+        types = ", ".join(f"'{g}'" for g in gaps)  # identifiers only: the loader checks them
+        o_on = " AND ".join([*same("w", "o"), "o.tacit_o0 < w.tacit_e", "o.tacit_o1 > w.tacit_k"])
+        cover_cte = (
+            f", tacit_cover AS (SELECT {cols('w')}w.tacit_k, "
+            f"SUM(LEAST(o.tacit_o1, w.tacit_e) - GREATEST(o.tacit_o0, w.tacit_k)) "
+            f"AS tacit_cov FROM tacit_windows AS w JOIN (SELECT {plain}__o0__ AS tacit_o0, "
+            f"__o1__ AS tacit_o1 FROM __outages__ WHERE __otype__ IN ({types})) AS o ON {o_on} "
+            f"GROUP BY {cols('w')}w.tacit_k)")
+        cover_join = f" LEFT JOIN tacit_cover AS v ON {on('w', 'v')}"
+        covered = "COALESCE(v.tacit_cov, 0)"
+    in_session = " AND ".join([*same("w", "p"), "p.tacit_ms >= w.tacit_k", "p.tacit_ms < w.tacit_e"])
+    text = (
+        f"WITH tacit_pts AS (SELECT DISTINCT {plain}__ms__ AS tacit_ms FROM __data__ WHERE {notnull}), "
+        f"tacit_bounds AS (SELECT {plain}MIN(tacit_ms) AS tacit_f, MAX(tacit_ms) AS tacit_l "
+        f"FROM tacit_pts{by_series}), "
+        f"tacit_ses AS (SELECT __scal__ AS tacit_cal, __sopen__ AS tacit_o, __sclose__ AS tacit_c "
+        f"FROM __sessions__), "
+        f"tacit_full AS (SELECT tacit_cal, MAX(tacit_c - tacit_o) AS tacit_len FROM tacit_ses "
+        f"GROUP BY tacit_cal), "
+        f"tacit_windows AS (SELECT {cols('b')}s.tacit_o AS tacit_k, s.tacit_c AS tacit_e, "
+        f"f.tacit_len AS tacit_len FROM tacit_bounds AS b{catalog_join} "
+        f"JOIN tacit_ses AS s ON s.tacit_cal = __code__ AND s.tacit_o >= b.tacit_f "
+        f"AND s.tacit_c <= b.tacit_l JOIN tacit_full AS f ON f.tacit_cal = s.tacit_cal), "
+        f"tacit_counts AS (SELECT {cols('w')}w.tacit_k, COUNT(*) AS tacit_n FROM tacit_windows AS w "
+        f"JOIN tacit_pts AS p ON {in_session} GROUP BY {cols('w')}w.tacit_k){cover_cte} "
+        f"SELECT {cols('w')}w.tacit_k AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
+        f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
+        f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE} * w.tacit_len "
+        f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ((w.tacit_e - w.tacit_k) "
+        f"- LEAST({covered}, w.tacit_e - w.tacit_k))"
+    )
+    tree = parse(text, "duckdb")
+    code: Exp.Expression
+    if per_series:
+        code = column(str(p("calendar_catalog_column")), "tacit_cc")
+    else:
+        code = exp.Literal.string(str(p("calendar")))
+    holes: dict[str, Exp.Expression] = {
+        "__ms__": _ms(column(str(p("column"))), dialect),
+        "__data__": data,
+        "__sessions__": sessions if sessions is not None else relation(str(p("sessions_relation"))),
+        "__scal__": column(str(p("sessions_calendar"))),
+        "__sopen__": _ms(column(str(p("sessions_open"))), dialect),
+        "__sclose__": _ms(column(str(p("sessions_close"))), dialect),
+        "__code__": code,
+    }
+    if per_series:
+        holes["__catalog__"] = catalog if catalog is not None else relation(str(p("calendar_catalog")))
+        holes["__calser__"] = column(str(p("calendar_series")), "b")
+        holes["__cckey__"] = column(str(p("calendar_catalog_key")), "tacit_cc")
+    if gaps:
+        holes["__outages__"] = outages if outages is not None else relation(str(p("outages_relation")))
+        holes["__o0__"] = _ms(column(str(p("outages_start"))), dialect)
+        holes["__o1__"] = _ms(column(str(p("outages_end"))), dialect)
+        holes["__otype__"] = column(str(p("outages_type")))
+
+    def put(node: Exp.Expression) -> Exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name in holes:
+            return holes[node.name].copy()
+        if isinstance(node, exp.Table) and node.name in holes:
+            return holes[node.name].copy()
+        return node
+
+    return tree.transform(put)
+
+
 def short_windows_sql(clause: Clause, data: Exp.Expression, dialect: str,
-                      outages: Exp.Expression | None = None) -> str:
+                      outages: Exp.Expression | None = None, sessions: Exp.Expression | None = None,
+                      catalog: Exp.Expression | None = None) -> str:
     """`short_windows` as text in `dialect`."""
-    return generate(short_windows(clause, data, dialect, outages), dialect)
+    return generate(short_windows(clause, data, dialect, outages, sessions, catalog), dialect)
 
 
 __all__ = ["pct_units", "short_windows", "short_windows_sql"]
