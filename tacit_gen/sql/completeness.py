@@ -200,7 +200,10 @@ def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
         if isinstance(node, exp.Column) and not node.table and node.name in holes:
             return holes[node.name].copy()
         if isinstance(node, exp.Table) and node.name in holes:
-            return holes[node.name].copy()
+            new = holes[node.name].copy()
+            if node.args.get("alias") is not None and isinstance(new, exp.Table):
+                new.set("alias", node.args["alias"].copy())  # `__catalog__ AS tacit_cc`
+            return new
         return node
 
     return tree.transform(put)

@@ -209,11 +209,14 @@ where tacit_sn is null
 
 
 {#- completeness:<c>  per series, each window between its first and last readings holds at least
-    min_pct% of the expected readings (less what allowed outages cover). windows_sql is rendered by
-    tacit-gen per dialect (tacit_gen.sql.completeness); the model and the outages relation go in. -#}
-{% test tacit_completeness(model, column_name, windows_sql, outages=none) %}
+    min_pct% of the expected readings (less what allowed outages cover); per session, the windows are
+    the sessions of the series' calendar. windows_sql is rendered by tacit-gen per dialect
+    (tacit_gen.sql.completeness); the model and the outages, sessions and catalog relations go in. -#}
+{% test tacit_completeness(model, column_name, windows_sql, outages=none, sessions=none, calendar_catalog=none) %}
 {%- set filled = windows_sql | replace('__tacit_model__', model | string) -%}
 {%- if outages is not none %}{% set filled = filled | replace('__tacit_outages__', outages | string) %}{% endif -%}
+{%- if sessions is not none %}{% set filled = filled | replace('__tacit_sessions__', sessions | string) %}{% endif -%}
+{%- if calendar_catalog is not none %}{% set filled = filled | replace('__tacit_calendar_catalog__', calendar_catalog | string) %}{% endif -%}
 {{ filled }}
 {% endtest %}
 

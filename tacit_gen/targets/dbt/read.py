@@ -446,7 +446,9 @@ class Reader:
                 p.update(_session_params(a))
             return "cadence", p, f"cadence:{c}"
         if short == "tacit_completeness" and column:
-            return "completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", "")))}, f"completeness:{c}"
+            rels = {k: str(a[k]) for k in ("outages", "sessions", "calendar_catalog") if a.get(k) is not None}
+            return ("completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", ""))), **rels},
+                    f"completeness:{c}")
         if short == "tacit_catalog_unit" and column:
             return ("catalog_unit", {**_catalog_join(c, a), "catalog_column": _col(a.get("catalog_column"))},
                     f"catalog_unit:{c}")

@@ -283,15 +283,32 @@ def unident(text: str) -> str:
 
 MODEL_HOLE = "__tacit_model__"  # the tested model, put in by the tacit_completeness macro
 OUTAGES_HOLE = "__tacit_outages__"  # the outages relation (the test's `outages` argument)
+SESSIONS_HOLE = "__tacit_sessions__"  # per session: the sessions relation (`sessions`)
+CATALOG_HOLE = "__tacit_calendar_catalog__"  # a per-series calendar: the catalog (`calendar_catalog`)
 
 
 def completeness_sql(clause: Clause, dialect: str) -> str:
     """The series windows short of readings (`tacit_gen.sql.completeness`) in `dialect`, the
-    model and the outages relation as holes the macro fills."""
+    model and the outages, sessions and catalog relations as holes the macro fills."""
     from tacit_gen.sql import relation
     from tacit_gen.sql.completeness import short_windows_sql
 
-    return short_windows_sql(clause, relation(MODEL_HOLE), dialect, relation(OUTAGES_HOLE))
+    return short_windows_sql(clause, relation(MODEL_HOLE), dialect, relation(OUTAGES_HOLE),
+                             relation(SESSIONS_HOLE), relation(CATALOG_HOLE))
+
+
+def completeness_relations(p: dict[str, Any]) -> dict[str, str]:
+    """The relations a completeness test reads besides its model, as `ref()` arguments: the
+    outages (gap types allowed), the sessions (per session) and the catalog (a per-series
+    calendar)."""
+    out: dict[str, str] = {}
+    if p.get("outages_relation") is not None:
+        out["outages"] = relation_ref(p["outages_relation"])
+    if p.get("window_seconds") is None and p.get("sessions_relation") is not None:
+        out["sessions"] = relation_ref(p["sessions_relation"])
+        if p.get("calendar_catalog") is not None:
+            out["calendar_catalog"] = relation_ref(p["calendar_catalog"])
+    return out
 
 
 def relation_ref(relation: str) -> str:
@@ -423,10 +440,9 @@ class DbtTarget:
                     and uses_sessions(clause))):
             return None
         if clause.kind == "completeness":  # the test carries its SQL (tacit_gen.sql.completeness)
-            if clause.param("window_seconds") is None:
-                return None
             return replace(clause, params=make_params(
-                sql=completeness_sql(clause, options.get(DbtOptions).sql_dialect)))
+                sql=completeness_sql(clause, options.get(DbtOptions).sql_dialect),
+                **completeness_relations(clause.params_dict)))
         return sql_projection(clause, options.get(DbtOptions).sql_dialect)
 
     def render(
@@ -599,13 +615,8 @@ class DbtTarget:
                     args["revision_column"] = ident("revision", adapter)
                 col_test(p["column"], _test("tacit_cadence", cl, unique_name(cl.id), args))
             elif k == "completeness":
-                if p.get("window_seconds") is None:
-                    unsupported.append(Unsupported(NAME, cl.id, "completeness per session is not "
-                                                   "expressed in SQL yet"))
-                    continue
-                args = {"windows_sql": jinja_safe(completeness_sql(cl, opts.sql_dialect))}
-                if p.get("outages_relation") is not None:
-                    args["outages"] = relation_ref(p["outages_relation"])
+                args = {"windows_sql": jinja_safe(completeness_sql(cl, opts.sql_dialect)),
+                        **completeness_relations(p)}
                 col_test(p["column"], _test("tacit_completeness", cl, unique_name(cl.id), args))
             elif k == "catalog_unit":
                 args = {

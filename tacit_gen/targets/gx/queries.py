@@ -293,6 +293,4 @@ def completeness_query(clause: Clause, dialect: str = "duckdb") -> str:
     """The series windows short of readings (`tacit_gen.sql.completeness`), one row each."""
     from tacit_gen.sql.completeness import short_windows
 
-    if clause.param("window_seconds") is None:
-        raise ValueError("completeness per session is not expressed in SQL yet")
     return _text(short_windows(clause, _batch(), dialect), dialect)

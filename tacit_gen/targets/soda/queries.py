@@ -245,8 +245,6 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
         rows = dimension_rows(clause, exp.alias_(sql.relation(ds), "d", table=True))
         return sql.pretty(rows, dialect) + "\n"
     if clause.kind == "completeness":
-        if clause.param("window_seconds") is None:
-            return None  # windows on sessions: not expressed yet
         from tacit_gen.sql.completeness import short_windows
 
         return sql.pretty(short_windows(clause, sql.relation(ds), dialect), dialect) + "\n"

@@ -268,8 +268,6 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                 reason = (
                     "the revision policy states no row-level rule (no ingest column or no window)"
                     if k == "revision_window"
-                    else "completeness per session is not expressed in SQL yet"
-                    if k == "completeness"
                     else "a catalog cadence needs exactly one series column, and is not "
                     "expressed within sessions"
                 )

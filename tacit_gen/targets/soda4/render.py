@@ -266,9 +266,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = ("the revision policy states no row-level rule (no ingest column or no window)"
-                          if k == "revision_window" else
-                          "completeness per session is not expressed in SQL yet" if k == "completeness"
-                          else "a catalog cadence needs exactly one series "
+                          if k == "revision_window" else "a catalog cadence needs exactly one series "
                           "column, and is not expressed within sessions")
                 unsupported.append(Unsupported(NAME, c.id, reason))
                 continue
