@@ -1,6 +1,6 @@
 """`completeness: 390 per session per series`: the windows are the sessions of the series'
 calendar. The reference (`tacit_gen.semantics.completeness`) and the SQL tree every SQL target
-runs agree with failures known by hand (tests/timeseries/session_bars.py), then the real engines
+runs agree with failures known by hand (tests/timeseries/session_bars_verify.py), then the real engines
 do: dbt, Soda, Soda 4, GX, pandera and the ibis runtime on DuckDB, and dbt, Soda, GX, pandera and
 the runtime on a PostgreSQL 15 server."""
 
@@ -26,7 +26,7 @@ from tacit_gen.verify import VerifyReport, run_verify
 from tests.parity.harness import ENGINES, failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES
 from tests.targets.cli_drift import check_json, render_to
-from tests.timeseries import session_bars as sb
+from tests.timeseries import session_bars_verify as sb
 
 CLAUSE = "completeness:bar_start"
 # the targets that check rows (the wire schemas describe one record and declare it unsupported)
