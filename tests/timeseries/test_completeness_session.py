@@ -27,10 +27,14 @@ from tacit_gen.plan_types import Clause
 from tacit_gen.render import render_contract
 from tacit_gen.runtime import contract
 from tacit_gen.runtime.errors import ConstraintError, ValidationPhase
+from tacit_gen.sample import sample, write
+from tacit_gen.sample.sessions import completeness_sessions
+from tacit_gen.sample.verdicts import check_sample, violated_clauses
 from tacit_gen.semantics.completeness import session_windows, short_windows
 from tacit_gen.semantics.sessions import Session
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.pandera.engine import check_errors, failures_by_clause
+from tacit_gen.verify import VerifyCase, verify_cases
 from tests.targets.cli_drift import check_json, render_to
 from tests.timeseries.session_bars import (
     CID,
@@ -44,6 +48,7 @@ from tests.timeseries.session_bars import (
 )
 
 NOW = datetime(2024, 12, 3, tzinfo=UTC)
+ENGINES = ("ibis", "pandera")
 # What the hand-made data misses: (series, session open, readings)
 BBB_SHORT = (("BBB",), at(27, 14, 30), 300)
 AAA_EARLY = (("AAA",), at(29, 14, 30), 190)
@@ -292,3 +297,51 @@ def test_a_hand_edit_of_the_rule_is_drift(case: str, tmp_path: Path) -> None:
     assert code == 1, output
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == CID and f["code"] != "D100" for f in findings), output
+# -- sample ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("rows", [30, 2000])
+def test_sample_breaks_completeness_per_session_alone(rows: int) -> None:
+    """Clean sample bars pass the clause by the reference verdict (2000 rows: three symbols over
+    whole sessions, so sessions are judged); `--violate` makes one session of one series short
+    and breaks nothing else."""
+    c = load(FIXTURE)
+    clauses = plan(c)
+    clean = sample(c, clauses, rows=rows, seed=3)
+    verdict = next(v for v in check_sample(clean, clauses) if v.clause_id == CID)
+    assert verdict.status == "pass", verdict
+    if rows > 30:  # whole sessions of every symbol are judged, not only skipped
+        comp = next(x for x in clauses if x.id == CID)
+        windows = completeness_sessions(comp, clean.rows(), {})
+        for symbol in set(clean.columns["symbol"]):
+            times = [t for s, t in zip(clean.columns["symbol"], clean.columns["bar_start"], strict=True)
+                     if s == symbol]
+            first, last = min(times).timestamp() * 1000, max(times).timestamp() * 1000
+            assert any(o >= first and e <= last for o, e in windows((symbol,))[0]), symbol
+    assert violated_clauses(clean, clauses) == ()
+    bad = sample(c, clauses, rows=rows, seed=3, violate=CID)
+    assert violated_clauses(bad, clauses) == (CID,)
+    failed = next(v for v in check_sample(bad, clauses) if v.clause_id == CID)
+    assert failed.failures == 1, failed
+
+
+@pytest.mark.engine
+def test_sample_data_in_the_runtime_and_pandera(tmp_path: Path) -> None:
+    """`sample` bars and their `--violate` copy through `verify` (DuckDB; the sessions relation
+    generated for the data's dates, the outages relation empty): the ibis runtime and pandera
+    pass the clean bars and fail the completeness clause alone on the violated ones."""
+    c = load(FIXTURE)
+    clauses = plan(c)
+    cases = []
+    for name, violate in (("clean", None), ("bad", CID)):
+        data = sample(c, clauses, rows=2000, seed=3, violate=violate)
+        (tmp_path / name).mkdir()
+        path, _ = write(data, tmp_path / name / "bars.csv")
+        cases.append(VerifyCase(c, path, None, data.now, ENGINES, FIXTURE))
+    clean, bad = verify_cases(cases, "duckdb", tmp_path / "work")
+    for report, want in ((clean, set()), (bad, {CID})):
+        table = report.render_text()
+        assert report.exit_code == (1 if want else 0), table
+        assert set(report.targets) == set(ENGINES), table
+        for r in report.rows:
+            for target, verdict in r.verdicts.items():
+                expected = "fail" if r.clause.id in want else "pass"
+                assert verdict.status == expected, f"{target} {r.clause.id}\n{table}"
