@@ -345,3 +345,44 @@ def test_sample_data_in_the_runtime_and_pandera(tmp_path: Path) -> None:
             for target, verdict in r.verdicts.items():
                 expected = "fail" if r.clause.id in want else "pass"
                 assert verdict.status == expected, f"{target} {r.clause.id}\n{table}"
+
+
+def _csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> Path:
+    lines = [",".join(header)]
+    for r in rows:
+        lines.append(",".join(r[h].isoformat() if isinstance(r[h], datetime) else str(r[h])
+                              for h in header))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.engine
+def test_runtime_and_pandera_on_postgres(pg_server: Any, tmp_path: Path) -> None:
+    """On a real PostgreSQL 15 (server zone America/New_York; the sessions file given, as
+    `verify --calendar` does): the runtime and pandera give the reference's verdicts, the
+    runtime its count of short sessions."""
+    from tacit_gen.semantics.sessions import sessions_csv
+
+    c = load(FIXTURE)
+    names = ("short_and_early", "clean", "halt_not_excused")
+    cases = []
+    for name in names:
+        kw, kind, _ = CASES[name]
+        (tmp_path / name).mkdir()
+        data = _csv(tmp_path / name / "bars.csv", bars(**kw), ["symbol", "bar_start", "close"])
+        out = _csv(tmp_path / name / "outages.csv", outages(kind), ["symbol", "start", "end", "type"])
+        ses = tmp_path / name / "sessions.csv"
+        ses.write_text(sessions_csv(sessions("XNYS")), encoding="utf-8")
+        cases.append(VerifyCase(c, data, None, NOW, ENGINES, FIXTURE, calendar=ses, outages=out))
+    reports = verify_cases(cases, engine="postgres", workdir=tmp_path / "work", dsn=pg_server.dsn)
+    for name, report in zip(names, reports, strict=True):
+        expected = CASES[name][2]
+        table = f"case {name}\n{report.render_text()}"
+        for r in report.rows:
+            for target, verdict in r.verdicts.items():
+                want = "fail" if r.clause.id == CID and expected else "pass"
+                assert verdict.status == want, f"{target} {r.clause.id}\n{table}"
+        row = next(r for r in report.rows if r.clause.id == CID)
+        assert set(row.verdicts) == set(ENGINES), table
+        if expected:
+            assert row.verdicts["ibis"].failures == len(expected), table
