@@ -314,6 +314,20 @@ def _us_between(start: Any, stop: Any) -> Any:
     return stop.delta(start, unit="microsecond")
 
 
+def _epoch_ms(col: Any) -> Any:
+    """Whole milliseconds since the epoch of an instant, floored (tacit_gen.semantics.completeness)."""
+    import ibis
+    import ibis.expr.datatypes as dt
+
+    epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
+    return (_us_between(epoch, col) // 1000).cast("int64")
+
+
+def _by_series(t: Any, series: list[str], **aggs: Any) -> Any:
+    """`aggs` per series (`series` columns), or over the whole table when there is none."""
+    return t.group_by(series).aggregate(**aggs) if series else t.aggregate(**aggs)
+
+
 class _Builder:
     """Builds the one aggregate query and evaluates it."""
 
@@ -544,8 +558,9 @@ class _Builder:
                 what = ("point(s) off the expected cadence" if c.kind == "cadence"
                         else "series window(s) short of readings" if c.kind == "completeness"
                         else f"row(s) violate {c.text!r}")
-                self._set(c, "fail", "constraint", count=cnt, message=f"{cnt} {what}",
-                          rows=self._sample(pts, viol, None))
+                rows = (self._sample_windows(pts, viol, c) if c.kind == "completeness"
+                        else self._sample(pts, viol, None))
+                self._set(c, "fail", "constraint", count=cnt, message=f"{cnt} {what}", rows=rows)
             elif c.kind == "unique":
                 self._set(c, "fail", "constraint", count=cnt,
                           message=f"{cnt} row(s) violate {c.text!r}",
@@ -589,6 +604,22 @@ class _Builder:
         try:
             q = t.filter(viol)
             q = q.select(*(cols or [c for c in t.columns if not c.startswith("__tacit_")]))
+            return tuple(self._execute(q.limit(SAMPLE_ROWS)))
+        except Exception:
+            return ()
+
+    def _sample_windows(self, wins: Any, viol: Any, c: Clause) -> tuple[dict[str, Any], ...]:
+        """The first short windows (failure path only), in series then time order: the series
+        values, `window_start` (the window's or session's start, UTC) and `readings`."""
+        import ibis
+        import ibis.expr.datatypes as dt
+
+        series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
+        epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
+        try:
+            q = wins.filter(viol).order_by([*series, "__tacit_ws"])
+            q = q.select(*series, window_start=epoch + q["__tacit_ws"].as_interval("ms"),
+                         readings=q["__tacit_n"].fill_null(0))
             return tuple(self._execute(q.limit(SAMPLE_ROWS)))
         except Exception:
             return ()
@@ -795,33 +826,77 @@ class _Builder:
         return pts, viol
 
     def _completeness(self, data: ir.Table, c: Clause) -> tuple[ir.Table, Any]:
-        """tacit_gen.semantics.completeness: one row per series window between the series'
-        first and last readings, TRUE when it holds too few (less what allowed outages cover)."""
+        """tacit_gen.semantics.completeness: one row per series window (a UTC-aligned window, or
+        for `N per session` a session of the series' calendar) between the series' first and
+        last readings, TRUE when it holds too few (less what allowed outages cover)."""
         import ibis
 
-        if c.param("window_seconds") is None:
-            raise CompileError("completeness per session is not checked by the runtime yet")
         tcol = str(c.param("column"))
         series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
-        w = int(c.param("window_seconds")) * 1000
-        epoch = ibis.literal(_dt.datetime(1970, 1, 1, tzinfo=_dt.UTC), type="timestamp('UTC')")
-
-        def ms(col: Any) -> Any:  # whole milliseconds since the epoch, floored
-            return (_us_between(epoch, col) // 1000).cast("int64")
-
         pts: Any = data.filter([data[x].notnull() for x in (tcol, *series)])
-        pts = pts.select(*series, __tacit_ms=ms(pts[tcol])).distinct()
-        bounds: Any = pts.group_by(series).aggregate(
-            __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
-            __tacit_k1=pts["__tacit_ms"].max() // w - 1)
-        bounds = bounds.filter(bounds["__tacit_k0"] <= bounds["__tacit_k1"])
-        windows = bounds.select(*series, __tacit_k=ibis.range(
-            bounds["__tacit_k0"], bounds["__tacit_k1"] + 1).unnest().cast("int64"))
-        counts = pts.mutate(__tacit_k=(pts["__tacit_ms"] // w).cast("int64")).group_by(
-            [*series, "__tacit_k"]).aggregate(__tacit_n=ibis._.count())
-        keys = [*series, "__tacit_k"]
-        wins: Any = windows.left_join(counts, keys).select(*[windows[k] for k in keys],
-                                                      __tacit_n=counts["__tacit_n"])
+        pts = pts.select(*series, __tacit_ms=_epoch_ms(pts[tcol])).distinct()
+        if c.param("window_seconds") is None:
+            wins = self._session_windows(pts, c, series)
+        else:
+            w = int(c.param("window_seconds")) * 1000
+            bounds: Any = _by_series(pts, series,
+                                     __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
+                                     __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+            bounds = bounds.filter(bounds["__tacit_k0"] <= bounds["__tacit_k1"])
+            windows = bounds.select(*series, __tacit_k=ibis.range(
+                bounds["__tacit_k0"], bounds["__tacit_k1"] + 1).unnest().cast("int64"))
+            counts = pts.mutate(__tacit_k=(pts["__tacit_ms"] // w).cast("int64")).group_by(
+                [*series, "__tacit_k"]).aggregate(__tacit_n=ibis._.count())
+            keys = [*series, "__tacit_k"]
+            wins = windows.left_join(counts, keys).select(*[windows[k] for k in keys],
+                                                          __tacit_n=counts["__tacit_n"])
+            wins = wins.select(*series, __tacit_ws=wins["__tacit_k"] * w,
+                               __tacit_we=(wins["__tacit_k"] + 1) * w,
+                               __tacit_full=ibis.literal(w, type="int64"),
+                               __tacit_n=wins["__tacit_n"])
+        return self._short_windows(wins, c, series)
+
+    def _session_windows(self, pts: Any, c: Clause, series: list[str]) -> Any:
+        """`N per session`: the sessions ``[open, close)`` of each series' calendar between its
+        first and last readings (series..., __tacit_ws, __tacit_we in ms, __tacit_full: the
+        calendar's longest session in the relation, __tacit_n: the readings in the session)."""
+        import ibis
+
+        bounds: Any = _by_series(pts, series, __tacit_f=pts["__tacit_ms"].min(),
+                                 __tacit_l=pts["__tacit_ms"].max())
+        bounds, code = self._calendar_code(bounds, c)
+        bounds = bounds.select(*series, "__tacit_f", "__tacit_l", __tacit_bc=code)
+        ses: Any = self._sessions_relation(c)
+        s = ses.select(__tacit_cal=ses[c.param("sessions_calendar")],
+                       __tacit_ws=_epoch_ms(ses[c.param("sessions_open")]),
+                       __tacit_we=_epoch_ms(ses[c.param("sessions_close")]))
+        s = s.filter(s["__tacit_ws"].notnull() & s["__tacit_we"].notnull())
+        full = s.group_by("__tacit_cal").aggregate(
+            __tacit_full=(s["__tacit_we"] - s["__tacit_ws"]).max())
+        s = s.inner_join(full, "__tacit_cal")
+        j: Any = bounds.inner_join(s, [bounds["__tacit_bc"] == s["__tacit_cal"],
+                                       s["__tacit_ws"] >= bounds["__tacit_f"],
+                                       s["__tacit_we"] <= bounds["__tacit_l"]])
+        wins = j.select(*series, "__tacit_ws", "__tacit_we", "__tacit_full")
+        p = pts.select(*[pts[x].name(f"__tacit_p_{x}") for x in series], "__tacit_ms")
+        inside = [wins[x] == p[f"__tacit_p_{x}"] for x in series]
+        inside += [p["__tacit_ms"] >= wins["__tacit_ws"], p["__tacit_ms"] < wins["__tacit_we"]]
+        hit: Any = wins.inner_join(p, inside)
+        keys = [*series, "__tacit_ws"]
+        counts = hit.group_by(keys).aggregate(__tacit_n=ibis._.count())
+        return wins.left_join(counts, keys).select(
+            *[wins[k] for k in keys], "__tacit_we", "__tacit_full", __tacit_n=counts["__tacit_n"])
+
+    def _short_windows(self, wins: Any, c: Clause, series: list[str]) -> tuple[ir.Table, Any]:
+        """The verdict on each window (series..., __tacit_ws, __tacit_we, __tacit_full,
+        __tacit_n): readings * 100 * PCT_SCALE * full < min_pct units * expected * (length -
+        covered), `covered` the window's overlap with the series' allowed outages."""
+        import ibis
+
+        from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
+
+        keys = [*series, "__tacit_ws"]
+        length: Any = wins["__tacit_we"] - wins["__tacit_ws"]
         covered: Any = ibis.literal(0, type="int64")
         gaps = tuple(c.param("allowed_gaps") or ())
         if gaps:
@@ -831,42 +906,45 @@ class _Builder:
             o: Any = self.outages
             o = o.filter(o[c.param("outages_type")].isin(list(gaps)))
             o = o.select(*[o[s].name(f"__tacit_o_{s}") for s in series],
-                         __tacit_o0=ms(o[c.param("outages_start")]),
-                         __tacit_o1=ms(o[c.param("outages_end")]))
-            ws, we = wins["__tacit_k"] * w, (wins["__tacit_k"] + 1) * w
+                         __tacit_o0=_epoch_ms(o[c.param("outages_start")]),
+                         __tacit_o1=_epoch_ms(o[c.param("outages_end")]))
             cond = [wins[s] == o[f"__tacit_o_{s}"] for s in series]
-            cond += [o["__tacit_o0"] < we, o["__tacit_o1"] > ws]
+            cond += [o["__tacit_o0"] < wins["__tacit_we"], o["__tacit_o1"] > wins["__tacit_ws"]]
             j: Any = wins.inner_join(o, cond)
-            jws, jwe = j["__tacit_k"] * w, (j["__tacit_k"] + 1) * w
-            overlap: Any = ibis.least(j["__tacit_o1"], jwe)
-            overlap = overlap - ibis.greatest(j["__tacit_o0"], jws)
+            overlap: Any = ibis.least(j["__tacit_o1"], j["__tacit_we"])
+            overlap = overlap - ibis.greatest(j["__tacit_o0"], j["__tacit_ws"])
             cov = j.group_by(keys).aggregate(__tacit_cov=overlap.sum())
-            wins = wins.left_join(cov, keys).select(*[wins[k] for k in keys], "__tacit_n",
-                                                    __tacit_cov=cov["__tacit_cov"])
-            covered = ibis.least(wins["__tacit_cov"].fill_null(0), w)
-        from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
-
+            wins = wins.left_join(cov, keys).select(
+                *[wins[k] for k in keys], "__tacit_we", "__tacit_full", "__tacit_n",
+                __tacit_cov=cov["__tacit_cov"])
+            length = wins["__tacit_we"] - wins["__tacit_ws"]
+            covered = ibis.least(wins["__tacit_cov"].fill_null(0), length)
         n = wins["__tacit_n"].fill_null(0).cast("decimal(38, 0)")
+        full = wins["__tacit_full"].cast("decimal(38, 0)")
         need = ibis.literal(pct_units(str(c.param("min_pct"))) * int(c.param("expected")),
                             type="decimal(38, 0)")
-        viol = n * (100 * PCT_SCALE * w) < need * (w - covered)
+        viol = n * (100 * PCT_SCALE) * full < need * (length - covered).cast("decimal(38, 0)")
         return wins, viol.fill_null(False)
 
-    def _sessions_table(self, c: Clause) -> Any:
-        """The sessions relation as (__tacit_cal, __tacit_day, __tacit_open, __tacit_close,
-        __tacit_sn): numbered 1, 2, ... per calendar in date order."""
-        import ibis
+    def _sessions_relation(self, c: Clause) -> Any:
+        """The sessions relation the clause names, as given to parse(sessions=...)."""
         import ibis.expr.types as ir
 
         rel = str(c.param("sessions_relation"))
         if self.sessions is None:
             raise CompileError(f"needs the sessions relation {rel!r}: pass sessions=")
         if isinstance(self.sessions, ir.Table):
-            ses = self.sessions
-        elif rel in self.sessions:
-            ses = self.sessions[rel]
-        else:
-            raise CompileError(f"sessions relation {rel!r} not given (have {sorted(self.sessions)})")
+            return self.sessions
+        if rel in self.sessions:
+            return self.sessions[rel]
+        raise CompileError(f"sessions relation {rel!r} not given (have {sorted(self.sessions)})")
+
+    def _sessions_table(self, c: Clause) -> Any:
+        """The sessions relation as (__tacit_cal, __tacit_day, __tacit_open, __tacit_close,
+        __tacit_sn): numbered 1, 2, ... per calendar in date order."""
+        import ibis
+
+        ses = self._sessions_relation(c)
         s = ses.select(__tacit_cal=ses[c.param("sessions_calendar")],
                        __tacit_day=ses[c.param("sessions_session")],
                        __tacit_open=ses[c.param("sessions_open")],

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.sample.model import SampleError, as_utc, epoch_us
 from tacit_gen.semantics.calendar import weekdays_through
-from tacit_gen.semantics.sessions import CalendarError, SessionIndex, exchange_sessions
+from tacit_gen.semantics.sessions import CalendarError, Session, SessionIndex, exchange_sessions
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from tacit_gen.plan_types import Clause
 
@@ -160,3 +160,37 @@ def session_grid(clause: Clause, end: datetime, count: int, code: str | None) ->
     if len(out) < count:
         raise SampleError(f"not enough sessions of {code} before {end}")
     return sorted(out[:count], key=epoch_us)
+
+
+def completeness_sessions(clause: Clause, rows: Iterable[Mapping[str, Any]],
+                          lookup: Mapping[Any, Any]
+                          ) -> Callable[[tuple[Any, ...]], tuple[list[tuple[int, int]], int]]:
+    """The sessions `completeness: N per session` judges each series on
+    (`tacit_gen.semantics.completeness.session_windows`): those of its calendar (`group_code`)
+    from exchange_calendars over the data's dates (the time column's UTC dates of every row) a
+    week either side, as `verify` generates the sessions relation; so a calendar's longest
+    session, which prorates the expected count, is the one that relation holds."""
+    from tacit_gen.semantics.completeness import session_windows
+
+    tcol = str(clause.param("column"))
+    series_cols = tuple(clause.param("series") or ())
+    days: list[date] = []
+    keys: set[tuple[Any, ...]] = set()
+    for r in rows:
+        t = r.get(tcol)
+        if isinstance(t, datetime):
+            days.append(as_utc(t).date())
+            keys.add(tuple(r.get(s) for s in series_cols))
+
+    def code(key: tuple[Any, ...]) -> str | None:
+        return group_code(clause, key, lookup)
+
+    codes = sorted({c for k in keys if (c := code(k)) is not None}) if days else []
+    found = [s for c in codes for s in _index(c, min(days) - _PAD, max(days) + _PAD).sessions(c)]
+    return session_windows(clause, found, code)
+
+
+def sessions_around(code: str, t: datetime) -> list[Session]:
+    """The sessions of calendar `code` from three weeks before `t` to a week after, in order."""
+    d = as_utc(t).date()
+    return _index(code, d - 3 * _PAD, d + _PAD).sessions(code)

@@ -237,12 +237,16 @@ def _cadence(c: Clause, f: Facts) -> ClauseCheck:
 
 def _completeness(c: Clause, f: Facts) -> ClauseCheck:
     """Series windows short of readings (`tacit_gen.semantics.completeness`); sample data has
-    no outages relation, so no gap is excused."""
+    no outages relation, so no gap is excused. `N per session`: the sessions of each series'
+    calendar from exchange_calendars over the data's dates (`sessions.completeness_sessions`)."""
     from tacit_gen.semantics.completeness import short_windows
 
+    sessions = None
     if c.param("window_seconds") is None:
-        return ClauseCheck(c.id, "n/a", 0, "completeness per session: not evaluated yet")
-    short = short_windows(c, f.rows)
+        from tacit_gen.sample.sessions import completeness_sessions
+
+        sessions = completeness_sessions(c, f.rows, f.lookup)
+    short = short_windows(c, f.rows, sessions=sessions)
     detail = "; ".join(f"{', '.join(map(str, w.series))} {w.start.isoformat()}: {w.readings}"
                        for w in short[:3])
     return _result(c, len(short), detail)

@@ -297,23 +297,16 @@ def _completeness(v: Violation) -> Iterator[Candidate]:
     readings than the window needs (the cadence stays clean), else a single reading at the
     window's start, or a window earlier when one reading fills a window (an empty stretch: a
     cadence without allowed gaps catches it too)."""
-    from tacit_gen.sample.generate import ingest_time, point_key
     from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
 
     ctx, c, rows = v.ctx, v.clause, v.rows
     if c.param("window_seconds") is None:
+        yield from _session_completeness(v)
         return
     tcol = str(c.param("column"))
-    series_cols = tuple(str(s) for s in (c.param("series") or ()))
     w_us = int(c.param("window_seconds")) * 1_000_000
     need = pct_units(str(c.param("min_pct"))) * int(c.param("expected"))
-    firsts: dict[tuple[Any, ...], int] = {}
-    for i, r in enumerate(rows):
-        t = r.get(tcol)
-        if isinstance(t, datetime) and not (ctx.has_revision and r.get("revision")):
-            key = tuple(r.get(s) for s in series_cols)
-            if key not in firsts or epoch_us(t) < epoch_us(rows[firsts[key]][tcol]):
-                firsts[key] = i
+    firsts = _first_readings(v)
     cadence = ctx.cadence
     serial = len(rows)
     for key, i in firsts.items():
@@ -330,22 +323,94 @@ def _completeness(v: Violation) -> Iterator[Candidate]:
             back = w_us if need <= 100 * PCT_SCALE else 0
             times = [first - timedelta(microseconds=f_us - ws + back)]
             what = "one reading at a window start" + (", then an empty window" if back else "")
-        added: list[dict[str, Any]] = []
-        for t in times:
-            row = dict(rows[i])
-            row[tcol] = t
-            if ctx.ingest_col is not None and row.get(ctx.ingest_col) is not None:
-                row[ctx.ingest_col] = ingest_time(ctx, t, int(row.get("revision") or 0))
-            for kc in ctx.key:
-                if kc not in (*series_cols, tcol, "revision"):
-                    row[kc] = point_key(ctx.cols[kc], serial, ctx)
-            serial += 1
-            added.append(row)
+        added = _readings_like(v, i, times, serial)
+        serial += len(added)
         label = ", ".join(str(x) for x in key)
         start = times[0].isoformat()
         yield v.candidate([*added, *copy_rows(rows)],
                           f"series {label}: {what} from {start}, short of the window's "
                           f"{c.param('expected')} at {c.param('min_pct')}%")
+
+
+def _first_readings(v: Violation) -> dict[tuple[Any, ...], int]:
+    """Each series' first reading (a row index; restated rows aside), by series key."""
+    tcol = str(v.clause.param("column"))
+    series_cols = tuple(str(s) for s in (v.clause.param("series") or ()))
+    firsts: dict[tuple[Any, ...], int] = {}
+    for i, r in enumerate(v.rows):
+        t = r.get(tcol)
+        if isinstance(t, datetime) and not (v.ctx.has_revision and r.get("revision")):
+            key = tuple(r.get(s) for s in series_cols)
+            if key not in firsts or epoch_us(t) < epoch_us(v.rows[firsts[key]][tcol]):
+                firsts[key] = i
+    return firsts
+
+
+def _readings_like(v: Violation, i: int, times: list[datetime], serial: int) -> list[dict[str, Any]]:
+    """Copies of row i at `times` (its ingest time following; fresh values for the key columns
+    that are neither series, time nor revision)."""
+    from tacit_gen.sample.generate import ingest_time, point_key
+
+    ctx = v.ctx
+    tcol = str(v.clause.param("column"))
+    series_cols = tuple(str(s) for s in (v.clause.param("series") or ()))
+    added: list[dict[str, Any]] = []
+    for t in times:
+        row = dict(v.rows[i])
+        row[tcol] = t
+        if ctx.ingest_col is not None and row.get(ctx.ingest_col) is not None:
+            row[ctx.ingest_col] = ingest_time(ctx, t, int(row.get("revision") or 0))
+        for kc in ctx.key:
+            if kc not in (*series_cols, tcol, "revision"):
+                row[kc] = point_key(ctx.cols[kc], serial, ctx)
+        serial += 1
+        added.append(row)
+    return added
+
+
+def _session_completeness(v: Violation) -> Iterator[Candidate]:
+    """`N per session`: one series gets a single reading at the open of the last session of its
+    calendar that closed before its first reading, so that session is judged and holds one; the
+    session the first reading falls in is judged too when the series reads past its close, so
+    it is filled from its open up to the first reading on the series' grid (the cadence's
+    interval, else the calendar's longest session over `expected`): it stays full, and the
+    cadence (a bar at an open, consecutive sessions) stays clean."""
+    from tacit_gen.sample.sessions import group_code, sessions_around
+
+    c, rows = v.clause, v.rows
+    tcol = str(c.param("column"))
+    series_cols = tuple(str(s) for s in (c.param("series") or ()))
+    cadence = v.ctx.cadence
+    serial = len(rows)
+    for key, i in _first_readings(v).items():
+        code = group_code(c, key, v.lookup)
+        if code is None:
+            continue
+        first = rows[i][tcol]
+        last = max((r[tcol] for r in rows if isinstance(r.get(tcol), datetime)
+                    and tuple(r.get(s) for s in series_cols) == key), key=epoch_us)
+        around = sessions_around(code, first)
+        before = [s for s in around if epoch_us(s.close) <= epoch_us(first)]
+        if not before:
+            continue
+        shorted = before[-1]
+        times = [shorted.open]
+        inside = next((s for s in around if epoch_us(s.open) < epoch_us(first) < epoch_us(s.close)), None)
+        if inside is not None and epoch_us(inside.close) <= epoch_us(last):
+            seconds = cadence.param("interval_seconds") if cadence is not None else None
+            longest = max(epoch_us(s.close) - epoch_us(s.open) for s in around)
+            step = (int(seconds) * 1_000_000 if seconds else longest // int(c.param("expected")))
+            t = epoch_us(inside.open)
+            while t < epoch_us(first):
+                times.append(inside.open + timedelta(microseconds=t - epoch_us(inside.open)))
+                t += step
+        added = _readings_like(v, i, times, serial)
+        serial += len(added)
+        label = ", ".join(str(x) for x in key)
+        yield v.candidate([*added, *copy_rows(rows)],
+                          f"series {label}: one reading in the {code} session of "
+                          f"{shorted.session.isoformat()}, short of its {c.param('expected')} at "
+                          f"{c.param('min_pct')}%")
 
 
 def _catalog_unit(v: Violation) -> Iterator[Candidate]:

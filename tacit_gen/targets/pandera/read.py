@@ -44,6 +44,7 @@ TIME_HELPERS = {
     "_revision_window_check": "revision_window",
     "_session_cadence_check": "cadence",
     "_session_window_check": "revision_window",
+    "_session_completeness_check": "completeness",
     "_revision_by_check": "revision_by",
     "_references_check": "references",
 }

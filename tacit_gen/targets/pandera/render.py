@@ -80,6 +80,7 @@ TIME_HELPERS = {
     "revision_by": "_revision_by_check",
 }
 CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "catalog_dimension", "plausible")
+SESSION_COMPLETENESS = "_session_completeness_check"  # `completeness: N per session`
 
 
 class CompileError(ValueError):
@@ -219,7 +220,10 @@ class PanderaTarget:
             dimension_helper=any(c.kind == "catalog_dimension" for c in clauses),
             sessions_helpers=any(uses_sessions(c) for c in clauses),
             refs_helpers=any(c.kind == "references" for c in clauses),
-            completeness_helpers=any(c.kind == "completeness" for c in clauses),
+            completeness_helpers=any(c.kind == "completeness" and c.param("window_seconds") is not None
+                                     for c in clauses),
+            session_completeness_helper=any(c.kind == "completeness" and c.param("window_seconds") is None
+                                            for c in clauses),
             outages_frame=any(c.param("outages_relation") is not None for c in clauses),
             no_schema_reason=" and ".join(parts.needs) if parts.needs else "",
         )
@@ -274,9 +278,6 @@ class PanderaTarget:
                     )
                     + ","
                 )
-            elif c.kind == "completeness" and c.param("window_seconds") is None:
-                unsupported.append(Unsupported(NAME, c.id, "completeness per session is not "
-                                               "expressed in pandera yet"))
             elif c.kind == "cadence" and uses_sessions(c) and c.param("from_catalog"):
                 unsupported.append(Unsupported(
                     NAME, c.id, "a catalog interval within sessions is not expressed in pandera"))
@@ -285,9 +286,9 @@ class PanderaTarget:
                 if c.warn:  # the helper's pa.Check, made to warn (`_warn` in the module)
                     check = " " * 12 + "_warn(" + check.strip()[:-1] + "),"
                 checks.append(check)
-                need = _needs(c)
-                if need and need not in needs:
-                    needs.append(need)
+                for need in (_needs(c), _needs_outages(c)):
+                    if need and need not in needs:
+                        needs.append(need)
             elif c.kind not in ("column", "not_null", *COLUMN_CHECK_KINDS):
                 unsupported.append(Unsupported(NAME, c.id, f"clause kind {c.kind!r} is unknown"))
         return _Parts(columns, checks, unique, strict, unsupported, needs)
@@ -351,7 +352,13 @@ class PanderaTarget:
             kw += [(k, repr(tuple(v) if isinstance(v, list) else v)) for k, v in c.params]
             if p.get("outages_relation") is not None:
                 kw.append(("outages", "outages"))
-            return " " * 12 + _call(TIME_HELPERS[c.kind], [f"{k}={v}" for k, v in kw], " " * 12) + ","
+            helper = TIME_HELPERS[c.kind]
+            if p.get("window_seconds") is None:  # `N per session`: the sessions frame
+                helper = SESSION_COMPLETENESS
+                kw.append(("frame", "sessions"))
+                if p.get("calendar_catalog") is not None:  # a per-series calendar
+                    kw.append(("catalog", "catalog"))
+            return " " * 12 + _call(helper, [f"{k}={v}" for k, v in kw], " " * 12) + ","
         if uses_sessions(c):  # every plan param, as the reader returns them
             helper = "_session_cadence_check" if c.kind == "cadence" else "_session_window_check"
             if c.kind == "cadence":
@@ -416,6 +423,13 @@ def _needs(c: Clause) -> str | None:
     if uses_sessions(c) and c.param("sessions_relation") is not None:
         return "a sessions frame" if c.param("calendar_catalog") is None else "a sessions and a catalog frame"
     if c.kind == "completeness" and c.param("outages_relation") is not None:
+        return "an outages frame"
+    return None
+
+
+def _needs_outages(c: Clause) -> str | None:
+    """A completeness clause per session that allows gap types needs the outages frame too."""
+    if c.kind == "completeness" and uses_sessions(c) and c.param("outages_relation") is not None:
         return "an outages frame"
     return None
 
