@@ -31,6 +31,8 @@ FIXTURES = {
     "pressure_by_catalog_unit": ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml",
     "series_clauses": ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml",
     "orders": ROOT / "tests" / "fixtures" / "references" / "orders.yaml",
+    "bars_per_session": ROOT / "tests" / "fixtures" / "series" / "completeness_session.yaml",
+    "bars_per_venue_session": ROOT / "tests" / "fixtures" / "series" / "completeness_venue_session.yaml",
 }
 
 

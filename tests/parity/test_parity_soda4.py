@@ -1,7 +1,8 @@
 """Parity of the Soda 4 engine on DuckDB: the cases of the DuckDB parity suite (clean data, and data
 breaking exactly one clause, from `tacit-gen sample`), every clause of every bundled contract and
 the fixture contracts' own cases (FIXTURES: `plausible:` and `catalog_bounds` of line_pressure,
-`pattern:` and `revision_by` of series_clauses), verified in ONE batch (`verify_cases`): one
+`pattern:` and `revision_by` of series_clauses, completeness per session of bars_per_session and
+bars_per_venue_session), verified in ONE batch (`verify_cases`): one
 soda-core 4 worker process runs every case. Soda 4 must pass the clean data, flag exactly the
 broken clause, and warn (exit 0, the warning listed apart) where the broken clause is a warn one,
 as every other engine does in `test_parity_<contract>.py` on the same data (same rows, seed and
@@ -26,7 +27,9 @@ pytestmark = pytest.mark.engine
 NAMES = ("fct_sensor_readings", "ohlcv_1m", "plant_sensor_reading")
 # fixture contracts: only the clauses their DuckDB parity module breaks (the rest are the bundled kinds)
 FIXTURES = {"line_pressure": ("plausible:value", "catalog_bounds:value"),
-            "series_clauses": ("pattern:series_id", "revision_by:revised_by")}
+            "series_clauses": ("pattern:series_id", "revision_by:revised_by"),
+            "bars_per_session": ("completeness:bar_start",),
+            "bars_per_venue_session": ("completeness:bar_start",)}
 CASES: list[tuple[str, str | None]] = (
     [(name, None) for name in (*NAMES, *FIXTURES)]
     + [(name, c) for name in NAMES for c in clause_ids(name)]

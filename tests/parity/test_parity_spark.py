@@ -9,7 +9,7 @@ dataframe, pandera through Arrow, the ibis runtime on pyspark). The batch runs o
 Beside the bundled contracts, the tiers `kinds` and `full` carry the clause kinds no bundled
 contract has yet, on the fixtures of the DuckDB parity suite and of tests/references and
 tests/targets (`plausible:` warns, `catalog_bounds:`, `catalog_dimension:`, `pattern:`,
-`revision_by:`, `references:`), and
+`revision_by:`, `references:`, completeness per session on one calendar and per series), and
 the hand-made `completeness:` cases of tests/targets/test_completeness_engines.py (a short day,
 an empty day, an outage of an allowed type that excuses the short day, one of another type that
 does not).
@@ -54,7 +54,9 @@ SMOKE = (("fct_sensor_readings", "freshness:event_ts"), ("ohlcv_1m", "not_null:s
 ONLY = {"line_pressure": ("plausible:value", "catalog_bounds:value"),
         "pressure_by_catalog_unit": ("catalog_dimension:value",),
         "series_clauses": ("pattern:series_id", "revision_by:revised_by"),
-        "orders": ("references:customer_id",)}
+        "orders": ("references:customer_id",),
+        "bars_per_session": ("completeness:bar_start",),
+        "bars_per_venue_session": ("completeness:bar_start",)}
 def _first_of_each_kind(name: str) -> list[str]:
     seen: dict[str, str] = {}
     for c in clause_ids(name):
