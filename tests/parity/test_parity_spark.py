@@ -38,6 +38,8 @@ from tests.parity.harness import (
     verdict_table,
 )
 from tests.targets import test_completeness_engines as completeness
+from tests.timeseries import session_bars_verify as session_bars
+from tests.timeseries.test_completeness_session_engines import CHECKING
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
 
@@ -81,6 +83,15 @@ if PARITY != "smoke":  # the fixtures' clean data and each of their clauses
     CASES += [(name, None) for name in ONLY]
     CASES += [(name, c) for name, cs in ONLY.items() for c in cs]
 NAIVE = ("fct_sensor_readings", "naive event_ts")  # clean data whose instants lost their offset
+# completeness per session, failures known by hand (tests/timeseries/session_bars_verify.py): a
+# calendar for the contract and one per series, each short (two sessions) and whole; the smoke
+# tier keeps the per-series calendar's short case
+SESSION_CASES: list[tuple[bool, bool]] = ([(True, False)] if PARITY == "smoke" else
+                                          [(v, w) for v in (False, True) for w in (False, True)])
+
+
+def _session_id(venue: bool, whole: bool) -> str:
+    return f"session-{'per_series' if venue else 'XNYS'}-{'whole' if whole else 'short'}"
 
 
 def _case_id(case: tuple[str, str | None]) -> str:
@@ -115,9 +126,16 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
         cases.append(VerifyCase(load(completeness.CONTRACT), data_path, None, completeness.NOW,
                                 ENGINES, completeness.CONTRACT, outages=outages))
         violated.append(())
+    for venue, whole in SESSION_CASES:
+        path = session_bars.VENUE if venue else session_bars.LITERAL
+        files = session_bars.write(root / _session_id(venue, whole), venue, whole)
+        cases.append(VerifyCase(load(str(path)), files["data"], files.get("catalog"), session_bars.NOW,
+                                ENGINES, path, outages=files["outages"]))
+        violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
-    ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES)]
+    ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
+           *(_session_id(v, w) for v, w in SESSION_CASES)]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -148,6 +166,25 @@ def test_completeness_per_window_and_outages_on_spark(case: str, spark_reports: 
     """The hand-made completeness cases: the Spark verdict of every target is the reference's."""
     report, _ = spark_reports[f"completeness-{case}"]
     completeness._check(case, ENGINES, report)
+
+
+@pytest.mark.parametrize(("venue", "whole"), SESSION_CASES,
+                         ids=[_session_id(v, w) for v, w in SESSION_CASES])
+def test_completeness_per_session_on_spark(venue: bool, whole: bool, spark_reports: dict[str, Any]) -> None:
+    """The two short sessions fail `completeness:bar_start` alone in every target (two failures
+    where the engine counts them); the whole sessions pass."""
+    report, _ = spark_reports[_session_id(venue, whole)]
+    table = verdict_table(report)
+    if whole:
+        assert report.exit_code == 0, table
+        return
+    assert report.exit_code == 1, table
+    row = next(r for r in report.rows if r.clause.id == session_bars.CLAUSE)
+    for r in report.rows:
+        for t in CHECKING:
+            want = "fail" if r.clause.id == session_bars.CLAUSE else "pass"
+            assert r.verdicts[t].status == want, f"{t} {r.clause.id}\n{table}"
+    assert all(row.verdicts[t].failures in (None, 2) for t in CHECKING), table
 
 
 def test_a_naive_timestamp_is_no_instant_on_spark(spark_reports: dict[str, Any]) -> None:

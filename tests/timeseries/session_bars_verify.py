@@ -26,6 +26,7 @@ LITERAL = ROOT / "tests" / "fixtures" / "series" / "completeness_session.yaml"
 VENUE = ROOT / "tests" / "fixtures" / "series" / "completeness_venue_session.yaml"
 FIRST, LAST = date(2024, 11, 26), date(2024, 12, 2)
 NOW = datetime(2024, 12, 3, tzinfo=UTC)
+CLAUSE = "completeness:bar_start"
 HALT = {"symbol": "AAA", "start": datetime(2024, 11, 26, 15, 30, tzinfo=UTC),
         "end": datetime(2024, 11, 26, 16, 30, tzinfo=UTC), "type": "market_halt"}
 # (series, session open) that fail, by hand
