@@ -35,9 +35,7 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
     calendar, the `catalog` (defaults: the clause's relations)."""
     if clause.param("window_seconds") is None:
         return _short_sessions(clause, data, dialect, outages, sessions, catalog)
-    from sqlglot import exp
 
-    from tacit_gen.sql.build import relation
 
     p = clause.param
     series: list[str] = [ident(str(s), "duckdb") for s in (p("series") or ())]
@@ -82,16 +80,31 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE * w} "
         f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ({w} - LEAST({covered}, {w}))"
     )
-    tree = parse(text, "duckdb")
     holes: dict[str, Exp.Expression] = {
         "__ms__": _ms(column(str(p("column"))), dialect),
         "__data__": data,
+        **(_outage_holes(clause, outages, dialect) if gaps else {}),
     }
-    if gaps:
-        holes["__outages__"] = outages if outages is not None else relation(str(p("outages_relation")))
-        holes["__o0__"] = _ms(column(str(p("outages_start"))), dialect)
-        holes["__o1__"] = _ms(column(str(p("outages_end"))), dialect)
-        holes["__otype__"] = column(str(p("outages_type")))
+    return _fill(parse(text, "duckdb"), holes, dialect)
+
+
+def _outage_holes(clause: Clause, outages: Exp.Expression | None, dialect: str) -> dict[str, Exp.Expression]:
+    """The holes of the outages relation (default: the clause's ``outages_relation``)."""
+    from tacit_gen.sql.build import relation
+
+    p = clause.param
+    return {
+        "__outages__": outages if outages is not None else relation(str(p("outages_relation"))),
+        "__o0__": _ms(column(str(p("outages_start"))), dialect),
+        "__o1__": _ms(column(str(p("outages_end"))), dialect),
+        "__otype__": column(str(p("outages_type"))),
+    }
+
+
+def _fill(tree: Exp.Expression, holes: dict[str, Exp.Expression], dialect: str) -> Exp.Expression:
+    """`tree` with each hole (an unqualified column or a table of that name) replaced; a table
+    hole keeps its alias (`__catalog__ AS tacit_cc`)."""
+    from sqlglot import exp
 
     def put(node: Exp.Expression) -> Exp.Expression:
         if (dialect == "postgres" and isinstance(node, exp.Explode)
@@ -102,7 +115,10 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         if isinstance(node, exp.Column) and not node.table and node.name in holes:
             return holes[node.name].copy()
         if isinstance(node, exp.Table) and node.name in holes:
-            return holes[node.name].copy()
+            new = holes[node.name].copy()
+            if node.args.get("alias") is not None and isinstance(new, exp.Table):
+                new.set("alias", node.args["alias"].copy())
+            return new
         return node
 
     return tree.transform(put)
@@ -191,22 +207,8 @@ def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
         holes["__calser__"] = column(str(p("calendar_series")), "b")
         holes["__cckey__"] = column(str(p("calendar_catalog_key")), "tacit_cc")
     if gaps:
-        holes["__outages__"] = outages if outages is not None else relation(str(p("outages_relation")))
-        holes["__o0__"] = _ms(column(str(p("outages_start"))), dialect)
-        holes["__o1__"] = _ms(column(str(p("outages_end"))), dialect)
-        holes["__otype__"] = column(str(p("outages_type")))
-
-    def put(node: Exp.Expression) -> Exp.Expression:
-        if isinstance(node, exp.Column) and not node.table and node.name in holes:
-            return holes[node.name].copy()
-        if isinstance(node, exp.Table) and node.name in holes:
-            new = holes[node.name].copy()
-            if node.args.get("alias") is not None and isinstance(new, exp.Table):
-                new.set("alias", node.args["alias"].copy())  # `__catalog__ AS tacit_cc`
-            return new
-        return node
-
-    return tree.transform(put)
+        holes.update(_outage_holes(clause, outages, dialect))
+    return _fill(tree, holes, dialect)
 
 
 def short_windows_sql(clause: Clause, data: Exp.Expression, dialect: str,
