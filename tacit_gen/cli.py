@@ -454,7 +454,8 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
                    "DIR/<contract name>.csv or .parquet (catalog <name>.catalog.*, sessions "
                    "<name>.sessions.*, outages <name>.outages.* when present); each engine runs once for all of them.")
 @click.option("--jobs", default=None, type=click.IntRange(1),
-              help="With --data-dir: engine processes at once (default: the CPU count).")
+              help="Engine processes at once, on DuckDB, the costliest engine first (default: "
+                   "the CPU count; 1 runs them one after another).")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV or Parquet file of the catalog relation.")
 @click.option("--calendar", "calendar_path", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -501,7 +502,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     if (fmt == "html") != (out_file is not None):
         _fail_usage("--format html and --out FILE go together (the verdict page is a file)")
     _report_progress("verify ", verbose)
-    if data_dir is not None or jobs is not None or len(contracts) != 1 or Path(contracts[0]).is_dir():
+    if data_dir is not None or len(contracts) != 1 or Path(contracts[0]).is_dir():
         _verify_many(contracts, data, data_dir, jobs, catalog, calendar_path, outages_path,
                      target_spec, now, artifacts, keep, engine, dsn, fmt, out_file)
     if data is None:
@@ -526,7 +527,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
                             options=proj.options, engine=engine, source=Path(contract),
                             dsn=dsn, calendar=Path(calendar_path) if calendar_path else None,
-                            outages=Path(outages_path) if outages_path else None)
+                            outages=Path(outages_path) if outages_path else None, jobs=jobs)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         _fail_usage(str(e))
     except ValueError as e:  # --dsn without --engine postgres, a DSN that is not a URL
@@ -564,8 +565,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
     from tacit_gen.verify_many import ManyError, match_data, verify_many
 
     if data_dir is None:
-        _fail_usage("--jobs goes with --data-dir DIR" if jobs is not None and len(paths) == 1
-                    else "several contracts (or a folder) need --data-dir DIR (their data by name)")
+        _fail_usage("several contracts (or a folder) need --data-dir DIR (their data by name)")
     given = [f for f, v in (("--data", data), ("--catalog", catalog), ("--calendar", calendar_path),
                             ("--outages", outages_path), ("--format html", out_file))
              if v is not None]

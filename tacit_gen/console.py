@@ -281,6 +281,7 @@ class Progress:
         self._name = ""
         self._t0 = 0.0
         self._last = 0.0
+        self._steps: dict[str, float] = {}  # name -> start, for steps running side by side
 
     def _write(self, text: str) -> None:
         if self.enabled and self.stream is not None:
@@ -295,11 +296,18 @@ class Progress:
         self._write(f"\r\x1b[K{self.label}{name}: running")
 
     def tick(self) -> None:
-        """Refresh the running step's elapsed time (at most twice a second)."""
+        """Refresh the running step's elapsed time (at most twice a second); with steps running
+        side by side (`begin`), one line names each with its own elapsed time."""
         import time
 
         now = time.monotonic()
-        if self.enabled and self._name and now - self._last >= 0.5:
+        if not self.enabled or now - self._last < 0.5:
+            return
+        if self._steps:
+            self._last = now
+            self._write("\r\x1b[K" + self.label + ", ".join(
+                f"{name}: running {now - t0:.0f} s" for name, t0 in self._steps.items()))
+        elif self._name:
             self._last = now
             self._write(f"\r\x1b[K{self.label}{self._name}: running {now - self._t0:.0f} s")
 
@@ -307,11 +315,30 @@ class Progress:
         """The running step ends: done, or failed (with why, shortened to one line)."""
         import time
 
-        elapsed = time.monotonic() - self._t0
+        self._final(self._name, time.monotonic() - self._t0, ok, detail)
+        self._name = ""
+
+    def begin(self, name: str) -> None:
+        """One of several steps running side by side begins (engines in parallel processes)."""
+        import time
+
+        self._steps[name] = time.monotonic()
+        self._write(f"\r\x1b[K{self.label}{name}: running")
+        self._last = 0.0
+
+    def end(self, name: str, ok: bool, detail: str = "") -> None:
+        """A step started with `begin` ends: its final line, then the others' running line."""
+        import time
+
+        t0 = self._steps.pop(name, time.monotonic())
+        self._final(name, time.monotonic() - t0, ok, detail)
+        self._last = 0.0
+        self.tick()
+
+    def _final(self, name: str, elapsed: float, ok: bool, detail: str) -> None:
         word = paint("done", "note", self.color) if ok else paint("failed", "error", self.color)
         why = f" ({printable(' '.join(detail.split()), 120)})" if detail else ""
-        self._write(f"\r\x1b[K{self.label}{self._name}: {word} in {elapsed:.1f} s{why}\n")
-        self._name = ""
+        self._write(f"\r\x1b[K{self.label}{name}: {word} in {elapsed:.1f} s{why}\n")
 
 
 def _is_tty(stream: IO[str] | None) -> bool:

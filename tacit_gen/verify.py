@@ -397,30 +397,169 @@ def _report_done(result: EngineRun) -> None:
         f"{n} clause(s) {word}" for n, word in counts if n))
 
 
-# Engines that run every case of a run in ONE process of their own (`run_cases`): soda4 starts
-# soda-core 4 in its own environment, once per run rather than once per dataset.
-BATCHED = ("soda4",)
+def default_jobs() -> int:
+    """Engine processes at once: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
-def _batched_runs(prepared: list[_Prepared]) -> list[dict[str, EngineRun]]:
-    """Every case on DuckDB: the batched engines once for all cases, the others case by case."""
-    from tacit_gen.console import progress
+def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]:
+    """One engine on every input, in this process: `run_cases` when the engine has it and there
+    are several, else `run` input after input (an exception is that input's failure; the others
+    go on; one input's engine log is ``engine.log`` in its work folder, as for one contract)."""
+    from tacit_gen.console import engine_output
+    engine_module, failure_text = _engine_module, _failure
 
-    out = [_duckdb_runs(p, tuple(t for t in p.targets if t not in BATCHED)) for p in prepared]
-    for t in BATCHED:
-        mine = [i for i, p in enumerate(prepared) if t in p.targets]
-        if not mine:
-            continue
-        progress().start(t)
+    module = engine_module(target)
+    if hasattr(module, "run_cases") and len(inputs) > 1:
+        with engine_output(log):
+            runs: list[EngineRun] = list(module.run_cases(inputs))
+        return runs
+    out = []
+    for inp in inputs:
         try:
-            runs = _engine_module(t).run_cases([_engine_input(prepared[i], t) for i in mine])
-        except Exception as e:  # the engine's own side crashed: no verdict from it, named
-            runs = [EngineRun(t, (), failure=_failure(e)) for _ in mine]
-        for i, run in zip(mine, runs, strict=True):
-            out[i][t] = run
-        _report_done(EngineRun(t, tuple(v for r in runs for v in r.verdicts),
-                               failure=next((r.failure for r in runs if r.failure), None)))
+            with engine_output(inp.workdir / "engine.log"):
+                out.append(module.run(inp))
+        except Exception as e:
+            out.append(EngineRun(target, (), failure=failure_text(e)))
     return out
+
+
+def _child(target: str, inputs: list[VerifyInput], log: Path, conn: Any) -> None:
+    failure_text = _failure
+
+    try:
+        result: Any = _batch(target, inputs, log)
+    except BaseException as e:
+        result = failure_text(e)
+    try:
+        conn.send(result)
+    except Exception as e:  # a result that does not pickle
+        conn.send(failure_text(e))
+    conn.close()
+
+
+def _died(target: str, code: int | None) -> str:
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            return f"the {target} engine's process died of {signal.Signals(-code).name}"
+        except ValueError:
+            return f"the {target} engine's process died of signal {-code}"
+    return f"the {target} engine's process exited with code {code} without a result"
+
+
+def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
+                parallel: int) -> dict[str, list[EngineRun]]:
+    """Each (target, inputs) job in a forked process of its own, `parallel` at a time; a job that
+    fails as a whole (its import, a crash) gives every one of its inputs that failure. Where fork
+    is unavailable or unsafe (other threads in this process), the jobs run here one by one."""
+    import multiprocessing
+    from multiprocessing.connection import Connection, wait
+
+    from tacit_gen.console import progress
+    failure_text, single_threaded = _failure, _single_threaded
+
+    def whole(target: str, n: int, why: str) -> list[EngineRun]:
+        return [EngineRun(target, (), failure=why) for _ in range(n)]
+
+    def checked(target: str, n: int, got: Any) -> list[EngineRun]:
+        if isinstance(got, list) and len(got) == n and all(isinstance(r, EngineRun) for r in got):
+            return got
+        return whole(target, n, got if isinstance(got, str) else f"the {target} engine returned "
+                     f"{type(got).__name__} for {n} dataset(s)")
+
+    results: dict[str, list[EngineRun]] = {}
+    p = progress()
+
+    def done(target: str) -> None:  # the engine's line: done, or failed with why
+        runs = results[target]
+        why = next((r.failure for r in runs if r.failure), None)
+        counts = [(sum(v.status == s for r in runs for v in r.verdicts), word)
+                  for s, word in (("fail", "violated"), ("error", "errored"))]
+        p.end(target, why is None, why or ", ".join(f"{n} clause(s) {word}"
+                                                     for n, word in counts if n))
+
+    if "fork" not in multiprocessing.get_all_start_methods() or not single_threaded():
+        for target, inputs in jobs:
+            p.begin(target)
+            try:
+                results[target] = checked(target, len(inputs),
+                                          _batch(target, inputs, root / f"{target}.engine.log"))
+            except Exception as e:
+                results[target] = whole(target, len(inputs), failure_text(e))
+            done(target)
+        return results
+    ctx = multiprocessing.get_context("fork")
+    pending = list(jobs)
+    running: dict[Any, tuple[str, int, Any]] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                target, inputs = pending.pop(0)
+                receiver, sender = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_child, name=f"tacit-{target}",
+                                   args=(target, inputs, root / f"{target}.engine.log", sender))
+                proc.start()
+                sender.close()
+                running[receiver] = (target, len(inputs), proc)
+                p.begin(target)
+            for ready in wait(list(running), timeout=0.25):  # an answer, or EOF (it died)
+                conn = ready if isinstance(ready, Connection) else None
+                if conn is None:
+                    continue
+                target, n, proc = running.pop(conn)
+                got: Any = None
+                try:
+                    got = conn.recv()
+                except (EOFError, OSError):
+                    pass
+                finally:
+                    conn.close()
+                proc.join()
+                results[target] = (checked(target, n, got) if got is not None
+                                   else whole(target, n, _died(target, proc.exitcode)))
+                done(target)
+            p.tick()
+    finally:
+        for conn, (_t, _n, proc) in running.items():  # interrupted: stop what was started
+            proc.terminate()
+            proc.join()
+            conn.close()
+    return results
+
+
+# The engines, most expensive first: verify runs them side by side, as many at once as the CPUs
+# allow, so the longest starts first (dbt builds a project; GX imports for seconds) and the quick
+# ones fill the other processes. Engines not listed follow, in the targets' order.
+COSTLIEST_FIRST = ("dbt", "gx", "soda4", "ibis", "soda", "pandera")
+
+
+def engine_order(targets: list[str]) -> list[str]:
+    """`targets` in the order verify starts their engines (`COSTLIEST_FIRST`)."""
+    rank = {t: i for i, t in enumerate(COSTLIEST_FIRST)}
+    return sorted(targets, key=lambda t: (rank.get(t, len(rank)), targets.index(t)))
+
+
+def _batched_runs(prepared: list[_Prepared], root: Path,
+                  parallel: int | None = None) -> list[dict[str, EngineRun]]:
+    """Every case on DuckDB: each engine in a process of its own, once for all the cases
+    (`run_engines`), `parallel` at a time (default: the CPUs), the costliest
+    first; results back in case order and target order."""
+    order: list[str] = []
+    for p in prepared:
+        order.extend(t for t in p.targets if t not in order)
+    work = [(t, [i for i, p in enumerate(prepared) if t in p.targets]) for t in engine_order(order)]
+    results = run_engines([(t, [_engine_input(prepared[i], t) for i in idx]) for t, idx in work],
+                          root, parallel or default_jobs())
+    out: list[dict[str, EngineRun]] = [{} for _ in prepared]
+    for t, idx in work:
+        for i, run in zip(idx, results[t], strict=True):
+            out[i][t] = run
+    return [{t: o[t] for t in p.targets} for p, o in zip(prepared, out, strict=True)]
 
 
 def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
@@ -578,13 +717,15 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
 
 def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path | None = None,
                  options: RenderOptions | None = None,
-                 artifacts: Path | None = None, dsn: str | None = None) -> list[VerifyReport]:
+                 artifacts: Path | None = None, dsn: str | None = None,
+                 jobs: int | None = None) -> list[VerifyReport]:
     """Verify many datasets in one go; on Spark, ONE worker process and ONE Spark session run
     every target of every case (docs/engines/spark.md).
 
     Args:
         cases: the datasets.
-        engine: ``duckdb`` (case by case, each engine in a process of its own) or ``spark``.
+        engine: ``duckdb`` (each engine in a process of its own, once for all the cases, `jobs`
+            at a time: default the CPUs), ``postgres`` or ``spark``.
         workdir: where to keep the work (default: a temporary folder, removed afterwards).
         options: render options (see :func:`engine_options`).
         artifacts: run these artifacts instead of rendering them fresh.
@@ -607,7 +748,8 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
         prepared = [_prepare_case(c, root / f"c{i}" if nested else root, artifacts, options)
                     for i, c in enumerate(cases)]
         if engine in ("duckdb", "postgres"):
-            return [_compare(p, r) for p, r in zip(prepared, _batched_runs(prepared), strict=True)]
+            runs = _batched_runs(prepared, root, jobs)
+            return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
         runs = _spark_runs(prepared, cases, root)
         return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
 
@@ -641,12 +783,13 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
                now: datetime, artifacts: Path | None = None, keep: Path | None = None,
                options: RenderOptions | None = None, engine: str = "duckdb",
                source: Path | None = None, dsn: str | None = None,
-               calendar: Path | None = None, outages: Path | None = None) -> VerifyReport:
+               calendar: Path | None = None, outages: Path | None = None,
+               jobs: int | None = None) -> VerifyReport:
     """Load the data, run each target's artifact in its engine (DuckDB, each engine in a process
     of its own; or one Spark worker), and compare verdicts clause by clause. `source` is the
     contract's file (the Spark worker reads it)."""
     case = VerifyCase(contract, data, catalog, now, targets, source, calendar, outages)
-    return verify_cases([case], engine, keep, options, artifacts, dsn)[0]
+    return verify_cases([case], engine, keep, options, artifacts, dsn, jobs)[0]
 
 
 # The steps of one contract's verify, public to `tacit_gen.verify_many` (many contracts in one
@@ -655,6 +798,7 @@ prepare_case = _prepare_case
 work_root = _work_root
 engine_input = _engine_input
 compare = _compare
+batched_runs = _batched_runs
 engine_module = _engine_module
 failure_text = _failure
 single_threaded = _single_threaded

@@ -7,19 +7,17 @@ as for one contract); then each engine runs ONCE for all the contracts, in a pro
 forked from this one, so it is imported once: an engine module with ``run_cases(inputs)`` takes
 them all in one call (dbt: one project with a model per contract, one ``dbt build``; soda4: one
 worker), any other runs ``run(inp)`` contract after contract in that process (GX reuses its one
-context, pandera and the runtime their imports). Up to ``jobs`` engine processes run at once.
+context, pandera and the runtime their imports). Up to ``jobs`` engine processes run at once, the
+costliest first (:func:`tacit_gen.verify.run_engines`, which one contract's verify runs too).
 Results are put back in contract order and target order, whatever order the engines end in, and
 compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.compare`).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from tacit_gen.engines.base import EngineRun, VerifyInput
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -76,14 +74,6 @@ def match_data(contracts: list[tuple[Path, Contract]],
     return out
 
 
-def default_jobs() -> int:
-    """Engine processes at once: the CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 @dataclass
 class ManyReport:
     """One report per contract, in the order given; one exit code for the run."""
@@ -125,126 +115,6 @@ class ManyReport:
         return "\n\n".join([*parts, "\n".join([f"verify: {n} contract(s)", *table, "", summary])])
 
 
-# --------------------------------------------------------------------------------- the engines
-
-
-def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]:
-    """One engine on every input, in this process: `run_cases` when the engine has it, else
-    `run` input after input (an exception is that input's failure; the others go on)."""
-    from tacit_gen.console import engine_output
-    from tacit_gen.verify import engine_module, failure_text
-
-    module = engine_module(target)
-    if hasattr(module, "run_cases"):
-        with engine_output(log):
-            runs: list[EngineRun] = list(module.run_cases(inputs))
-        return runs
-    out = []
-    for inp in inputs:
-        try:
-            with engine_output(inp.workdir / "engine.log"):
-                out.append(module.run(inp))
-        except Exception as e:
-            out.append(EngineRun(target, (), failure=failure_text(e)))
-    return out
-
-
-def _child(target: str, inputs: list[VerifyInput], log: Path, conn: Any) -> None:
-    from tacit_gen.verify import failure_text
-
-    try:
-        result: Any = _batch(target, inputs, log)
-    except BaseException as e:
-        result = failure_text(e)
-    try:
-        conn.send(result)
-    except Exception as e:  # a result that does not pickle
-        conn.send(failure_text(e))
-    conn.close()
-
-
-def _died(target: str, code: int | None) -> str:
-    if code is not None and code < 0:
-        import signal
-
-        try:
-            return f"the {target} engine's process died of {signal.Signals(-code).name}"
-        except ValueError:
-            return f"the {target} engine's process died of signal {-code}"
-    return f"the {target} engine's process exited with code {code} without a result"
-
-
-def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
-                parallel: int) -> dict[str, list[EngineRun]]:
-    """Each (target, inputs) job in a forked process of its own, `parallel` at a time; a job that
-    fails as a whole (its import, a crash) gives every one of its inputs that failure. Where fork
-    is unavailable or unsafe (other threads in this process), the jobs run here one by one."""
-    import multiprocessing
-    from multiprocessing.connection import Connection, wait
-
-    from tacit_gen.console import progress
-    from tacit_gen.verify import failure_text, single_threaded
-
-    def whole(target: str, n: int, why: str) -> list[EngineRun]:
-        return [EngineRun(target, (), failure=why) for _ in range(n)]
-
-    def checked(target: str, n: int, got: Any) -> list[EngineRun]:
-        if isinstance(got, list) and len(got) == n and all(isinstance(r, EngineRun) for r in got):
-            return got
-        return whole(target, n, got if isinstance(got, str) else f"the {target} engine returned "
-                     f"{type(got).__name__} for {n} dataset(s)")
-
-    results: dict[str, list[EngineRun]] = {}
-    p = progress()
-    p.start(f"{len(jobs)} engine(s), {parallel} at a time")
-    if "fork" not in multiprocessing.get_all_start_methods() or not single_threaded():
-        for target, inputs in jobs:
-            try:
-                results[target] = checked(target, len(inputs),
-                                          _batch(target, inputs, root / f"{target}.engine.log"))
-            except Exception as e:
-                results[target] = whole(target, len(inputs), failure_text(e))
-        p.finish(True)
-        return results
-    ctx = multiprocessing.get_context("fork")
-    pending = list(jobs)
-    running: dict[Any, tuple[str, int, Any]] = {}
-    try:
-        while pending or running:
-            while pending and len(running) < parallel:
-                target, inputs = pending.pop(0)
-                receiver, sender = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_child, name=f"tacit-{target}",
-                                   args=(target, inputs, root / f"{target}.engine.log", sender))
-                proc.start()
-                sender.close()
-                running[receiver] = (target, len(inputs), proc)
-            for ready in wait(list(running), timeout=0.25):  # an answer, or EOF (it died)
-                conn = ready if isinstance(ready, Connection) else None
-                if conn is None:
-                    continue
-                target, n, proc = running.pop(conn)
-                got: Any = None
-                try:
-                    got = conn.recv()
-                except (EOFError, OSError):
-                    pass
-                finally:
-                    conn.close()
-                proc.join()
-                results[target] = (checked(target, n, got) if got is not None
-                                   else whole(target, n, _died(target, proc.exitcode)))
-            p.tick()
-    finally:
-        for conn, (_t, _n, proc) in running.items():  # interrupted: stop what was started
-            proc.terminate()
-            proc.join()
-            conn.close()
-    failed = sorted(t for t, runs in results.items() if any(r.failure for r in runs))
-    p.finish(not failed, f"could not run: {', '.join(failed)}" if failed else "")
-    return results
-
-
 # ------------------------------------------------------------------------------------- the run
 
 
@@ -270,7 +140,7 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
     from tacit_gen import verify as v
     from tacit_gen.targets.base import for_engines
 
-    parallel = jobs or default_jobs()
+    parallel = jobs or v.default_jobs()
     if engine != "duckdb" or not cases:
         return ManyReport(v.verify_cases(cases, engine, workdir, options, artifacts, dsn), parallel)
     if dsn is not None:
@@ -285,14 +155,5 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
                 prepared.append(v.prepare_case(c, root / f"c{i}", artifacts, options))
             except LoadError as e:  # which contract's data could not be read
                 raise ManyError(f"contract '{c.contract.name}': {e}") from None
-        order: list[str] = []
-        for pr in prepared:
-            order.extend(t for t in pr.targets if t not in order)
-        work = [(t, [i for i, pr in enumerate(prepared) if t in pr.targets]) for t in order]
-        jobs_in = [(t, [v.engine_input(prepared[i], t) for i in idx]) for t, idx in work]
-        results = run_engines(jobs_in, root, parallel)
-        runs: list[dict[str, EngineRun]] = [{} for _ in prepared]
-        for t, idx in work:
-            for i, run in zip(idx, results[t], strict=True):
-                runs[i][t] = run
+        runs = v.batched_runs(prepared, root, parallel)
         return ManyReport([v.compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)

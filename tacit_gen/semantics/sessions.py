@@ -65,6 +65,28 @@ def exchange_sessions(code: str, start: date, end: date) -> list[Session]:
         raise CalendarError(f"unknown exchange calendar '{code}'{hint}")
     if end < start:
         raise CalendarError(f"the end {end} is before the start {start}")
+    from tacit_gen import diskcache
+    from tacit_gen.installed import version
+
+    # The sessions of a calendar over a span are fixed by the exchange_calendars release: kept on
+    # disk under that key, a second verify or sample of the same dates does not import pandas and
+    # exchange_calendars (about a second) to get them again.
+    name = "sessions-" + diskcache.key(code, start.isoformat(), end.isoformat(),
+                                       version("exchange-calendars") or "?") + ".json"
+    kept = diskcache.load(name)
+    if kept is not None:
+        try:
+            return [Session(code, date.fromisoformat(d), _instant(o), _instant(c))
+                    for d, o, c in kept["sessions"]]
+        except (KeyError, TypeError, ValueError):
+            pass  # not a file this code wrote: computed again, and rewritten
+    got = _exchange_sessions(code, start, end)
+    diskcache.store(name, {"sessions": [[s.session.isoformat(), instant_text(s.open),
+                                         instant_text(s.close)] for s in got]})
+    return got
+
+
+def _exchange_sessions(code: str, start: date, end: date) -> list[Session]:
     import exchange_calendars as xc
 
     try:

@@ -37,6 +37,23 @@ RESERVED = frozenset(
     )
 )
 _PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+# The words sqlglot's generators quote even when a name is written unquoted (their
+# RESERVED_KEYWORDS, DuckDB's and BigQuery's; the other dialects have none), beyond RESERVED:
+# a plain name in neither set prints as itself in every dialect, without sqlglot (`ident`). A test
+# recomputes this set from the pinned sqlglot and compares it.
+SQLGLOT_QUOTES = frozenset(
+    (
+        'analyse', 'analyze', 'array', 'asc_p', 'assert_rows_modified', 'asymmetric', 'at',
+        'both', 'check_p', 'contains', 'create_p', 'cube', 'current', 'current_catalog',
+        'current_role', 'deferrable', 'define', 'desc_p', 'do', 'end_p', 'enum', 'escape',
+        'exclude', 'exists', 'extract', 'false_p', 'following', 'group_p', 'grouping', 'groups',
+        'hash', 'if', 'ignore', 'in_p', 'initially', 'lateral_p', 'leading', 'localtime',
+        'localtimestamp', 'lookup', 'merge', 'new', 'no', 'null_p', 'nulls', 'of', 'only',
+        'placing', 'preceding', 'proto', 'qualify', 'recursive', 'respect', 'returning',
+        'rollup', 'set', 'struct', 'symmetric', 'tablesample', 'trailing', 'treat', 'true_p',
+        'unbounded', 'unnest', 'variadic', 'within',
+    )
+)
 
 
 def needs_quotes(name: str) -> bool:
@@ -124,7 +141,14 @@ def _fresh(tree: Exp.Expression, dialect: str) -> str:
 
 @lru_cache(maxsize=4096)
 def ident(name: str, dialect: str = "duckdb") -> str:
-    """A column or relation name as SQL text, quoted (and escaped) only when it must be."""
+    """A column or relation name as SQL text, quoted (and escaped) only when it must be.
+
+    A plain lower-case name that no dialect's generator quotes is printed as itself, which is
+    what sqlglot prints for it (tested for every dialect over every keyword): a contract whose
+    clauses need no other SQL renders without importing sqlglot."""
+    if not needs_quotes(name) and name not in SQLGLOT_QUOTES:
+        check_dialect(dialect)
+        return name
     return _fresh(identifier(name), dialect)
 
 

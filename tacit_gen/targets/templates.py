@@ -44,7 +44,38 @@ def _environment(folders: tuple[str, ...]) -> Any:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
+        bytecode_cache=_bytecode_cache(),
     )
+
+
+def _bytecode_cache() -> Any:
+    """Compiled templates kept in the cache folder (``jinja/``), as Python keeps ``.pyc`` files:
+    jinja2 stores each template's code with its source's checksum and its own and Python's
+    version, and compiles again whenever one differs. A folder that cannot be made, read or
+    written is no cache: the template compiles as before, never an error."""
+    import jinja2
+
+    from tacit_gen import diskcache
+
+    class _Quiet(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: Any) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
+    folder = diskcache.cache_dir() / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _Quiet(str(folder))
 
 
 def jinja_template(target: str, name: str, options: RenderOptions) -> Any:

@@ -1,7 +1,8 @@
 """Benchmark: `verify` of the three bundled contracts in ONE run (`verify contracts/ --data-dir`,
 each engine once for all of them, engines in parallel) against three separate `verify` runs of
 the same data, timed in the same run (issue 17: one call for three contracts within 1.5x of one
-contract's call), and one contract's call alone as a wall time (goal: 8 s).
+contract's call), and one contract's call alone as a wall time (goal: 8 s), against the same call
+with its engines one after another (`--jobs 1`) in the same run.
 
 Data: `tacit-gen sample --rows 15` of each bundled contract. Engines: dbt, Soda, GX, pandera and
 the ibis runtime on DuckDB (the five of the issue's table). Every run is a fresh `tacit-gen`
@@ -70,10 +71,14 @@ def main() -> int:
         load0 = os.getloadavg()[0]
         many: list[float] = []
         singles: dict[str, list[float]] = {c.stem: [] for c in contracts}
+        serial: dict[str, list[float]] = {c.stem: [] for c in contracts}
         for _ in range(args.repeat):
             many.append(_wall(many_argv))
             for c in contracts:
                 singles[c.stem].append(_wall(single(c)))
+                # the same call with the engines one after another (`--jobs 1`), as verify ran
+                # them before they ran side by side: the same-run baseline of the wall time
+                serial[c.stem].append(_wall([*single(c), "--jobs", "1"]))
         load1 = os.getloadavg()[0]
     m = statistics.median(many)
     each = {k: statistics.median(v) for k, v in singles.items()}
@@ -90,6 +95,12 @@ def main() -> int:
     emit(Row("verify_one", f"verify of one 15-row file, five engines ({TARGETS}), slowest of "
              f"{len(each)} contracts: {slowest}", each[slowest], kind="wall", goal=WALL_GOAL,
              repeat=args.repeat, note=load, extra={"single": each}))
+    one_by_one = statistics.median(serial[slowest])
+    emit(Row("verify_one", f"verify of one 15-row file ({slowest}), engines side by side "
+             f"({args.jobs or os.cpu_count()} at a time)", each[slowest],
+             "the same verify with the engines one after another (--jobs 1)", one_by_one,
+             kind="faster", repeat=args.repeat, note=load,
+             extra={"one_by_one": {k: statistics.median(v) for k, v in serial.items()}}))
     row = emit(Row("verify_many", f"verify of {len(contracts)} contracts in one run ({TARGETS})", m,
                    "one contract's verify run (mean of the three)", mean, kind="slower", goal=GOAL,
                    repeat=args.repeat, note=load, extra={"single": each}))

@@ -83,3 +83,31 @@ def test_a_folder_naming_no_target_is_refused(tmp_path: Path) -> None:
                                     str(tmp_path / "overrides")])
     assert res.exit_code == 2
     assert f"template folder {(tmp_path / 'overrides' / 'sodaa').as_posix()} names no target" in res.output
+
+
+def test_an_edited_template_is_compiled_again_never_served_stale(tmp_path: Path) -> None:
+    """Compiled templates are kept in the cache folder (``jinja/``): an override edited between
+    two renders in fresh processes renders its new text; the same text again is read compiled."""
+    import os
+    import subprocess
+    import sys
+
+    overrides = tmp_path / "overrides" / "pandera"
+    overrides.mkdir(parents=True)
+    shipped = (ROOT / "templates" / "pandera" / "module.py.j2").read_text()
+    env = {**os.environ, "TACIT_GEN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    contract = str(ROOT / "contracts" / "fct_sensor_readings.yaml")
+
+    def rendered(marker: str) -> str:
+        (overrides / "module.py.j2").write_text(shipped + marker)
+        out = tmp_path / f"out-{len(list(tmp_path.glob('out-*')))}"
+        subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", contract, "--target",
+                        "pandera", "--templates", str(overrides.parent), "--out", str(out)],
+                       env=env, check=True, capture_output=True)
+        return (out / "pandera" / "fct_sensor_readings.py").read_text()
+
+    assert rendered("# first\n").endswith("# first\n")
+    compiled = sorted((tmp_path / "cache" / "jinja").iterdir())
+    assert compiled, "no compiled template was kept"
+    assert rendered("# second\n").endswith("# second\n")
+    assert rendered("# first\n").endswith("# first\n")

@@ -130,7 +130,7 @@ def test_usage_errors_are_exit_2(clean: Path, tmp_path: Path) -> None:
             "--data: one contract's options",
         ("verify", "contracts/ohlcv_1m.yaml", "--data-dir", str(both)): "two files for the same relation",
         ("verify", "contracts/ohlcv_1m.yaml"): "--data FILE is required",
-        ("verify", "contracts/ohlcv_1m.yaml", "--jobs", "2"): "--jobs goes with --data-dir",
+        ("verify", "contracts/ohlcv_1m.yaml", "--jobs", "2"): "--data FILE is required",
     }
     broken = tmp_path / "broken"
     shutil.copytree(clean, broken)

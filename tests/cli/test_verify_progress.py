@@ -4,6 +4,7 @@ a pipe, and never an engine's own logging unless --verbose (issue 16)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -112,3 +113,25 @@ def test_compat_replay_shows_its_steps_on_a_terminal(tmp_path: Path) -> None:
     piped = run_tty(*args, stderr_tty=False)
     assert "running" not in piped.stderr and piped.stdout.replace("\r\n", "\n") == \
         res.stdout.replace("\r\n", "\n")
+
+
+def test_one_contracts_engines_run_side_by_side(data: Path) -> None:
+    """One contract's engines run in processes side by side (`--jobs`, default the CPUs), the
+    costliest first: with two at a time both have started before either is done; with one at a
+    time each is done before the next starts; the report is the same byte for byte."""
+    args = ("verify", CONTRACT, "--data", str(data), "--now", NOW, "--target",
+            "avro,ibis,pandera")
+    both = run_tty(*args, "--jobs", "2", stderr_tty=True)
+    one = run_tty(*args, "--jobs", "1", stderr_tty=True)
+    assert both.returncode == one.returncode == 0, both.stdout + both.stderr + one.stderr
+
+    def events(err: str) -> list[str]:  # "start ibis", "done ibis", ... in the order written
+        return [f"{'start' if m.group(2) == 'running' else 'done'} {m.group(1)}" for m in
+                re.finditer(r"\r\x1b\[Kverify (\w+): (running|\x1b\[1;36mdone|done)(?!\s\d)",
+                             err)]
+
+    # the costliest first: ibis, pandera, then the wire schema (COSTLIEST_FIRST)
+    assert events(both.stderr)[:2] == ["start ibis", "start pandera"], both.stderr
+    assert events(one.stderr) == ["start ibis", "done ibis", "start pandera", "done pandera",
+                                  "start avro", "done avro"], one.stderr
+    assert both.stdout == one.stdout

@@ -179,3 +179,36 @@ def test_per_series_calendar_from_catalog() -> None:
     assert c.param("calendar") is None
     assert (c.param("calendar_catalog"), c.param("calendar_catalog_key"),
             c.param("calendar_catalog_column")) == ("instruments", "symbol", "venue_calendar")
+
+
+def test_sessions_are_kept_on_disk_and_read_back_the_same(tmp_path, monkeypatch) -> None:
+    """The second call for the same calendar and dates reads the cache file (written by the
+    first) instead of exchange_calendars, and gives the same sessions, early close and DST
+    included; a damaged file is computed again and rewritten; another span is another file."""
+    import subprocess
+    import sys
+
+    from tacit_gen.semantics import sessions as s
+
+    monkeypatch.setenv("TACIT_GEN_CACHE_DIR", str(tmp_path))
+    fresh = s._exchange_sessions("XNYS", date(2024, 1, 1), date(2024, 12, 31))
+    first = exchange_sessions("XNYS", date(2024, 1, 1), date(2024, 12, 31))
+    files = sorted(tmp_path.glob("sessions-*.json"))
+    assert len(files) == 1 and first == fresh and len(first) == 252
+    assert exchange_sessions("XNYS", date(2024, 1, 1), date(2024, 12, 31)) == fresh
+    early = next(x for x in first if x.session == date(2024, 11, 29))
+    assert early.close == utc(2024, 11, 29, 18, 0)
+    # read back in a fresh interpreter: exchange_calendars (and pandas) are never imported
+    probe = ("import sys\nfrom datetime import date\n"
+             "from tacit_gen.semantics.sessions import exchange_sessions\n"
+             "got = exchange_sessions('XNYS', date(2024, 1, 1), date(2024, 12, 31))\n"
+             "print(len(got), 'exchange_calendars' in sys.modules, 'pandas' in sys.modules)\n")
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ,
+                                          "TACIT_GEN_CACHE_DIR": str(tmp_path)})
+    assert res.stdout.split() == ["252", "False", "False"], res.stderr
+    files[0].write_text('{"sessions": [["not a date"]]}', encoding="utf-8")
+    assert exchange_sessions("XNYS", date(2024, 1, 1), date(2024, 12, 31)) == fresh
+    assert '"2024-11-29"' in files[0].read_text(encoding="utf-8")
+    exchange_sessions("XNYS", date(2024, 1, 1), date(2024, 1, 31))
+    assert len(list(tmp_path.glob("sessions-*.json"))) == 2

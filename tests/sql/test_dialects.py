@@ -117,3 +117,24 @@ def test_division_is_exact_and_null_on_zero_outside_duckdb() -> None:
     tree = condition(clause.expr, "spark")  # type: ignore[arg-type]
     assert tree.find(exp.Nullif) is not None
     assert string("x").this == "x"
+
+
+def test_plain_names_print_as_sqlglot_prints_them_without_it() -> None:
+    """`ident` prints a plain name itself, without sqlglot, unless a generator would quote it:
+    the shipped set is the pinned sqlglot's, and for every keyword of every dialect's tokenizer
+    and generator, and plain names around them, the fast answer is sqlglot's own."""
+    from tacit_gen.sql.build import RESERVED, SQLGLOT_QUOTES, _fresh, identifier
+    from tacit_gen.sql.dialects import sqlglot_dialect
+
+    quoted = set()
+    words = {"value", "symbol", "bar_start", "open", "close", "_x", "a1", "window_start", "é"}
+    for d in DIALECTS:
+        dialect = sqlglot_dialect(d)
+        quoted |= {k.lower() for k in dialect.generator_class.RESERVED_KEYWORDS}
+        words |= {k.lower() for k in dialect.tokenizer_class.KEYWORDS if k.isidentifier()}
+    assert frozenset(quoted - RESERVED) == SQLGLOT_QUOTES
+    words |= set(RESERVED) | set(SQLGLOT_QUOTES) | {w + "_x" for w in SQLGLOT_QUOTES}
+    assert len(words) > 300
+    for d in DIALECTS:
+        for w in sorted(words):
+            assert ident(w, d) == _fresh(identifier(w), d), (d, w)
