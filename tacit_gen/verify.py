@@ -452,11 +452,86 @@ def _died(target: str, code: int | None) -> str:
     return f"the {target} engine's process exited with code {code} without a result"
 
 
+def _warm_child(target: str, log: Path, inputs_r: Any, inputs_w: Any, result_w: Any) -> None:
+    """A started engine's process: import the engine (and what its `warm()` names; what that
+    prints goes to `log`) while the parent loads the data, then run the inputs it is sent, or
+    end when told to (None, EOF)."""
+    from tacit_gen.console import engine_output
+
+    inputs_w.close()  # the parent's end: only the parent may write, so its exit is an EOF here
+    # an import that fails fails again, named, in `_batch`
+    with contextlib.suppress(Exception), engine_output(log):
+        warm = getattr(_engine_module(target), "warm", None)
+        if warm is not None:
+            warm()
+    try:
+        msg = inputs_r.recv()
+    except (EOFError, OSError):
+        return
+    if msg is not None:
+        inputs, log = msg
+        _child(target, inputs, log, result_w)
+
+
+class WarmEngine:
+    """The costliest engine's process, forked before the data is loaded and the artifacts are
+    rendered, so that its import (dbt: about 2.5 s) runs on the CPU this process leaves idle
+    meanwhile; `run_engines` then sends it its inputs instead of forking it anew. `close()` ends
+    it if it was never sent anything (the load failed, an interrupt)."""
+
+    def __init__(self, target: str, log: Path) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self.target = target
+        inputs_r, self._inputs_w = ctx.Pipe(duplex=False)
+        self.results, result_w = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_warm_child, name=f"tacit-{target}",
+                                args=(target, log, inputs_r, self._inputs_w, result_w))
+        self.proc.start()
+        inputs_r.close()
+        result_w.close()
+        self.sent = False
+
+    @classmethod
+    def start(cls, targets: list[str], parallel: int, root: Path) -> WarmEngine | None:
+        """The costliest of `targets` started (what its import prints goes to
+        ``root/<target>.engine.log``), when engines run in forked processes, more than one at a
+        time (this process's own work takes the other CPU); else None."""
+        import multiprocessing
+
+        if (parallel < 2 or not targets or "fork" not in multiprocessing.get_all_start_methods()
+                or not _single_threaded()):
+            return None
+        target = engine_order(targets)[0]
+        return cls(target, root / f"{target}.engine.log")
+
+    def send(self, inputs: list[VerifyInput], log: Path) -> None:
+        self._inputs_w.send((inputs, log))
+        self._inputs_w.close()
+        self.sent = True
+
+    def close(self) -> None:
+        """End the process: at once if it was never sent its inputs (it has only imported)."""
+        if not self.sent:
+            self.proc.terminate()
+            with contextlib.suppress(OSError):
+                self._inputs_w.close()
+            self.sent = True
+        self.proc.join(timeout=30)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        with contextlib.suppress(OSError):
+            self.results.close()
+
+
 def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
-                parallel: int) -> dict[str, list[EngineRun]]:
-    """Each (target, inputs) job in a forked process of its own, `parallel` at a time; a job that
-    fails as a whole (its import, a crash) gives every one of its inputs that failure. Where fork
-    is unavailable or unsafe (other threads in this process), the jobs run here one by one."""
+                parallel: int, warm: WarmEngine | None = None) -> dict[str, list[EngineRun]]:
+    """Each (target, inputs) job in a forked process of its own, `parallel` at a time (`warm`: an
+    engine's process already started, used for its job); a job that fails as a whole (its
+    import, a crash) gives every one of its inputs that failure. Where fork is unavailable or
+    unsafe (other threads in this process), the jobs run here one by one."""
     import multiprocessing
     from multiprocessing.connection import Connection, wait
 
@@ -500,6 +575,11 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
         while pending or running:
             while pending and len(running) < parallel:
                 target, inputs = pending.pop(0)
+                if warm is not None and warm.target == target and not warm.sent:
+                    warm.send(inputs, root / f"{target}.engine.log")
+                    running[warm.results] = (target, len(inputs), warm.proc)
+                    p.begin(target)
+                    continue
                 receiver, sender = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_child, name=f"tacit-{target}",
                                    args=(target, inputs, root / f"{target}.engine.log", sender))
@@ -544,8 +624,8 @@ def engine_order(targets: list[str]) -> list[str]:
     return sorted(targets, key=lambda t: (rank.get(t, len(rank)), targets.index(t)))
 
 
-def _batched_runs(prepared: list[_Prepared], root: Path,
-                  parallel: int | None = None) -> list[dict[str, EngineRun]]:
+def _batched_runs(prepared: list[_Prepared], root: Path, parallel: int | None = None,
+                  warm: WarmEngine | None = None) -> list[dict[str, EngineRun]]:
     """Every case on DuckDB: each engine in a process of its own, once for all the cases
     (`run_engines`), `parallel` at a time (default: the CPUs), the costliest
     first; results back in case order and target order."""
@@ -554,7 +634,7 @@ def _batched_runs(prepared: list[_Prepared], root: Path,
         order.extend(t for t in p.targets if t not in order)
     work = [(t, [i for i, p in enumerate(prepared) if t in p.targets]) for t in engine_order(order)]
     results = run_engines([(t, [_engine_input(prepared[i], t) for i in idx]) for t, idx in work],
-                          root, parallel or default_jobs())
+                          root, parallel or default_jobs(), warm)
     out: list[dict[str, EngineRun]] = [{} for _ in prepared]
     for t, idx in work:
         for i, run in zip(idx, results[t], strict=True):
@@ -743,12 +823,18 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
     # their default place under the artifacts root)
     options = engine_options(engine, options)
     options = for_engines(options)
-    with _work_root(workdir) as root:
+    with _work_root(workdir) as root, contextlib.ExitStack() as stack:
+        warm = None
+        if engine == "duckdb":  # the costliest engine imports while the data loads
+            warm = WarmEngine.start(list(dict.fromkeys(t for c in cases for t in c.targets)),
+                                    jobs or default_jobs(), root)
+            if warm is not None:
+                stack.callback(warm.close)
         nested = len(cases) != 1
         prepared = [_prepare_case(c, root / f"c{i}" if nested else root, artifacts, options)
                     for i, c in enumerate(cases)]
-        if engine in ("duckdb", "postgres"):
-            runs = _batched_runs(prepared, root, jobs)
+        if engine == "duckdb":
+            runs = _batched_runs(prepared, root, jobs, warm)
             return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
         runs = _spark_runs(prepared, cases, root)
         return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]

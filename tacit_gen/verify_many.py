@@ -15,6 +15,7 @@ compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.c
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,7 +147,12 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
     if dsn is not None:
         raise ValueError("--dsn is for --engine postgres")
     options = for_engines(v.engine_options(engine, options))
-    with v.work_root(workdir) as root:
+    with v.work_root(workdir) as root, contextlib.ExitStack() as stack:
+        # the costliest engine imports while the data of every contract loads
+        warm = v.WarmEngine.start(list(dict.fromkeys(t for c in cases for t in c.targets)),
+                                  parallel, root)
+        if warm is not None:
+            stack.callback(warm.close)
         from tacit_gen.engines.load import LoadError
 
         prepared = []
@@ -155,5 +161,5 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
                 prepared.append(v.prepare_case(c, root / f"c{i}", artifacts, options))
             except LoadError as e:  # which contract's data could not be read
                 raise ManyError(f"contract '{c.contract.name}': {e}") from None
-        runs = v.batched_runs(prepared, root, parallel)
+        runs = v.batched_runs(prepared, root, parallel, warm)
         return ManyReport([v.compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)

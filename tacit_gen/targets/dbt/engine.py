@@ -97,6 +97,13 @@ def _runner() -> Any:
     return _RUNNER
 
 
+def warm() -> None:
+    """verify's early start (`tacit_gen.verify.WarmEngine`): dbt and its DuckDB adapter imported,
+    the runner made, while verify loads the data."""
+    _runner()
+    import dbt.adapters.duckdb  # noqa: F401
+
+
 def _dump(data: Any) -> str:
     return yaml.safe_dump(
         data, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False

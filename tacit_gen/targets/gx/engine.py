@@ -79,6 +79,12 @@ def __getattr__(name: str) -> Any:  # the SQLAlchemy registry loads the dialect 
     raise AttributeError(name)
 
 
+def warm() -> None:
+    """verify's early start (`tacit_gen.verify.WarmEngine`): the GX context made (importing GX
+    takes seconds) while verify loads the data."""
+    context()
+
+
 def context() -> Any:
     """The process-wide ephemeral GX context (created on first use)."""
     global _CTX
