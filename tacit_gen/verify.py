@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -198,13 +198,10 @@ def _engine_module(target: str) -> Any:
     return importlib.import_module(engine)
 
 
-def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
-    """In the engine's own process: import it, run it, send back its run or why it failed."""
-    from tacit_gen.console import engine_output
-
+def _answer(conn: Any, compute: Callable[[], Any]) -> None:
+    """In an engine's own process: send back what `compute` returns, or why it failed."""
     try:
-        with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
-            result: Any = _engine_module(target).run(inp)
+        result: Any = compute()
     except BaseException as e:
         result = _failure(e)
     try:
@@ -212,6 +209,17 @@ def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
     except Exception as e:  # a result that does not pickle
         conn.send(_failure(e))
     conn.close()
+
+
+def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
+    """In the engine's own process: import it, run it, send back its run or why it failed."""
+    from tacit_gen.console import engine_output
+
+    def run() -> Any:
+        with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
+            return _engine_module(target).run(inp)
+
+    _answer(conn, run)
 
 
 def _failure(e: BaseException) -> str:
@@ -410,9 +418,7 @@ def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]
     are several, else `run` input after input (an exception is that input's failure; the others
     go on; one input's engine log is ``engine.log`` in its work folder, as for one contract)."""
     from tacit_gen.console import engine_output
-    engine_module, failure_text = _engine_module, _failure
-
-    module = engine_module(target)
+    module = _engine_module(target)
     if hasattr(module, "run_cases") and len(inputs) > 1:
         with engine_output(log):
             runs: list[EngineRun] = list(module.run_cases(inputs))
@@ -423,22 +429,12 @@ def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]
             with engine_output(inp.workdir / "engine.log"):
                 out.append(module.run(inp))
         except Exception as e:
-            out.append(EngineRun(target, (), failure=failure_text(e)))
+            out.append(EngineRun(target, (), failure=_failure(e)))
     return out
 
 
 def _child(target: str, inputs: list[VerifyInput], log: Path, conn: Any) -> None:
-    failure_text = _failure
-
-    try:
-        result: Any = _batch(target, inputs, log)
-    except BaseException as e:
-        result = failure_text(e)
-    try:
-        conn.send(result)
-    except Exception as e:  # a result that does not pickle
-        conn.send(failure_text(e))
-    conn.close()
+    _answer(conn, lambda: _batch(target, inputs, log))
 
 
 def _died(target: str, code: int | None) -> str:
@@ -536,7 +532,6 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
     from multiprocessing.connection import Connection, wait
 
     from tacit_gen.console import progress
-    failure_text, single_threaded = _failure, _single_threaded
 
     def whole(target: str, n: int, why: str) -> list[EngineRun]:
         return [EngineRun(target, (), failure=why) for _ in range(n)]
@@ -558,14 +553,14 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
         p.end(target, why is None, why or ", ".join(f"{n} clause(s) {word}"
                                                      for n, word in counts if n))
 
-    if "fork" not in multiprocessing.get_all_start_methods() or not single_threaded():
+    if "fork" not in multiprocessing.get_all_start_methods() or not _single_threaded():
         for target, inputs in jobs:
             p.begin(target)
             try:
                 results[target] = checked(target, len(inputs),
                                           _batch(target, inputs, root / f"{target}.engine.log"))
             except Exception as e:
-                results[target] = whole(target, len(inputs), failure_text(e))
+                results[target] = whole(target, len(inputs), _failure(e))
             done(target)
         return results
     ctx = multiprocessing.get_context("fork")
