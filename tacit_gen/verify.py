@@ -11,6 +11,7 @@ import dataclasses
 import importlib
 import os
 import shutil
+import sys
 import tempfile
 import traceback
 import uuid
@@ -209,6 +210,22 @@ def _answer(conn: Any, compute: Callable[[], Any]) -> None:
     except Exception as e:  # a result that does not pickle
         conn.send(_failure(e))
     conn.close()
+    # Done: leave now. A normal exit joins every thread the engine left running (multiprocessing
+    # runs threading._shutdown), and one that never ends (a pool, a telemetry flusher) would keep
+    # this process, and the parent's join, waiting for ever; its atexit work is not ours either.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+def _reap(proc: Any) -> None:
+    """Wait for an engine's process that has answered (or died); one that has not ended a while
+    after its answer is killed, so no engine can keep verify waiting."""
+    proc.join(timeout=30)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
 
 
 def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
@@ -236,6 +253,25 @@ def _single_threaded() -> bool:
     return threading.active_count() == 1
 
 
+# The engines' own libraries. A process that has imported one has run it (or can): its state (a
+# pooled connection, a cached engine, a data context, a thread pool it started) is copied into
+# every forked child, where it belongs to no one. A GX child forked from a test worker that had
+# run GX in process died of that state (a native crash in GX's metric graph, then the run stalled).
+ENGINE_LIBRARIES = ("great_expectations", "dbt", "soda", "sqlalchemy", "pandera", "ibis",
+                    "pyspark", "psycopg2")
+
+
+def _fork_safe() -> bool:
+    """Whether engines may run in processes forked from this one: fork exists, this process runs
+    one Python thread (`_single_threaded`), and it has not loaded an engine's library itself
+    (`ENGINE_LIBRARIES`), which the CLI never does; else they run here, one after another."""
+    import multiprocessing
+    import sys
+
+    return ("fork" in multiprocessing.get_all_start_methods() and _single_threaded()
+            and not any(name in sys.modules for name in ENGINE_LIBRARIES))
+
+
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """Run one engine in a process of its own (forked, so nothing is imported twice here).
 
@@ -246,7 +282,7 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """
     import multiprocessing
 
-    if "fork" not in multiprocessing.get_all_start_methods() or not _single_threaded():
+    if not _fork_safe():
         from tacit_gen.console import engine_output
 
         try:
@@ -271,7 +307,7 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
         pass  # the process died before it could answer
     finally:
         receiver.close()
-    proc.join()
+    _reap(proc)
     if isinstance(got, EngineRun):
         return got
     if isinstance(got, str):
@@ -494,10 +530,8 @@ class WarmEngine:
         """The costliest of `targets` started (what its import prints goes to
         ``root/<target>.engine.log``), when engines run in forked processes, more than one at a
         time (this process's own work takes the other CPU); else None."""
-        import multiprocessing
 
-        if (parallel < 2 or not targets or "fork" not in multiprocessing.get_all_start_methods()
-                or not _single_threaded()):
+        if parallel < 2 or not targets or not _fork_safe():
             return None
         target = engine_order(targets)[0]
         return cls(target, root / f"{target}.engine.log")
@@ -553,7 +587,7 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
         p.end(target, why is None, why or ", ".join(f"{n} clause(s) {word}"
                                                      for n, word in counts if n))
 
-    if "fork" not in multiprocessing.get_all_start_methods() or not _single_threaded():
+    if not _fork_safe():
         for target, inputs in jobs:
             p.begin(target)
             try:
@@ -594,7 +628,7 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
                     pass
                 finally:
                     conn.close()
-                proc.join()
+                _reap(proc)
                 results[target] = (checked(target, n, got) if got is not None
                                    else whole(target, n, _died(target, proc.exitcode)))
                 done(target)
@@ -883,3 +917,4 @@ batched_runs = _batched_runs
 engine_module = _engine_module
 failure_text = _failure
 single_threaded = _single_threaded
+fork_safe = _fork_safe

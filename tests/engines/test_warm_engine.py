@@ -1,6 +1,6 @@
 """verify starts its costliest engine's process before it loads the data (`WarmEngine`): the
 import runs on the CPU the load leaves idle. Run in a fresh interpreter, as the CLI runs it (a
-test worker has other threads, where verify never forks)."""
+test worker that has run an engine in process never forks: `fork_safe`)."""
 
 from __future__ import annotations
 
