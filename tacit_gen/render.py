@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -114,7 +115,9 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
             run.roots.append(root)
         arts, unsupported = render_contract(contract, targets, options, clauses, cache)
         run.artifacts.extend(arts)
-        run.unsupported.extend(unsupported)
+        # which contract: a repository's render names many, and a target's reason is the same
+        run.unsupported.extend(dataclasses.replace(u, contract=contract.path or str(p))
+                               for u in unsupported)
     # Shared files (a macros file) render identically from every contract: keep one. Two
     # contracts writing different text to one path is a user error, reported, never overwritten.
     by_path: dict[str, Artifact] = {}

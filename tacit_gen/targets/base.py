@@ -29,6 +29,7 @@ class Unsupported:
     target: str
     clause_id: str
     reason: str
+    contract: str = ""  # the contract's file, set by `render_all` (a target leaves it empty)
 
 
 @dataclass(frozen=True)

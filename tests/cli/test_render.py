@@ -210,3 +210,35 @@ def test_x_metadata_lands_in_every_artifact(tmp_path: Path) -> None:
     assert model["config"]["meta"]["x-team"]["oncall"] == "#md-oncall"
     column = next(c for c in model["columns"] if c["name"] == "id")
     assert column["meta"]["x-owner"] == '{{ "{{ evil }}" }}'  # dbt renders it back to the text
+
+
+def test_unsupported_warnings_name_the_contract(tmp_path: Path) -> None:
+    """What a target cannot express is warned per contract: a repository renders many, and the
+    same reason covers clauses of each (the same clause id in two contracts is listed twice)."""
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", "--out",
+                          str(tmp_path / "out"), "--no-cache", "contracts/ohlcv_1m.yaml",
+                          "contracts/fct_sensor_readings.yaml"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    # only ohlcv_1m has measurements whose not_null protobuf cannot carry: one line, its file first
+    [presence] = [ln for ln in lines if "not_null:open" in ln]
+    assert presence.startswith("contracts/ohlcv_1m.yaml: warning: protobuf cannot express "), presence
+    # both contracts have a range:revision avro cannot check: one warning, a line per contract
+    head = lines.index("warning: avro cannot express (Avro describes the structure of one record; "
+                       "clauses on values, rows or other data are checked by the SQL and dataframe "
+                       "targets):")
+    ohlcv, fct = lines[head + 1], lines[head + 2]
+    assert ohlcv.startswith("  contracts/ohlcv_1m.yaml: unique:symbol,bar_start,revision, "), ohlcv
+    assert fct.startswith("  contracts/fct_sensor_readings.yaml: unique:series_id,event_ts,"), fct
+    assert "range:revision" in ohlcv and "range:revision" in fct
+    # --format json: each entry names its contract
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", "--out",
+                          str(tmp_path / "out"), "--format", "json", "--no-cache",
+                          "contracts/ohlcv_1m.yaml", "contracts/fct_sensor_readings.yaml"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    entries = json.loads(res.stdout)["unsupported"]
+    assert {(u["contract"], u["target"]) for u in entries if u["clause_id"] == "range:revision"} == {
+        (c, t) for c in ("contracts/ohlcv_1m.yaml", "contracts/fct_sensor_readings.yaml")
+        for t in ("avro", "protobuf", "jsonschema")}
