@@ -126,6 +126,9 @@ def _own_project(dest: Path) -> None:
         "models/schema.yml": (
             "version: 2\nmodels:\n  - name: customers\n    columns:\n      - name: customer_id\n"
             "        tests: [unique, not_null]\n  - name: orders\n    columns:\n"
+            # jaffle_shop's foreign key: each order's customer is a customer
+            "      - name: customer_id\n        tests:\n          - not_null\n"
+            "          - relationships: {to: \"ref('customers')\", field: customer_id}\n"
             "      - name: status\n        description: '{{ doc(\"orders_status\") }}'\n"),
         "models/staging/schema.yml": (
             "version: 2\nmodels:\n  - name: stg_orders\n    columns:\n      - name: order_id\n"
