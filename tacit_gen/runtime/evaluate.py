@@ -610,16 +610,23 @@ class _Builder:
 
     def _sample_windows(self, wins: Any, viol: Any, c: Clause) -> tuple[dict[str, Any], ...]:
         """The first short windows (failure path only), in series then time order: the series
-        values, `window_start` (the window's or session's start, UTC) and `readings`."""
+        values, `window_start` (the window's or session's start, UTC) and `readings`; either
+        name gets a trailing `_` (as often as needed) when a series column has it."""
         import ibis
         import ibis.expr.datatypes as dt
 
         series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
+
+        def free(name: str) -> str:
+            while name in series:
+                name += "_"
+            return name
+
         epoch = ibis.literal(_EPOCH, type=dt.Timestamp(timezone="UTC"))
         try:
             q = wins.filter(viol).order_by([*series, "__tacit_ws"])
-            q = q.select(*series, window_start=epoch + q["__tacit_ws"].as_interval("ms"),
-                         readings=q["__tacit_n"].fill_null(0))
+            q = q.select(*series, **{free("window_start"): epoch + q["__tacit_ws"].as_interval("ms"),
+                                     free("readings"): q["__tacit_n"].fill_null(0)})
             return tuple(self._execute(q.limit(SAMPLE_ROWS)))
         except Exception:
             return ()
