@@ -22,7 +22,8 @@ Exit codes:
      a version bump too small, an incompatible change
   2  usage error, or a contract that does not load
   3  verify: the engines disagree on a clause (please report it)
-  4  verify: an engine could not run (named, with why; no verdict from it)"""
+  4  verify: an engine could not run (named, with why; no verdict from it)
+  130  interrupted (Ctrl-C, SIGINT): the engines' processes are stopped"""
 
 
 def _echo_json(data: Any) -> None:
@@ -78,7 +79,21 @@ def _targets(spec: str | None) -> tuple[str, ...]:
         _fail_usage(str(e.args[0]))
 
 
+class _Main(click.Group):
+    """The command group: an interrupt is exit 130 (128 + SIGINT, as a shell reports it), never
+    click's exit 1, which here means findings (a CI step that was cancelled did not find
+    violations)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+
+
 @click.group(
+    cls=_Main,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=EXIT_CODES,
 )
