@@ -247,23 +247,17 @@ class _WithTargetFlags(click.Command):
 
 
 def _echo_unsupported(unsupported: list[Any]) -> None:
-    """One warning per target and reason (a wire schema declares most clauses unsupported), then
-    the clauses it is about, contract by contract (the file, as the user named it)."""
-    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    """One warning per contract, target and reason (a wire schema declares most clauses
+    unsupported), each line whole as a compiler's: ``<file>: warning: <target> cannot express
+    <clause ids>: <reason>``, so a repository's render says which contract, and grep finds it."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
     for u in unsupported:
-        ids = groups.setdefault((u.target, u.reason), {}).setdefault(u.contract, [])
+        ids = groups.setdefault((u.contract, u.target, u.reason), [])
         if u.clause_id not in ids:
             ids.append(u.clause_id)
-    for (target, reason), by_contract in groups.items():
-        if len(by_contract) == 1:
-            [(where, ids)] = by_contract.items()
-            prefix = f"{where}: " if where else ""
-            click.echo(f"{prefix}warning: {target} cannot express {', '.join(ids)}: {reason}",
-                       err=True)
-            continue
-        click.echo(f"warning: {target} cannot express ({reason}):", err=True)
-        for where, ids in by_contract.items():
-            click.echo(f"  {where}: {', '.join(ids)}", err=True)
+    for (where, target, reason), ids in groups.items():
+        prefix = f"{where}: " if where else ""
+        click.echo(f"{prefix}warning: {target} cannot express {', '.join(ids)}: {reason}", err=True)
 
 
 class _Project:
