@@ -257,8 +257,10 @@ def _single_threaded() -> bool:
 # pooled connection, a cached engine, a data context, a thread pool it started) is copied into
 # every forked child, where it belongs to no one. A GX child forked from a test worker that had
 # run GX in process died of that state (a native crash in GX's metric graph, then the run stalled).
+# Not listed: the drivers verify itself loads the data with (duckdb, psycopg2 for PostgreSQL),
+# whose connections it closes before it forks; each engine opens its own.
 ENGINE_LIBRARIES = ("great_expectations", "dbt", "soda", "sqlalchemy", "pandera", "ibis",
-                    "pyspark", "psycopg2")
+                    "pyspark")
 
 
 def _fork_safe() -> bool:
