@@ -220,8 +220,8 @@ def _answer(conn: Any, compute: Callable[[], Any]) -> None:
 
 
 def _reap(proc: Any) -> None:
-    """Wait for an engine's process that has answered (or died); one that has not ended a while
-    after its answer is killed, so no engine can keep verify waiting."""
+    """Wait for an engine's process that has answered, died or been told to end; one that has
+    not ended 30 s later is killed, so no engine can keep verify waiting."""
     proc.join(timeout=30)
     if proc.is_alive():
         proc.kill()
@@ -268,7 +268,6 @@ def _fork_safe() -> bool:
     one Python thread (`_single_threaded`), and it has not loaded an engine's library itself
     (`ENGINE_LIBRARIES`), which the CLI never does; else they run here, one after another."""
     import multiprocessing
-    import sys
 
     return ("fork" in multiprocessing.get_all_start_methods() and _single_threaded()
             and not any(name in sys.modules for name in ENGINE_LIBRARIES))
@@ -532,7 +531,6 @@ class WarmEngine:
         """The costliest of `targets` started (what its import prints goes to
         ``root/<target>.engine.log``), when engines run in forked processes, more than one at a
         time (this process's own work takes the other CPU); else None."""
-
         if parallel < 2 or not targets or not _fork_safe():
             return None
         target = engine_order(targets)[0]
@@ -550,10 +548,7 @@ class WarmEngine:
             with contextlib.suppress(OSError):
                 self._inputs_w.close()
             self.sent = True
-        self.proc.join(timeout=30)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join()
+        _reap(self.proc)
         with contextlib.suppress(OSError):
             self.results.close()
 
