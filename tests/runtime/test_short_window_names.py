@@ -1,15 +1,18 @@
 """The runtime names each short completeness window by its series, `window_start` and
 `readings`; a series column that already has one of those names keeps it, and the window's
 fields take a trailing `_` (before, the sample query failed on the duplicate name and the error
-named no window). On DuckDB through ibis: one series of hourly readings over three days, the
-middle day holding 5 of 24."""
+named no window). Through ibis on DuckDB and on a real PostgreSQL 15 (a throwaway server whose
+zone is America/New_York): one series of hourly readings over three days, the middle day
+holding 5 of 24."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import ibis
+import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import load_module
@@ -34,7 +37,14 @@ fields:
 DAY = datetime(2024, 3, 4, tzinfo=UTC)
 
 
-def _short(tmp_path: Path, series: str) -> list[dict[str, object]]:
+@pytest.fixture(params=["duckdb", "postgres"])
+def backend(request: pytest.FixtureRequest) -> Any:
+    if request.param == "duckdb":
+        return ibis.duckdb.connect()
+    return ibis.connect(request.getfixturevalue("pg_server").dsn)
+
+
+def _short(backend: Any, tmp_path: Path, series: str) -> list[dict[str, object]]:
     src = tmp_path / f"{series}.yaml"
     src.write_text(TEXT.format(series=series), encoding="utf-8")
     arts, _ = render_contract(load(str(src)), ("ibis",), RenderOptions())
@@ -42,7 +52,7 @@ def _short(tmp_path: Path, series: str) -> list[dict[str, object]]:
     module.write_text(arts[0].content, encoding="utf-8")
     schema = load_module(module, f"short_{series}").ShortWindows
     hours = [*range(24), *range(24, 29), *range(48, 72)]  # day 2: 5 readings of 24
-    table = ibis.duckdb.connect().create_table("short_windows", ibis.memtable({
+    table = backend.create_table(f"short_windows_{series}", overwrite=True, obj=ibis.memtable({
         series: ["AB-001"] * len(hours),
         "event_ts": [DAY + timedelta(hours=h) for h in hours],
         "value": [1.0] * len(hours)}))
@@ -55,17 +65,18 @@ def _short(tmp_path: Path, series: str) -> list[dict[str, object]]:
     return [dict(row) for row in result.rows]
 
 
-def test_a_short_window_is_named(tmp_path: Path) -> None:
-    [row] = _short(tmp_path, "series_id")
+def test_a_short_window_is_named(backend: Any, tmp_path: Path) -> None:
+    [row] = _short(backend, tmp_path, "series_id")
     assert row == {"series_id": "AB-001", "window_start": DAY + timedelta(days=1), "readings": 5}
 
 
-def test_a_series_column_named_readings_keeps_its_name(tmp_path: Path) -> None:
-    [row] = _short(tmp_path, "readings")
+def test_a_series_column_named_readings_keeps_its_name(backend: Any, tmp_path: Path) -> None:
+    [row] = _short(backend, tmp_path, "readings")
     assert row == {"readings": "AB-001", "window_start": DAY + timedelta(days=1), "readings_": 5}
 
 
-def test_a_series_column_named_window_start_keeps_its_name(tmp_path: Path) -> None:
-    [row] = _short(tmp_path, "window_start")
+def test_a_series_column_named_window_start_keeps_its_name(backend: Any,
+                                                              tmp_path: Path) -> None:
+    [row] = _short(backend, tmp_path, "window_start")
     assert row == {"window_start": "AB-001", "window_start_": DAY + timedelta(days=1),
                    "readings": 5}
