@@ -472,7 +472,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
                    "DIR/<contract name>.csv or .parquet (catalog <name>.catalog.*, sessions "
                    "<name>.sessions.*, outages <name>.outages.* when present); each engine runs once for all of them.")
 @click.option("--jobs", default=None, type=click.IntRange(1),
-              help="Engine processes at once, on DuckDB, the costliest engine first (default: "
+              help="Engine processes at once, on DuckDB and PostgreSQL, the costliest engine first (default: "
                    "the CPU count; 1 runs them one after another).")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV or Parquet file of the catalog relation.")

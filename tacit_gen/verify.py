@@ -830,8 +830,8 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
 
     Args:
         cases: the datasets.
-        engine: ``duckdb`` (each engine in a process of its own, once for all the cases, `jobs`
-            at a time: default the CPUs), ``postgres`` or ``spark``.
+        engine: ``duckdb`` or ``postgres`` (each engine in a process of its own, once for all
+            the cases, `jobs` at a time: default the CPUs), or ``spark``.
         workdir: where to keep the work (default: a temporary folder, removed afterwards).
         options: render options (see :func:`engine_options`).
         artifacts: run these artifacts instead of rendering them fresh.
@@ -844,7 +844,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
     if dsn is not None and engine != "postgres":
         raise ValueError("--dsn is for --engine postgres")
     if engine == "postgres":
-        return _postgres_cases(cases, workdir, options, artifacts, dsn)
+        return _postgres_cases(cases, workdir, options, artifacts, dsn, jobs)
     # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
     # their default place under the artifacts root)
     options = engine_options(engine, options)
@@ -867,9 +867,12 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
 
 
 def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: RenderOptions | None,
-                    artifacts: Path | None, dsn: str | None) -> list[VerifyReport]:
+                    artifacts: Path | None, dsn: str | None,
+                    jobs: int | None = None) -> list[VerifyReport]:
     """Every case on PostgreSQL: the server at `dsn`, or a throwaway local one started and
-    stopped here; each case in a fresh schema, dropped afterwards; sessions in UTC."""
+    stopped here; each case loaded into a fresh schema of its own (dropped afterwards, whatever
+    happens), then each engine in a process of its own for all the cases, `jobs` at a time, the
+    costliest first (`_batched_runs`, as on DuckDB); sessions in UTC."""
     from tacit_gen.engines.base import PgLocation
     from tacit_gen.engines.postgres_server import throwaway_server, utc_dsn
 
@@ -879,16 +882,18 @@ def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: Rend
         stack.enter_context(_utc_sessions())
         if dsn is None:
             dsn = stack.enter_context(throwaway_server()).dsn
-        reports = []
+        prepared = []
         for i, c in enumerate(cases):
             location = PgLocation(utc_dsn(dsn), "tacit_verify_" + uuid.uuid4().hex[:12])
-            try:
-                p = _prepare_case(c, root if len(cases) == 1 else root / f"c{i}", artifacts,
-                                  options, location)
-                reports.append(_compare(p, _duckdb_runs(p)))
-            finally:
-                _drop_schema(location.dsn, location.schema)
-        return reports
+            # dropped on the way out (before the throwaway server stops: the stack unwinds in
+            # reverse), also when a later case fails to load or an engine crashes
+            stack.callback(_drop_schema, location.dsn, location.schema)
+            prepared.append(_prepare_case(c, root if len(cases) == 1 else root / f"c{i}",
+                                          artifacts, options, location))
+        # the engines only read the data's schema (dbt builds in `<schema>_dbt`, Soda's aliases
+        # are views of their own names), so they run side by side as on DuckDB
+        runs = _batched_runs(prepared, root, jobs)
+        return [_compare(p, r) for p, r in zip(prepared, runs, strict=True)]
 
 
 def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],

@@ -133,7 +133,7 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
         artifacts: run these artifacts instead of rendering them fresh.
         engine: ``duckdb``; on ``postgres`` and ``spark`` the cases go to
             :func:`tacit_gen.verify.verify_cases` (Spark: one worker for all; PostgreSQL: one
-            server, contract after contract).
+            server, a schema per contract, each engine once for all of them, `jobs` at a time).
 
     Returns:
         One report per case, in order, and the run's exit code.
@@ -143,7 +143,8 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
 
     parallel = jobs or v.default_jobs()
     if engine != "duckdb" or not cases:
-        return ManyReport(v.verify_cases(cases, engine, workdir, options, artifacts, dsn), parallel)
+        return ManyReport(v.verify_cases(cases, engine, workdir, options, artifacts, dsn, jobs),
+                         parallel)
     if dsn is not None:
         raise ValueError("--dsn is for --engine postgres")
     options = for_engines(v.engine_options(engine, options))
