@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
-from tacit_gen.sql.build import column, epoch_ms, generate, ident, parse
+from tacit_gen.sql.build import column, epoch_ms, generate, ident, parse, shared
 
 if TYPE_CHECKING:
     from sqlglot import expressions as Exp
@@ -85,7 +85,14 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         "__data__": data,
         **(_outage_holes(clause, outages, dialect) if gaps else {}),
     }
-    return _fill(parse(text, "duckdb"), holes, dialect)
+    return _fill(_parsed(text), holes, dialect)
+
+
+def _parsed(text: str) -> Exp.Expression:
+    """The tree of a completeness query's text, parsed once per contract (`shared_texts`): the
+    text depends on the clause alone, and dbt, Soda, Soda 4 and GX each ask for it (parsing it
+    was a quarter of a 501-contract render). `_fill` transforms a copy, never this tree."""
+    return shared(("completeness-parse", text), lambda: parse(text, "duckdb"))
 
 
 def _outage_holes(clause: Clause, outages: Exp.Expression | None, dialect: str) -> dict[str, Exp.Expression]:
@@ -187,7 +194,7 @@ def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
         f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ((w.tacit_e - w.tacit_k) "
         f"- LEAST({covered}, w.tacit_e - w.tacit_k))"
     )
-    tree = parse(text, "duckdb")
+    tree = _parsed(text)
     code: Exp.Expression
     if per_series:
         code = column(str(p("calendar_catalog_column")), "tacit_cc")
