@@ -168,7 +168,12 @@ class Context:
         allowed = rp is None or rp.allowed
         if self.revision is not None:
             allowed = allowed and bool(self.revision.param("allowed"))
-        self.restate = self.has_revision and allowed
+        # a restatement is a second row of a point at revision 1: only where the key holds
+        # `revision` (or there is no key). A key without it (`revision` only a provenance column,
+        # no revision_policy) makes every restated point a duplicate key (TG207 errors on
+        # `allowed: true` without it, not on a contract that says nothing)
+        self.restate = self.has_revision and allowed and (
+            not self.key or "revision" in self.key)
         self.spec = catalog_spec(self.clauses)
         self.cat_unit = [c for c in self.clauses if c.kind == "catalog_unit"]
         self.cat_bounds = [c for c in self.clauses if c.kind == "catalog_bounds"]
