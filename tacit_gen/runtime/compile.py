@@ -147,7 +147,9 @@ _ARITH: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b,
+    # NULL when dividing by zero (UNKNOWN: the row passes), on every backend: DuckDB >= 1.1
+    # gives inf or NaN for x / 0, PostgreSQL raises, Spark in ANSI mode raises
+    "/": lambda a, b: a / b.nullif(0),
 }
 _CMP: dict[str, Callable[[Any, Any], Any]] = {
     "=": lambda a, b: a == b,

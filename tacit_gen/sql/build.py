@@ -180,16 +180,19 @@ _ARITH = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 def _div(left: Exp.Expression, right: Exp.Expression, dialect: str) -> Exp.Expression:
     """``/`` means exact division, NULL when dividing by zero (UNKNOWN: the row passes).
 
-    DuckDB divides integers exactly and gives NULL for x / 0. Elsewhere integers divide
-    truncating (PostgreSQL) or x / 0 raises: the dividend is cast to NUMERIC and the divisor
-    wrapped in NULLIF(.., 0).
+    The divisor is wrapped in NULLIF(.., 0) in every dialect. DuckDB divides integers exactly,
+    but what it gives for x / 0 depends on its version: NULL up to 1.0, and IEEE infinity or NaN
+    from 1.1 on (``ieee_floating_point_ops``), where ``0 / 0 < 1000`` is FALSE and a row that
+    must pass would fail. Elsewhere integers divide truncating (PostgreSQL) or x / 0 raises: the
+    dividend is cast to NUMERIC as well.
     """
     from sqlglot import exp
 
+    divisor = exp.Nullif(this=right, expression=exp.Literal.number(0))
     if dialect == "duckdb":
-        return exp.Div(this=left, expression=right)
+        return exp.Div(this=left, expression=divisor)
     num = exp.Cast(this=left, to=exp.DataType.build("decimal"))
-    return exp.Div(this=num, expression=exp.Nullif(this=right, expression=exp.Literal.number(0)))
+    return exp.Div(this=num, expression=divisor)
 
 
 def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
