@@ -69,13 +69,38 @@ def _enum(value: str) -> str:
     return value
 
 
+def _nan(x: Any) -> Any:
+    """True where a float is NaN (NULL stays NULL); False for any other type."""
+    if pyarrow.types.is_floating(x.type):
+        return pc.is_nan(x)
+    return pyarrow.scalar(False)
+
+
+def _eq(a: Any, b: Any) -> Any:
+    """``a = b`` in SQL order: NaN equals NaN (IEEE says it never does)."""
+    na, nb = _nan(a), _nan(b)
+    both = pc.and_kleene(na, nb)
+    return pc.or_kleene(both, pc.and_kleene(pc.and_kleene(pc.invert(na), pc.invert(nb)), pc.equal(a, b)))
+
+
+def _lt(a: Any, b: Any) -> Any:
+    """``a < b`` in SQL order: NaN is above every number (DuckDB, PostgreSQL and Spark agree)."""
+    na, nb = _nan(a), _nan(b)
+    return pc.or_kleene(pc.and_kleene(pc.invert(na), nb), pc.and_kleene(pc.invert(nb), pc.less(a, b)))
+
+
+def _le(a: Any, b: Any) -> Any:
+    """``a <= b`` in SQL order: anything is at most NaN; NaN is at most only NaN."""
+    return pc.or_kleene(_nan(b), pc.and_kleene(pc.invert(_nan(a)), pc.less_equal(a, b)))
+
+
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "=": pc.equal,
-    "!=": pc.not_equal,
-    "<": pc.less,
-    "<=": pc.less_equal,
-    ">": pc.greater,
-    ">=": pc.greater_equal,
+    "=": _eq,
+    "!=": lambda a, b: pc.invert(_eq(a, b)),
+    "<": _lt,
+    "<=": _le,
+    ">": lambda a, b: _lt(b, a),
+    ">=": lambda a, b: _le(b, a),
 }
 
 
@@ -191,6 +216,19 @@ def _holds(df: pd.DataFrame, condition: Any) -> pd.Series:
         condition = pyarrow.array([condition.as_py()] * len(df), pyarrow.bool_())
     passed = pc.fill_null(condition, True).to_numpy(zero_copy_only=False)
     return pd.Series(passed, index=df.index, dtype=bool)
+
+
+def _in_range(s: pd.Series, low: Any, high: Any, include_low: bool, include_high: bool) -> pd.Series:
+    """A float column's range in SQL order (NaN above every number, so ``x >= 0`` holds for
+    NaN and ``x <= 500`` does not); NULL passes. pandera's ``ge``/``in_range`` compare as IEEE."""
+    x = pyarrow.array(s)
+    parts = []
+    if low is not None:
+        parts.append(_cmp(low, "<=" if include_low else "<", x))
+    if high is not None:
+        parts.append(_cmp(x, "<=" if include_high else "<", high))
+    ok = parts[0] if len(parts) == 1 else pc.and_kleene(parts[0], parts[1])
+    return pd.Series(pc.fill_null(ok, True).to_numpy(zero_copy_only=False), index=s.index, dtype=bool)
 
 
 def _arrow_type(series: pd.Series) -> Any:

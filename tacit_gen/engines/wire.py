@@ -61,6 +61,14 @@ class Tally:
         self.why.setdefault(clause_id, reason)
 
 
+def same(a: Any, b: Any) -> bool:
+    """A value and what came back after the wire are the same: ``==``, except that NaN is the
+    same NaN (IEEE says ``nan != nan``; a float64 NaN is a value the wire carries, not a loss)."""
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return bool(a == b)
+
+
 def verdicts(target: str, clauses: tuple[Clause, ...], carried: set[str], tally: Tally,
              notes: tuple[str, ...] = ()) -> EngineRun:
     """One verdict per plan clause: fail/pass for what the artifact carries, n/a for the rest."""

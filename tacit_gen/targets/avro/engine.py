@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.wire import Tally, error_run, read_table, verdicts
+from tacit_gen.engines.wire import Tally, error_run, read_table, same, verdicts
 
 NAME = "avro"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -53,10 +53,10 @@ def _same(a: Any, b: Any, t: Any) -> bool:
     if isinstance(t, str) and t == "float" and isinstance(a, float):
         import struct
 
-        return struct.unpack("f", struct.pack("f", a))[0] == b
+        return same(struct.unpack("f", struct.pack("f", a))[0], b)
     if isinstance(a, bool) != isinstance(b, bool):
         return False
-    return bool(a == b)
+    return same(a, b)
 
 
 def _type_problem(value: Any, t: Any) -> str | None:

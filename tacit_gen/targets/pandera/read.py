@@ -290,6 +290,8 @@ class _Reader:
                 self.add(cid, (column,), text, sev, column=column, pattern=body_of(regex) or regex)
             elif builtin in RANGE_BUILTINS:
                 self.add(cid, (column,), text, sev, column=column, **_range_params(builtin, check))
+            elif fn in ("pa.Check", "pandera.Check") and (call := _in_range_call(check)) is not None:
+                self.add(cid, (column,), text, sev, column=column, **_in_range_params(call))
             elif fn in ("pa.Check", "pandera.Check") and _lambda_text(check) == "lambda s: s.notna()":
                 self.add(cid, (column,), text, sev, column=column)  # a not_null that warns
             else:
@@ -351,6 +353,26 @@ class _Reader:
             return
         self.finding(d.UNKNOWN_CHECK, f"{cid}: dataframe check {ast.unparse(check)[:80]} is not one "
                      "tacit-gen writes", cid, ast.unparse(check)[:200])
+
+
+def _in_range_call(check: ast.Call) -> ast.Call | None:
+    """The ``_in_range(s, low, high, include_low, include_high)`` call of a float range check
+    (``pa.Check(lambda s: _in_range(...), ...)``), or None."""
+    body = check.args[0] if check.args else None
+    if (isinstance(body, ast.Lambda) and isinstance(body.body, ast.Call)
+            and _func_name(body.body.func) == "_in_range" and len(body.body.args) == 5):
+        return body.body
+    return None
+
+
+def _in_range_params(call: ast.Call) -> dict[str, Any]:
+    _, lo, hi, lo_inc, hi_inc = call.args
+    return {
+        "min": _number_text(lo),
+        "max": _number_text(hi),
+        "min_inclusive": bool(_const(lo_inc, True)),
+        "max_inclusive": bool(_const(hi_inc, True)),
+    }
 
 
 def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:

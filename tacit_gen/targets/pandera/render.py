@@ -328,7 +328,8 @@ class PanderaTarget:
                 regex = full_match(c.param("pattern"), "re2")
                 checks.append(f"pa.Check.str_matches({regex!r}, name={c.id!r}, error={c.text!r}{warn})")
             elif c.kind == "range":
-                checks.append(_range_check(c)[:-1] + warn + ")")
+                checks.append(_range_check(c, (type_text or "").startswith("float"))[:-1]
+                              + warn + ")")
             elif c.kind == "not_null" and c.warn:  # `nullable=False` cannot warn: a check can
                 checks.append(f"pa.Check(lambda s: s.notna(), name={c.id!r}, error={c.text!r}, "
                               f"ignore_na=False{warn})")
@@ -440,10 +441,16 @@ def _expr(c: Clause) -> n.Node:
     return c.expr
 
 
-def _range_check(c: Clause) -> str:
+def _range_check(c: Clause, floating: bool = False) -> str:
+    """pandera's own range check; on a float column the module's ``_in_range`` (SQL order:
+    NaN above every number, where pandera's checks compare as IEEE and fail ``NaN >= 0``)."""
     lo, hi = c.param("min"), c.param("max")
     lo_inc, hi_inc = bool(c.param("min_inclusive", True)), bool(c.param("max_inclusive", True))
     tail = f"name={c.id!r}, error={c.text!r}"
+    if floating and (lo is not None or hi is not None):
+        bounds = ", ".join(literal(v) if v is not None else "None" for v in (lo, hi))
+        return (f"pa.Check(lambda s: _in_range(s, {bounds}, {lo_inc}, {hi_inc}), {tail}, "
+                "ignore_na=False)")
     if lo is not None and hi is not None:
         return (
             f"pa.Check.in_range(min_value={literal(lo)}, max_value={literal(hi)}, "

@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.wire import Tally, error_run, read_table, verdicts
+from tacit_gen.engines.wire import Tally, error_run, read_table, same, verdicts
 
 NAME = "protobuf"
 _EPOCH_DAY = date(1970, 1, 1)
@@ -188,7 +188,7 @@ def run(inp: VerifyInput) -> EngineRun:
                     tally.fail(f"column:{f.name}", "a NULL came back as a value")
                 continue
             got = ("enum", getattr(back, f.name)) if fd.enum_type is not None else decode(back, fd, declared)
-            if got != want:
+            if not same(want, got):
                 tally.fail(f"column:{f.name}", f"{want!r} came back as {got!r}")
     return verdicts(NAME, inp.clauses, carried, tally)
 

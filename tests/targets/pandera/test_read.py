@@ -150,3 +150,48 @@ def test_unreadable() -> None:
     assert [f.code for f in got.findings] == [d.UNREADABLE]
     got = read(Path("pandera/x.py"), "x = 1\n")
     assert [f.code for f in got.findings] == [d.UNREADABLE]
+
+
+FLOATS = """\
+contract: floats
+version: 1.0.0
+fields:
+  x: {type: float64, unit: m}
+  y: {type: float32, unit: m}
+  z: {type: float64, unit: m}
+invariants:
+  - x >= 0
+  - y between 0 and 500
+  - z < 10.5
+"""
+
+
+def _floats(tmp_path: Path) -> tuple[object, tuple, str]:
+    path = tmp_path / "floats.yaml"
+    path.write_text(FLOATS, encoding="utf-8")
+    contract = load(path)
+    clauses = plan(contract)
+    return contract, clauses, TARGET.render(contract, clauses, RenderOptions()).artifacts[0].content
+
+
+def test_float_ranges_are_sql_ordered_and_read_back(tmp_path: Path) -> None:
+    """A range on a float column is the module's `_in_range` (NaN above every number), not
+    pandera's IEEE `ge`/`in_range`; it reads back to the same clause, and an edit is drift."""
+    contract, clauses, text = _floats(tmp_path)
+    assert "pa.Check(lambda s: _in_range(s, 0, None, True, True), name='range:x'" in text
+    assert "_in_range(s, 0, 500, True, True), name='range:y'" in text
+    assert "_in_range(s, None, Decimal('10.5'), True, False), name='range:z'" in text
+    assert "pa.Check.ge(" not in text and "pa.Check.in_range(" not in text
+    result = read(Path("floats.py"), text)
+    assert result.findings == ()
+    assert {c.id: c.params for c in result.clauses} == {c.id: c.params for c in clauses}
+
+    def drift(old: str, new: str) -> list[tuple[str, str | None, object]]:
+        got = compare(contract, clauses, read(Path("floats.py"), edit(text, old, new)),  # type: ignore[arg-type]
+                      "pandera/floats.py", "pandera")
+        return [(f.code, f.clause_id, f.found) for f in got]
+
+    assert drift("_in_range(s, 0, 500,", "_in_range(s, 0, 400,") == [
+        (d.PARAM_CHANGED, "range:y", "400")]
+    assert drift("_in_range(s, 0, None, True, True)", "_in_range(s, 0, None, False, True)") == [
+        (d.PARAM_CHANGED, "range:x", "false")]

@@ -1,0 +1,84 @@
+"""NaN in float columns and division by zero: every engine gives the contract's SQL verdict.
+
+The contract's semantics are SQL's (docs/contract-language.md, "Floats: NaN"): NaN is a value,
+not NULL; it equals NaN and is above every number (DuckDB, PostgreSQL and Spark order it so), and
+``x / 0`` is NULL, so an invariant dividing by zero is UNKNOWN and passes. pandas and pyarrow
+compare NaN as IEEE does (every comparison false), GX on pandas reads NaN as missing, and DuckDB
+from 1.1 on (the Soda 4 engine's) gives inf or NaN for ``x / 0``: each of these once made verify
+report a disagreement (exit 3). One verify, every engine for real on DuckDB, hand-computed
+verdicts per row.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hardening.helpers import cli
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = """\
+contract: nan_div
+version: 1.0.0
+key: [id]
+fields:
+  id: {type: int64}
+  x: {type: float64, unit: m}
+  y: {type: float64, unit: m}
+  a: {type: 'decimal(18,6)', unit: USD}
+  b: {type: 'decimal(18,6)', unit: USD}
+invariants:
+  - x >= 0
+  - x <= y
+  - x = y only when id > 1
+  - a / b < 10
+"""
+
+# row 1: NaN >= 0 holds (NaN is above every number), NaN <= 1.0 does not; 1 / 0 is NULL
+# row 2: NaN <= NaN and NaN = NaN hold (so `id > 1` is needed, and holds); 0 / 0 is NULL
+# row 3: 1.0 <= NaN holds; 5 / 1 < 10
+# row 4: 50 / 1 is not below 10
+# row 5: NULLs: every clause UNKNOWN, passes
+DATA = """\
+id,x,y,a,b
+1,nan,1.0,1,0
+2,nan,nan,0,0
+3,1.0,nan,5,1
+4,2.0,3.0,50,1
+5,,2.0,,1
+"""
+
+FAILING = {"invariant:x <= y": 1, "invariant:a / b < 10": 1}
+SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+
+
+def test_nan_and_division_by_zero_agree_in_every_engine(tmp_path: Path) -> None:
+    contract = tmp_path / "nan_div.yaml"
+    contract.write_text(CONTRACT, encoding="utf-8")
+    data = tmp_path / "nan_div.csv"
+    data.write_text(DATA, encoding="utf-8")
+    res = cli("verify", str(contract), "--data", str(data), "--now", "2024-01-02T00:00:00Z",
+              "--format", "json", timeout=900)
+    assert "Traceback" not in res.stderr, res.stderr[-3000:]
+    report = json.loads(res.stdout)
+    rows = {r["id"]: r for r in report["clauses"]}
+    disagree = {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]}
+    assert disagree == {}
+    assert res.returncode == 1, res.stdout[-2000:]
+    for cid, row in rows.items():
+        verdicts = row["verdicts"]
+        if cid in FAILING:
+            for t in SQL_AND_FRAMES:
+                assert verdicts[t]["status"] == "fail", (cid, t, verdicts[t])
+                if t != "pandera":  # pandera reports failure cases, not a count per clause
+                    assert verdicts[t]["failures"] == FAILING[cid], (cid, t, verdicts[t])
+        else:  # NaN round-trips the wire schemas too (column:x, column:y)
+            bad = {t: v for t, v in verdicts.items() if v["status"] not in ("pass", "n/a")}
+            assert bad == {}, cid
+    assert {t for t, v in rows["range:x"]["verdicts"].items() if v["status"] == "pass"} >= set(
+        SQL_AND_FRAMES)
+    for wire in ("avro", "protobuf", "jsonschema"):
+        assert rows["column:x"]["verdicts"][wire]["status"] == "pass"
