@@ -63,3 +63,23 @@ def test_measurement_null_passes_protobuf_presence_but_fails_elsewhere(tmp_path:
     assert row.verdicts["avro"].status == "fail" and row.verdicts["jsonschema"].status == "fail"
     assert row.verdicts["protobuf"].status == "n/a"
     assert report.exit_code == 1, report.render_text()
+
+
+@pytest.mark.engine
+def test_an_enum_value_in_another_case_fails_in_every_wire_engine(tmp_path: Path) -> None:
+    """'GOOD' is not the enum value 'good': proto enum value names are upper-cased
+    (QUALITY_GOOD), and protobuf once matched by that name alone and passed it."""
+    c = load(ROOT / "contracts" / "fct_sensor_readings.yaml")
+    data = sample(c, plan(c), rows=24, seed=7)
+    dp, cp = write(data, tmp_path / "fct_sensor_readings.csv")
+    lines = dp.read_text(encoding="utf-8").splitlines()
+    col = lines[0].split(",").index("quality")
+    row = next(i for i, line in enumerate(lines[1:], 1) if line.split(",")[col] == "good")
+    cells = lines[row].split(",")
+    cells[col] = "GOOD"
+    lines[row] = ",".join(cells)
+    dp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = run_verify(c, dp, cp, (*WIRE, "ibis"), data.now)
+    for t in (*WIRE, "ibis"):
+        failed = {r.clause.id for r in report.rows if r.verdicts[t].status == "fail"}
+        assert failed == {"accepted_values:quality"}, (t, failed, report.render_text())

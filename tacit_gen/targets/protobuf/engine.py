@@ -166,7 +166,7 @@ def run(inp: VerifyInput) -> EngineRun:
                     tally.fail(f"column:{f.name}", f"{type(value).__name__} is not an enum value")
                     continue
                 number = enum_number(fd.enum_type, f.name, value)
-                if number is None:
+                if number is None or not _spelled(declared, value):
                     tally.fail(f"accepted_values:{f.name}", f"'{value}' is not a value of {fd.enum_type.name}")
                     continue
                 setattr(msg, f.name, number)
@@ -191,6 +191,20 @@ def run(inp: VerifyInput) -> EngineRun:
             if not same(want, got):
                 tally.fail(f"column:{f.name}", f"{want!r} came back as {got!r}")
     return verdicts(NAME, inp.clauses, carried, tally)
+
+
+def _spelled(declared: str, value: str) -> bool:
+    """`value` is one of the contract's enum values as written (the field's ``// tacit:`` type):
+    enum value names are upper-cased (``VENUE_EBS``), so the name alone would take 'ebs' for
+    'EBS', where every other engine compares text exactly. A field without the marker (a
+    hand-written file) is matched by name only."""
+    from tacit_gen.contract.types import TypeSyntaxError, parse_type
+
+    try:
+        t = parse_type(declared)
+    except TypeSyntaxError:
+        return True
+    return t.kind != "enum" or value in t.values
 
 
 def enum_number(enum: Any, field: str, value: str) -> int | None:
