@@ -315,22 +315,23 @@ class DuckDBBatches:
         # every number: an expectation that reads a column holding NaN runs on the DuckDB SQL
         # datasource instead (type lists stay on pandas: they name pandas dtypes too)
         nan = nan_columns(str(self.inp.database), self.inp.table)
-        on_sql = [e for e in native if nan & _columns_of(e)
-                  and e["type"] != "expect_column_values_to_be_in_type_list"]
-        native = [e for e in native if not any(e is x for x in on_sql)]
+        on_pandas: list[dict[str, Any]] = []
+        on_sql: list[dict[str, Any]] = []
+        for e in native:
+            moved = nan & _columns_of(e) and e["type"] != "expect_column_values_to_be_in_type_list"
+            (on_sql if moved else on_pandas).append(e)
         if on_sql:
             notes.append(f"{len(on_sql)} native expectation(s) on column(s) holding NaN "
                          f"({', '.join(sorted(nan))}) ran on the DuckDB SQL datasource: GX on "
                          "pandas reads NaN as missing")
-        if native:
-            df = to_pandas(str(self.inp.database), self.inp.table)
-            results += run_suite(ctx, native, ("pandas", df))
-        custom = on_sql + custom
-        if len(custom) > len(on_sql):
-            notes.append(f"{len(custom) - len(on_sql)} custom-SQL expectation(s) ran on the "
-                         "DuckDB SQL datasource")
         if custom:
-            results += run_suite(ctx, custom, ("sql", (str(self.inp.database), self.inp.table)))
+            notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
+        if on_pandas:
+            df = to_pandas(str(self.inp.database), self.inp.table)
+            results += run_suite(ctx, on_pandas, ("pandas", df))
+        if on_sql or custom:
+            results += run_suite(ctx, on_sql + custom,
+                                 ("sql", (str(self.inp.database), self.inp.table)))
         return results
 
 

@@ -143,6 +143,8 @@ def run(inp: VerifyInput) -> EngineRun:
     if extra:
         tally.fail("no_unknown_columns", f"columns the message has no field for: {', '.join(extra)}",
                    len(table.rows) or 1)
+    # the contract's spelling of each enum field's values (its `// tacit:` type), once
+    spelled = {f.name: v for f, _, declared in fields if (v := _enum_values(declared)) is not None}
     for name in names:
         if name not in table.types:
             tally.fail(f"column:{name}", f"the data has no column '{name}'", len(table.rows) or 1)
@@ -166,7 +168,7 @@ def run(inp: VerifyInput) -> EngineRun:
                     tally.fail(f"column:{f.name}", f"{type(value).__name__} is not an enum value")
                     continue
                 number = enum_number(fd.enum_type, f.name, value)
-                if number is None or not _spelled(declared, value):
+                if number is None or value not in spelled.get(f.name, (value,)):
                     tally.fail(f"accepted_values:{f.name}", f"'{value}' is not a value of {fd.enum_type.name}")
                     continue
                 setattr(msg, f.name, number)
@@ -193,18 +195,18 @@ def run(inp: VerifyInput) -> EngineRun:
     return verdicts(NAME, inp.clauses, carried, tally)
 
 
-def _spelled(declared: str, value: str) -> bool:
-    """`value` is one of the contract's enum values as written (the field's ``// tacit:`` type):
-    enum value names are upper-cased (``VENUE_EBS``), so the name alone would take 'ebs' for
-    'EBS', where every other engine compares text exactly. A field without the marker (a
-    hand-written file) is matched by name only."""
+def _enum_values(declared: str) -> tuple[str, ...] | None:
+    """The enum values as the contract writes them (a field's ``// tacit:`` type): enum value
+    names are upper-cased (``VENUE_EBS``), so the name alone would take 'ebs' for 'EBS', where
+    every other engine compares text exactly. None for another type, or a field without the
+    marker (a hand-written file, matched by name only)."""
     from tacit_gen.contract.types import TypeSyntaxError, parse_type
 
     try:
         t = parse_type(declared)
     except TypeSyntaxError:
-        return True
-    return t.kind != "enum" or value in t.values
+        return None
+    return t.values if t.kind == "enum" else None
 
 
 def enum_number(enum: Any, field: str, value: str) -> int | None:
