@@ -12,7 +12,9 @@ verdicts per row.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +56,7 @@ id,x,y,a,b
 
 FAILING = {"invariant:x <= y": 1, "invariant:a / b < 10": 1}
 SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
 def test_nan_and_division_by_zero_agree_in_every_engine(tmp_path: Path) -> None:
@@ -68,29 +71,41 @@ def test_nan_and_division_by_zero_agree_in_every_engine_on_postgres(pg_server: S
 
 
 def _check(tmp_path: Path, *engine: str) -> None:
-    contract = tmp_path / "nan_div.yaml"
-    contract.write_text(CONTRACT, encoding="utf-8")
-    data = tmp_path / "nan_div.csv"
-    data.write_text(DATA, encoding="utf-8")
+    contract, data = write_case(tmp_path)
     res = cli("verify", str(contract), "--data", str(data), "--now", "2024-01-02T00:00:00Z",
               "--format", "json", *engine, timeout=900)
     assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    report = json.loads(res.stdout)
+    check_report(json.loads(res.stdout), res.stdout[-2000:])
+
+
+def write_case(folder: Path) -> tuple[Path, Path]:
+    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    contract = folder / "nan_div.yaml"
+    contract.write_text(CONTRACT, encoding="utf-8")
+    data = folder / "nan_div.csv"
+    data.write_text(DATA, encoding="utf-8")
+    return contract, data
+
+
+def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = SQL_AND_FRAMES) -> None:
+    """A verify report (its JSON form) gives the hand-computed verdict of every row in every
+    engine of `checking` (the SQL and dataframe targets; Spark has no Soda 4 engine)."""
     rows = {r["id"]: r for r in report["clauses"]}
     disagree = {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]}
     assert disagree == {}
-    assert res.returncode == 1, res.stdout[-2000:]
+    assert report["exit_code"] == 1, shown
     for cid, row in rows.items():
         verdicts = row["verdicts"]
         if cid in FAILING:
-            for t in SQL_AND_FRAMES:
+            for t in checking:
                 assert verdicts[t]["status"] == "fail", (cid, t, verdicts[t])
                 if t != "pandera":  # pandera reports failure cases, not a count per clause
                     assert verdicts[t]["failures"] == FAILING[cid], (cid, t, verdicts[t])
         else:  # NaN round-trips the wire schemas too (column:x, column:y)
             bad = {t: v for t, v in verdicts.items() if v["status"] not in ("pass", "n/a")}
             assert bad == {}, cid
-    assert {t for t, v in rows["range:x"]["verdicts"].items() if v["status"] == "pass"} >= set(
-        SQL_AND_FRAMES)
+    passing = {t for t, v in rows["range:x"]["verdicts"].items() if v["status"] == "pass"}
+    assert passing >= set(checking)
     for wire in ("avro", "protobuf", "jsonschema"):
         assert rows["column:x"]["verdicts"][wire]["status"] == "pass"

@@ -28,6 +28,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.hardening import test_verify_nan_division as nan_div
 from tests.parity.harness import (
     ENGINES,
     ROWS,
@@ -132,10 +133,15 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
         cases.append(VerifyCase(load(str(path)), files["data"], files.get("catalog"), session_bars.NOW,
                                 ENGINES, path, outages=files["outages"]))
         violated.append(())
+    # NaN in float columns and division by zero (tests/hardening/test_verify_nan_division.py):
+    # Spark orders NaN as DuckDB and PostgreSQL do, and must divide by NULLIF(b, 0) as they do
+    nan_contract, nan_data = nan_div.write_case(root / "nan_div")
+    cases.append(VerifyCase(load(str(nan_contract)), nan_data, None, nan_div.NOW, ENGINES, nan_contract))
+    violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES)]
+           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div"]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -196,3 +202,11 @@ def test_a_naive_timestamp_is_no_instant_on_spark(spark_reports: dict[str, Any])
     for t in ("dbt", "soda", "gx", "pandera", "ibis"):
         assert row.verdicts[t].status == "fail", f"{t}: {row.verdicts[t]}\n{table}"
     assert report.exit_code == 1, table
+
+
+def test_nan_and_division_by_zero_on_spark(spark_reports: dict[str, Any]) -> None:
+    """The hand-computed verdicts of the NaN and division-by-zero rows, in every Spark engine."""
+    report, _ = spark_reports["nan_div"]
+    checking = tuple(t for t in nan_div.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    nan_div.check_report(report.as_json(), verdict_table(report), checking)
