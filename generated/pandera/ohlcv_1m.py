@@ -787,6 +787,12 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None, ses
         },
         checks=[
             pa.Check(
+                lambda df: ~df.duplicated(subset=['symbol', 'bar_start', 'revision'], keep=False) | df[['symbol', 'bar_start', 'revision']].isna().any(axis=1),
+                name='unique:symbol,bar_start,revision',
+                error='key: [symbol, bar_start, revision]',
+                ignore_na=False,
+            ),
+            pa.Check(
                 lambda df: _holds(df, _cmp(_c(df, 'low'), '<=', _c(df, 'open'), '<=', _c(df, 'high'))),
                 name='invariant:low <= open <= high',
                 error='low <= open <= high',
@@ -817,7 +823,6 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None, ses
                 frame=sessions,
             ),
         ],
-        unique=['symbol', 'bar_start', 'revision'],
         strict=True,
         coerce=False,
         name=CONTRACT,

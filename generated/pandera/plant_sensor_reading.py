@@ -624,6 +624,12 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None) -> 
         },
         checks=[
             pa.Check(
+                lambda df: ~df.duplicated(subset=['series_id', 'event_ts', 'revision'], keep=False) | df[['series_id', 'event_ts', 'revision']].isna().any(axis=1),
+                name='unique:series_id,event_ts,revision',
+                error='key: [series_id, event_ts, revision]',
+                ignore_na=False,
+            ),
+            pa.Check(
                 lambda df: _holds(df, _only_when(_is_null(_c(df, 'value')), _cmp(_c(df, 'quality'), '=', _enum('bad')))),
                 name='invariant:value is null only when quality = bad',
                 error='value is null only when quality = bad',
@@ -675,7 +681,6 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None) -> 
                 catalog=catalog,
             ),
         ],
-        unique=['series_id', 'event_ts', 'revision'],
         strict=True,
         coerce=False,
         name=CONTRACT,

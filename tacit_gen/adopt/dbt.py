@@ -430,6 +430,12 @@ class _Importer:
             self.unmapped(column, entry, what, f"column {column} is not in the contract")
             return
         warn = str(config.get("severity", "error")).lower() == "warn"  # a clause can warn
+        if short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns") and "where" in config:
+            from tacit_gen.targets.dbt.render import unique_where
+
+            cols = [str(c) for c in args.get("combination_of_columns") or ()]
+            if " ".join(str(config["where"]).split()).lower() == unique_where(cols).lower():
+                config = {k: v for k, v in config.items() if k != "where"}  # the key's own: SQL UNIQUE
         weak = [k for k in _WEAKENING if k in config
                 and not (k == "severity" and str(config[k]).lower() in ("error", "warn"))
                 and not (k == "enabled" and config[k] is not False)]

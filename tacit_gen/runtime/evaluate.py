@@ -5,7 +5,8 @@ The parse query is built as one ibis expression:
     base  = table with converted columns (+ coercion-failure flags: TRY_CAST null vs source null)
     wide  = base + catalog columns (left joins)
     main  = wide.aggregate(c0=SUM(violation_0), c1=..., coercion flags, freshness flags)
-    dups  = per unique clause: SUM(n) over (GROUP BY key HAVING COUNT(*) > 1), a narrow hash aggregate
+    dups  = per unique clause: SUM(n) over (GROUP BY key HAVING COUNT(*) > 1) of the rows with no NULL
+            in the key (SQL UNIQUE), a narrow hash aggregate
     query = main CROSS JOIN dups CROSS JOIN cadence aggregates (each over latest-revision points
             with LAG)
 
@@ -432,7 +433,9 @@ class _Builder:
             try:
                 if c.kind == "unique":
                     key = list(c.param("columns") or c.columns)
-                    groups = converted.group_by(key).aggregate(__tacit_n=ibis._.count())
+                    # SQL UNIQUE: a row with a NULL in the key is no duplicate (not_null's job)
+                    keyed = converted.filter([converted[k].notnull() for k in key])
+                    groups = keyed.group_by(key).aggregate(__tacit_n=ibis._.count())
                     dups[c.id] = groups.filter(groups["__tacit_n"] > 1)  # pyright: ignore[reportOperatorIssue]
                 elif c.kind in ("catalog_bounds", "catalog_dimension", "catalog_unit", "plausible"):
                     wide, cols = self._join_catalog(wide, c, i)
@@ -635,10 +638,10 @@ class _Builder:
         self, converted: ir.Table, groups: ir.Table, cols: list[str]
     ) -> tuple[dict[str, Any], ...]:
         """A few rows whose key is duplicated (failure path only): the data semi-joined to the
-        duplicate groups, NULL-safe like GROUP BY (two NULL keys are the same key)."""
+        duplicate groups (whose keys hold no NULL)."""
         key = [c for c in groups.columns if c != "__tacit_n"]
         try:
-            q = converted.semi_join(groups, [converted[k].identical_to(groups[k]) for k in key])
+            q = converted.semi_join(groups, [converted[k] == groups[k] for k in key])
             return tuple(self._execute(q.select(*cols).limit(SAMPLE_ROWS)))
         except Exception:
             return ()

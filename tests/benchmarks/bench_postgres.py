@@ -42,6 +42,7 @@ SELECT
   COALESCE(SUM(CASE WHEN source_id IS NULL THEN 1 ELSE 0 END), 0) AS nn_source,
   COALESCE(SUM(CASE WHEN revision IS NULL THEN 1 ELSE 0 END), 0) AS nn_revision,
   (SELECT COALESCE(SUM(n), 0) FROM (SELECT COUNT(*) AS n FROM fct
+     WHERE series_id IS NOT NULL AND event_ts IS NOT NULL AND revision IS NOT NULL
      GROUP BY series_id, event_ts, revision HAVING COUNT(*) > 1) AS d) AS uniq,
   COALESCE(SUM(CASE WHEN quality NOT IN ('good', 'suspect', 'bad') THEN 1 ELSE 0 END), 0) AS av,
   COALESCE(SUM(CASE WHEN unit <> 'degC' THEN 1 ELSE 0 END), 0) AS fixed,

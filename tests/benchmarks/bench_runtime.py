@@ -59,8 +59,9 @@ SELECT * FROM (
 ) AS agg
 CROSS JOIN (
   SELECT COALESCE(SUM(n), 0) AS uniq
-  FROM (SELECT COUNT(*) AS n FROM {table} GROUP BY series_id, event_ts, revision
-        HAVING COUNT(*) > 1) AS d
+  FROM (SELECT COUNT(*) AS n FROM {table}
+        WHERE series_id IS NOT NULL AND event_ts IS NOT NULL AND revision IS NOT NULL
+        GROUP BY series_id, event_ts, revision HAVING COUNT(*) > 1) AS d
 ) AS dup
 """
 RNG = 7  # index of the range:value_degc count in HAND_SQL's row

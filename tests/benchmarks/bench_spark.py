@@ -48,7 +48,9 @@ WITH agg AS (
 ),
 dup AS (
   SELECT COALESCE(SUM(n), 0) AS uniq
-  FROM (SELECT COUNT(*) AS n FROM {table} GROUP BY series_id, event_ts, revision HAVING COUNT(*) > 1)
+  FROM (SELECT COUNT(*) AS n FROM {table}
+        WHERE series_id IS NOT NULL AND event_ts IS NOT NULL AND revision IS NOT NULL
+        GROUP BY series_id, event_ts, revision HAVING COUNT(*) > 1)
 )
 SELECT * FROM agg CROSS JOIN dup
 """

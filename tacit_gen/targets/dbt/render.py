@@ -389,6 +389,11 @@ def _meta(clause: Clause) -> dict[str, Any]:
     return {"meta": {"tacit_clause": jinja_safe(clause.id), "tacit_text": jinja_safe(clause.text)}}
 
 
+def unique_where(columns: list[str]) -> str:
+    """The `where:` of a compound `unique:` test: the rows whose key holds no NULL."""
+    return " and ".join(f"{c} is not null" for c in columns)
+
+
 def _make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],
                inline: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {"name": name}
@@ -540,7 +545,11 @@ class DbtTarget:
                         else "dbt_utils.unique_combination_of_columns"
                     )
                     args = {"combination_of_columns": [ident(c, adapter) for c in cols]}
-                    model_tests.append(_test(kind, cl, unique_name(cl.id), args))
+                    entry = _test(kind, cl, unique_name(cl.id), args)
+                    # SQL UNIQUE: a row with a NULL in the key is not_null's failure, no duplicate
+                    # (dbt's `unique` skips NULLs; the combination test groups them)
+                    entry[kind]["config"]["where"] = unique_where(args["combination_of_columns"])
+                    model_tests.append(entry)
             elif k in ("accepted_values", "fixed_value"):
                 raw = list(p["values"]) if k == "accepted_values" else [p["value"]]
                 values, quote = _values(raw, ftype(p["column"]))

@@ -203,7 +203,7 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
         if len(cols) == 1:
             return [expectation("expect_column_values_to_be_unique", {"column": cols[0]})]
         return [expectation("expect_compound_columns_to_be_unique",
-                     {"column_list": cols, "ignore_row_if": "never"})]
+                     {"column_list": cols, "ignore_row_if": "any_value_is_missing"})]
     if k == "accepted_values":
         return [expectation("expect_column_values_to_be_in_set",
                      {"column": p("column"), "value_set": list(p("values"))})]

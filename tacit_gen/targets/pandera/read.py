@@ -54,7 +54,8 @@ _ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
 _BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
 
 
-_DUPLICATED = re.compile(r"~df\.duplicated\(subset=(\[.*\]), keep=False\)")
+_DUPLICATED = re.compile(r"~df\.duplicated\(subset=(\[[^]]*\]), keep=False\)(?: \| "
+                         r"df\[(\[[^]]*\])\]\.isna\(\)\.any\(axis=1\))?")
 
 
 def _lambda_text(check: ast.Call) -> str:
@@ -220,6 +221,8 @@ class _Reader:
         unique = _const(_kw(call, "unique"))
         if unique:
             cols = tuple(unique) if isinstance(unique, list | tuple) else (str(unique),)
+            # (pandera's `unique=` also counts NULL keys: a different verdict only while
+            # not_null fails on a key column, which the schema checks too)
             self.add("unique:" + ",".join(cols), cols, "", columns=cols)
         if _const(_kw(call, "coerce"), False):
             self.finding(d.SEVERITY_WEAKENED, "coerce=True: data is converted instead of type-checked",
@@ -331,7 +334,7 @@ class _Reader:
         if isinstance(body, ast.Lambda) and cid.startswith("unique:"):  # a unique that warns
             dup = ast.unparse(body.body)
             m = _DUPLICATED.fullmatch(dup)
-            if m is not None:
+            if m is not None and m.group(2) in (None, m.group(1)):
                 cols = tuple(ast.literal_eval(m.group(1)))
                 self.add(cid, cols, text, sev, columns=cols)
                 return

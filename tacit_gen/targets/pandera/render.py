@@ -7,7 +7,8 @@ frames (``pandas.ArrowDtype`` columns, see `tacit_gen.targets.pandera.engine.rea
 - ``column:<c>``: ``Column(pd.ArrowDtype(<exact arrow type>))``; timestamps and enums, whose
   Arrow type is not one exact dtype (any unit, tz UTC; string or dictionary text), get a check
   named ``column:<c>`` instead.
-- ``no_unknown_columns``: ``strict=True``; ``unique:``: ``unique=[...]``; ``not_null:``:
+- ``no_unknown_columns``: ``strict=True``; ``unique:``: a named ``duplicated`` check over the rows
+  whose key holds no NULL (SQL UNIQUE); ``not_null:``:
   ``nullable=False`` (every other column says ``nullable=True``: pandera's default is False).
 - ``accepted_values`` / ``fixed_value`` / ``range``: ``Check.isin`` / ``Check.eq`` /
   ``Check.in_range`` (or ``ge``/``gt``/``le``/``lt``), nulls ignored as in SQL.
@@ -171,7 +172,6 @@ def _call(func: str, args: list[str], indent: str) -> str:
 class _Parts:
     columns: list[str]
     checks: list[str]
-    unique: str
     strict: str
     unsupported: list[Unsupported]
     needs: list[str]
@@ -213,7 +213,6 @@ class PanderaTarget:
             unsupported=unsupported_items,
             columns=parts.columns,
             checks=parts.checks,
-            unique=parts.unique,
             strict=parts.strict,
             schema_constant=not parts.needs,
             warn_helper=any(c.warn and c.kind in TIME_HELPERS for c in clauses),
@@ -244,19 +243,19 @@ class PanderaTarget:
 
         checks: list[str] = []
         needs: list[str] = []
-        unique = "None"
         strict = "False"
         for c in clauses:
             if c.kind == "no_unknown_columns":
                 strict = "True"
-            elif c.kind == "unique" and c.warn:  # `unique=` cannot warn: a named check can
+            elif c.kind == "unique":
+                # a named check, not `unique=[...]`: pandera's `unique=` counts two rows with a
+                # NULL in the same key column as duplicates; the contract's uniqueness is SQL's
+                # UNIQUE (a NULL key is not_null's failure), and a named check can also warn
                 cols = list(c.param("columns"))
                 checks.append(" " * 12 + _call("pa.Check", [
-                    f"lambda df: ~df.duplicated(subset={cols!r}, keep=False)",
+                    f"lambda df: {unique_body(cols)}",
                     f"name={c.id!r}", f"error={c.text!r}", "ignore_na=False",
-                    "raise_warning=True"], " " * 12) + ",")
-            elif c.kind == "unique":
-                unique = repr(list(c.param("columns")))
+                    *(["raise_warning=True"] if c.warn else [])], " " * 12) + ",")
             elif c.kind == "invariant":
                 try:
                     body = compile_expr(_expr(c))
@@ -291,7 +290,7 @@ class PanderaTarget:
                         needs.append(need)
             elif c.kind not in ("column", "not_null", *COLUMN_CHECK_KINDS):
                 unsupported.append(Unsupported(NAME, c.id, f"clause kind {c.kind!r} is unknown"))
-        return _Parts(columns, checks, unique, strict, unsupported, needs)
+        return _Parts(columns, checks, strict, unsupported, needs)
 
     def _column(
         self,
@@ -468,3 +467,9 @@ def _template(options: RenderOptions) -> Any:
     from tacit_gen.targets.templates import jinja_template
 
     return jinja_template(NAME, TEMPLATE, options)
+
+
+def unique_body(cols: list[str]) -> str:
+    """The boolean Series of a `unique:` check: a row passes unless another row has its key,
+    and a row with a NULL in its key is not compared (SQL UNIQUE; `not_null:` reports it)."""
+    return f"~df.duplicated(subset={cols!r}, keep=False) | df[{cols!r}].isna().any(axis=1)"

@@ -27,7 +27,7 @@ from tacit_gen.sql.pattern import body_of
 from tacit_gen.targets.header import parse_header
 from tacit_gen.targets.soda.queries import normalize_sql, strip_parens
 from tacit_gen.targets.soda.writer import load_yaml
-from tacit_gen.targets.soda4.render import CLAUSE_MARK, SCHEMA_QUALIFIER, type_text
+from tacit_gen.targets.soda4.render import CLAUSE_MARK, SCHEMA_QUALIFIER, type_text, unique_filter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -140,6 +140,10 @@ class _Reader:
             self.threshold(cid, body)
             cols = tuple(str(c) for c in body.get("columns") or ())
             self.add(cid, cols, name, columns=cols)
+            want, found = unique_filter(cols, "duckdb"), body.get("filter")
+            if found is not None and _unquoted(str(found)) != _unquoted(want):  # none: NULL keys count
+                self.find(PARAM_CHANGED, f"{cid} filter is {found!r}: the contract's uniqueness compares the "
+                          f"rows whose key holds no NULL ({want})", cid)
         elif kind == "freshness":
             col = str(body.get("column"))
             raw = body.get("threshold")
@@ -201,3 +205,8 @@ def read(path: Path, text: str) -> ReadResult:
 
 
 __all__ = ["CLAUSE_MARK", "SCHEMA_QUALIFIER", "read"]
+
+
+def _unquoted(sql_text: str) -> str:
+    """SQL text compared without identifier quotes, case or spacing (a filter of any dialect)."""
+    return " ".join(sql_text.replace('"', "").replace("`", "").lower().split())

@@ -83,6 +83,13 @@ def soda4_type(contract_type: str, dialect: str = "duckdb") -> tuple[str, int | 
     raise ValueError(f"no Soda 4 data type for '{contract_type}'")
 
 
+def unique_filter(columns: Any, dialect: str) -> str:
+    """The `filter` of a `unique:` duplicate check: the rows whose key holds no NULL."""
+    from tacit_gen import sql
+
+    return " AND ".join(f"{sql.ident(str(c), dialect)} IS NOT NULL" for c in columns)
+
+
 def pattern_regex(body: str, dialect: str) -> str:
     """A `pattern:` body as the `valid_format` regex: a whole-value match in the dialect's regex
     flavor (`tacit_gen.sql.pattern`). Soda 4 quotes it as an SQL literal itself
@@ -226,8 +233,10 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
         if k == "not_null":
             column_check(c, "missing", {})
         elif k == "unique":
+            # SQL UNIQUE: only the rows whose key holds no NULL (Soda 4 counts NULLs as a value)
             dataset_checks.append({"duplicate": {"name": check_name(c), "qualifier": c.id,
-                                                 "columns": list(c.param("columns"))}})
+                                                 "columns": list(c.param("columns")),
+                                                 "filter": unique_filter(c.param("columns"), dialect)}})
         elif k == "accepted_values":
             column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
         elif k == "pattern":  # Soda 4 writes the regex as an SQL literal itself (escaped once)

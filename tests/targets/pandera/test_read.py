@@ -133,7 +133,8 @@ def test_raise_warning_and_coerce() -> None:
 
 def test_unique_changed_and_unknown_check() -> None:
     _, _, text = rendered("ohlcv_1m")
-    changed = edit(text, "unique=['symbol', 'bar_start', 'revision'],", "unique=['symbol', 'bar_start'],")
+    changed = text.replace("['symbol', 'bar_start', 'revision']", "['symbol', 'bar_start']")
+    changed = edit(changed, "name='unique:symbol,bar_start,revision'", "name='unique:symbol,bar_start'")
     changed = edit(changed, "        checks=[\n            pa.Check(",
                    "        checks=[\n            pa.Check(lambda df: True),\n            pa.Check(")
     got = findings("ohlcv_1m", changed)

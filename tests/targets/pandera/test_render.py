@@ -92,7 +92,8 @@ def test_module_imports_and_validates(tmp_path: Path) -> None:
     schema = module.schema(sessions=sessions)
     assert isinstance(schema, pa.DataFrameSchema)
     assert schema.strict is True
-    assert schema.unique == ["symbol", "bar_start", "revision"]
+    assert schema.unique is None  # a named check: SQL UNIQUE, NULL keys not compared
+    assert "unique:symbol,bar_start,revision" in {c.name for c in schema.checks}
     dec = pd.ArrowDtype(pyarrow.decimal128(18, 8))
     ts = pd.ArrowDtype(pyarrow.timestamp("us", tz="UTC"))
     frame = pd.DataFrame(
@@ -119,6 +120,18 @@ def test_module_imports_and_validates(tmp_path: Path) -> None:
         schema.validate(naive, lazy=True)
     failed = info.value.failure_cases
     assert set(failed["column"]) == {"bar_start"}
+    # the same key twice fails uniqueness; a NULL in the key fails not_null, not uniqueness
+    twice = frame.assign(bar_start=frame["bar_start"].iloc[[0, 0]].to_numpy())
+    with pytest.raises(pa.errors.SchemaErrors) as info:
+        schema.validate(twice, lazy=True)
+    key = "key: [symbol, bar_start, revision]"  # a named check's failure is its error text
+    assert key in set(info.value.failure_cases["check"])
+    no_symbol = frame.assign(symbol=pd.array([None, None], dtype=pd.ArrowDtype(pyarrow.string())),
+                             bar_start=frame["bar_start"].iloc[[0, 0]].to_numpy())
+    with pytest.raises(pa.errors.SchemaErrors) as info:
+        schema.validate(no_symbol, lazy=True)
+    assert "not_nullable" in set(info.value.failure_cases["check"])
+    assert key not in set(info.value.failure_cases["check"])
 
 
 @pytest.mark.engine
@@ -137,8 +150,8 @@ def test_hostile_strings_carried_exactly(tmp_path: Path) -> None:
     assert contract.description == module.DESCRIPTION
     built = module.SCHEMA
     names = {c.name for c in built.checks}
-    assert names == {c.id for c in clauses if c.kind == "invariant"}
-    assert {c.error for c in built.checks} == {c.text for c in clauses if c.kind == "invariant"}
+    assert names == {c.id for c in clauses if c.kind in ("invariant", "unique")}
+    assert {c.error for c in built.checks} == {c.text for c in clauses if c.kind in ("invariant", "unique")}
 
 
 # -- invariant semantics: pandera (compiled module) against DuckDB SQL on the same rows ---------
