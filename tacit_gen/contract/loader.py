@@ -265,17 +265,21 @@ def _bool(ctx: _Ctx, node: YNode | None, what: str) -> bool | None:
     return bool(node.value)
 
 
-def _name_list(ctx: _Ctx, node: YNode | None, what: str) -> list[tuple[str, YNode]]:
+def _name_list(ctx: _Ctx, node: YNode | None, what: str, once: bool = False) -> list[tuple[str, YNode]]:
+    """The names of a list (or one scalar); `once`: a name listed twice is an error (TG114)."""
     if node is None:
         return []
     if node.kind == "scalar" and isinstance(node.value, str):
         return [(node.value, node)]
     if not _expect(ctx, node, "seq", what):
         return []
-    out = []
+    out: list[tuple[str, YNode]] = []
     for item in node.value:
         if item.kind != "scalar" or not isinstance(item.value, str) or not item.value:
             ctx.error(item, "TG103", f"{what} entries must be names", item.raw)
+            continue
+        if once and any(name == item.value for name, _ in out):  # `key: [id, id]`: a typo
+            ctx.error(item, "TG114", f"{what} names '{item.value}' twice", item.raw)
             continue
         out.append((item.value, item))
     return out
@@ -1006,7 +1010,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         version = vnode.raw
     # key
     knode = root.get("key")
-    key = _name_list(ctx, knode, "'key'")
+    key = _name_list(ctx, knode, "'key'", once=True)
     key_cols = {k for k, _ in key}
     # fields
     fields: list[Field] = []
@@ -1016,6 +1020,9 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         if not _misspelled(ctx, root, "fields"):
             ctx.error(root, "TG104", "the contract has no 'fields'", "fields")
     elif _expect(ctx, fnode, "map", "'fields'"):
+        if not fnode.value:  # `fields: {}`: a contract of no columns checks nothing
+            ctx.error(fnode, "TG104", "'fields' is empty: a contract names at least one column",
+                      fnode.raw or "fields")
         for k, v in fnode.value:
             f = _load_field(ctx, k, v, key_cols)
             if f is not None:
@@ -1028,7 +1035,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         time = _load_time(ctx, tnode)
     # never-null columns beyond the key: time column, provenance
     prov_node = root.get("provenance_required")
-    prov = _name_list(ctx, prov_node, "'provenance_required'")
+    prov = _name_list(ctx, prov_node, "'provenance_required'", once=True)
     never_null = set(key_cols) | {p for p, _ in prov}
     if time is not None:
         never_null.add(time.column)

@@ -7,6 +7,7 @@ the offset of the offending word, so the loader can point at the exact line and 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from tacit_gen.diagnostics import close_matches
@@ -211,6 +212,10 @@ class Checker:
             high, ht = self.value(node.high, peer=t)
             self.compatible(t, lt, node.low, "between")
             self.compatible(t, ht, node.high, "between")
+            if isinstance(low, n.Number) and isinstance(high, n.Number) and _num(low) > _num(high):
+                what = "always holds" if node.negated else "no value satisfies it"
+                self.problem("TG114", f"'between {low.text} and {high.text}' is empty ({what}): write the "
+                             "lower bound first", node.low, low.text)
             return n.Between(operand, low, high, node.negated, offset=node.offset)
         if isinstance(node, n.CatalogUnit | n.CatalogBounds):
             subject, st = self.value(node.subject)
@@ -316,3 +321,8 @@ def check(
     c = Checker(columns, same_unit, combine, same_dim)
     resolved = c.predicate(node)
     return resolved, c.problems
+
+
+def _num(node: n.Number) -> Decimal:
+    """A numeric literal's exact value (its canonical decimal text)."""
+    return Decimal(node.text)

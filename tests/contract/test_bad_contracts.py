@@ -143,6 +143,13 @@ def test_did_you_mean_everywhere() -> None:
         ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: string}\ntargets: {dbtt: {}}\n", "TG102", "dbtt"),
         ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: string}\n---\ncontract: y\n", "TG100", "---"),
         ("contract: x\nversion: 1.0.0\nfields:\n  a: &x {type: string}\n  b: *y\n", "TG100", "*y"),
+        # a key naming a column twice, no fields at all, an empty `between`
+        ("contract: x\nversion: 1.0.0\nkey: [a, a]\nfields:\n  a: {type: string}\n", "TG114", "a"),
+        ("contract: x\nversion: 1.0.0\nfields: {}\n", "TG104", "fields"),
+        ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: int64}\ninvariants:\n  - a between 10 and 1\n",
+         "TG114", "10"),
+        ("contract: x\nversion: 1.0.0\nfields:\n  a: {type: int64}\ninvariants:\n  - a not between 2.5 and 1\n",
+         "TG114", "2.5"),
     ],
 )
 def test_other_bad_values(text: str, code: str, word: str) -> None:
