@@ -115,9 +115,10 @@ def format_diagnostic(d: Diagnostic, lines: Sequence[str] | None = None, color: 
     head = (paint(f"{printable(d.path, None)}:{d.line}:{d.col}:", "bold", color) + " "
             + paint(f"{d.severity}:", d.severity, color)
             + f" {printable(d.message)} [{d.code}]")
-    if lines is None or not 1 <= d.line <= len(lines):
+    if lines is None or not 1 <= d.line <= len(lines) + 1:
         return head
-    source = lines[d.line - 1]
+    # the line after the last: the end of the file (a YAML mapping left open), shown empty
+    source = lines[d.line - 1] if d.line <= len(lines) else ""
     start, end = _span(source, d.col, d.word)
     if len(source) > _WINDOW:  # a window of the line around the span
         lo = max(0, min(start - _WINDOW // 2, len(source) - _WINDOW))
@@ -132,9 +133,14 @@ def format_diagnostic(d: Diagnostic, lines: Sequence[str] | None = None, color: 
     number = str(d.line)
     pad = " " * len(number)
     bar = paint("|", "gutter", color)
+    context = []  # at the end of the file, the last line too: what was left open
+    if d.line == len(lines) + 1 and lines:
+        last, _ = _shown(lines[-1][:_WINDOW])
+        context = [f"{paint(str(d.line - 1).rjust(len(number)), 'gutter', color)} {bar} {last}".rstrip()]
     return "\n".join([
         head,
         f"{pad} {bar}",
+        *context,
         f"{paint(number, 'gutter', color)} {bar} {shown}".rstrip(),
         f"{pad} {bar} {' ' * caret_at}{paint('^' * caret_len, d.severity, color)}",
     ])

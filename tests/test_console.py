@@ -49,6 +49,26 @@ def test_lint_error_shows_the_line_and_a_caret_exactly(tmp_path: Path, monkeypat
     )
 
 
+def test_an_error_at_the_end_of_the_file_shows_the_last_line(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mapping left open: YAML reports the line after the last; the last line is shown above
+    an empty one with the caret (it used to print no source at all)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "open.yaml").write_text("contract: x\nversion: 1.0.0\nfields:\n  a: {type: int64\n",
+                                        encoding="utf-8")
+    result = CliRunner().invoke(main, ["lint", "open.yaml"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "open.yaml:5:1: error: expected ',' or '}', but found the end of the file (while parsing a "
+        "flow mapping at line 4) at 'end of file' [TG100]\n"
+        "  |\n"
+        "4 |   a: {type: int64\n"
+        "5 |\n"
+        "  | ^\n"
+        "1 contract(s): 1 error(s), 0 warning(s)\n"
+    )
+
+
 def test_a_contract_that_does_not_load_shows_its_caret_on_stderr(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
