@@ -39,6 +39,8 @@ RULES: dict[str, tuple[str, str]] = {
     "TG220": ("warning", "a calendar without a 'calendar' section assumes the sessions relation 'trading_sessions'"),
     "TG221": ("warning", "'within session' without time.calendar cannot be checked: every session close is a gap"),
     "TG222": ("error", "a foreign key to a contract of the same folder names one of its fields, of a comparable type (a join on unlike types matches nothing)"),
+    "TG223": ("warning", "the revision column orders restatements (the latest is the largest): as text '10' sorts before '9'; declare it int32 or int64"),
+    "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -127,6 +129,10 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             fadd("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
         if f.implied:
             fadd("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
+        elif f.name == "revision" and not f.type.is_integer:
+            fadd("TG223", f.type_pos if f.type_pos.line else f.pos,
+                 f"revision column is {f.type}: the latest revision is its largest value, and as "
+                 f"{f.type} '10' sorts before '9'", str(f.type))
         if f.references is not None:
             problem = _reference_problem(contract, f, str(getattr(ctx, "file", "") or contract.path))
             if problem is not None:
@@ -190,6 +196,14 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         add("TG220", cpos, "calendar used without a 'calendar' section; assuming the sessions "
             "relation 'trading_sessions' with columns calendar, session, open, close "
             "(tacit-gen calendar CODE --start --end --out writes it)", "calendar")
+    for inv in contract.invariants:
+        try:
+            tree = parse(inv.text)
+        except ExprSyntaxError:
+            continue
+        if not n.columns(tree):
+            add("TG224", inv.pos, f"invariant '{inv.text}' names no column: it is the same for every row",
+                inv.text[inv.prefix:] or inv.text)
     if contract.catalog is None:
         for inv in contract.invariants:
             try:
