@@ -114,7 +114,9 @@ class LockedEnv:
         py = str(_python_of(dest))
         if uv:
             self._run([uv, "venv", "--quiet", "--python", sys.executable, str(dest)], log)
-            self._run([uv, "pip", "install", "--quiet", "--python", py,
+            # compiled at install as pip does: uv does not, and with PYTHONDONTWRITEBYTECODE set
+            # every engine process would compile pyspark or soda-core from source again
+            self._run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", py,
                        "-r", str(self.requirements)], log)
         else:
             self._run([sys.executable, "-m", "venv", str(dest)], log)

@@ -38,6 +38,19 @@ def test_built_once_then_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert env.env_dir() != first.path
 
 
+def test_the_build_compiles_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed modules come with their .pyc (as pip does, and uv does not by default): with
+    PYTHONDONTWRITEBYTECODE set, as on the CI machine, every engine process would otherwise
+    compile pyspark or soda-core from source (importing GX took twice the CPU that way)."""
+    monkeypatch.setenv("TACIT_GEN_DEMO_ENV", str(tmp_path / "env"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    # a pin of the shipped Spark lock: already in the machine's package cache
+    six = next(ln for ln in spark_env.ENV.requirements.read_text().splitlines() if ln.startswith("six=="))
+    ready = _env(tmp_path, six + "\n").ensure()
+    compiled = list(ready.path.glob("lib/python*/site-packages/__pycache__/six.*.pyc"))
+    assert len(compiled) == 1, sorted(p.name for p in ready.path.glob("lib/python*/site-packages/*"))
+
+
 def test_a_failed_build_raises_the_engines_error_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TACIT_GEN_DEMO_ENV", str(tmp_path / "explicit"))
