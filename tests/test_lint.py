@@ -46,7 +46,7 @@ CASES: dict[str, str] = {
     "  ts: {type: timestamp_ms_utc}\n",
     # a self reference (the contract itself is the relation): a field it does not have
     "TG222": HEAD + "fields:\n  id: {type: int64}\n  parent_id: {type: int64, references: x.uid}  # <-\n",
-    "TG223": HEAD + "key: [id, revision]\nfields:\n  id: {type: int64}\n  revision: {type: string}  # <-\n",
+    "TG223": HEAD + "key: [id, revision]\nprovenance_required: [revision]\nfields:\n  id: {type: int64}\n  revision: {type: string}  # <-\n",
     "TG224": HEAD + "fields:\n  a: {type: int64}\ninvariants:\n  - 1 = 1  # <-\n",
 }
 

@@ -39,7 +39,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG220": ("warning", "a calendar without a 'calendar' section assumes the sessions relation 'trading_sessions'"),
     "TG221": ("warning", "'within session' without time.calendar cannot be checked: every session close is a gap"),
     "TG222": ("error", "a foreign key to a contract of the same folder names one of its fields, of a comparable type (a join on unlike types matches nothing)"),
-    "TG223": ("warning", "the revision column orders restatements (the latest is the largest): as text '10' sorts before '9'; declare it int32 or int64"),
+    "TG223": ("warning", "the revision column orders restatements (the latest is the largest) when it is a provenance column, under a revision policy or a cadence: as text '10' sorts before '9'; declare it int32 or int64"),
     "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
@@ -129,7 +129,7 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             fadd("TG212", f.pos, f"key column '{f.name}' is {f.type}", f.name)
         if f.implied:
             fadd("TG208", f.pos, f"provenance column '{f.name}' is not declared; implied as {f.type}", f.name)
-        elif f.name == "revision" and not f.type.is_integer:
+        elif f.name == "revision" and not f.type.is_integer and _orders_revisions(contract):
             fadd("TG223", f.type_pos if f.type_pos.line else f.pos,
                  f"revision column is {f.type}: the latest revision is its largest value, and as "
                  f"{f.type} '10' sorts before '9'", str(f.type))
@@ -256,6 +256,14 @@ def _reference_problem(contract: Contract, f: Field, path: str) -> str | None:
         return (f"'{f.name}' is {f.type} but references {rel}.{col}, which is {theirs}: "
                 "the values cannot match")
     return None
+
+
+def _orders_revisions(contract: Contract) -> bool:
+    """Whether the contract reads `revision` as an order: a provenance revision, a revision
+    policy, or a cadence or completeness clause (each keeps the latest revision of a point)."""
+    t = contract.time
+    return ("revision" in contract.provenance_required or contract.revision_policy is not None
+            or (t is not None and (t.cadence is not None or t.completeness is not None)))
 
 
 def _field_adder(ctx: Diagnostics, f: Field) -> Any:
