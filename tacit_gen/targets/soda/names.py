@@ -57,8 +57,22 @@ def soda_type(contract_type: str, dialect: str = "duckdb") -> str:
     raise ValueError(f"no Soda type for '{contract_type}'")
 
 
+# Names SodaCL's own parser reads as its words unless quoted (a time unit, a word of a check
+# line): `missing_count(change) = 0` and `max(d) < 5` are syntax errors in soda-core 3.5 and the
+# scan errors. SQL keywords among them (`for`, `and`, `in`, `filter` ...) are quoted by
+# `sql.ident` already. Measured by scanning a DuckDB column of each name (tests/targets/soda).
+SODACL_WORDS = frozenset({"d", "h", "m", "change", "last", "percent", "warn", "fail", "pass", "must",
+                          "filter", "for", "and", "between", "not", "in", "with", "default", "group",
+                          "is", "or"})
+
+
 def ident(name: str, dialect: str = "duckdb") -> str:
-    """An identifier of the dialect, quoted only when it must be."""
+    """An identifier of the dialect, quoted only when it must be (for the dialect, or for
+    SodaCL's parser)."""
+    if name in SODACL_WORDS:
+        from sqlglot import exp
+
+        return str(exp.Identifier(this=name, quoted=True).sql(dialect=sql.sqlglot_dialect(dialect)))
     return sql.ident(name, dialect)
 
 
