@@ -174,6 +174,19 @@ def nan_columns(database: str, table: str) -> set[str]:
     return {c for c, n in zip(floats, counts, strict=True) if n}
 
 
+def decimal_columns(database: str, table: str) -> set[str]:
+    """The DECIMAL columns of the data table."""
+    import duckdb
+
+    con = duckdb.connect(database, read_only=True)
+    try:
+        return {str(r[0]) for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND data_type LIKE 'DECIMAL%'", [table]).fetchall()}
+    finally:
+        con.close()
+
+
 def _columns_of(expectation: dict[str, Any]) -> set[str]:
     """The columns an expectation reads (its column kwargs)."""
     kw = expectation.get("kwargs") or {}
@@ -314,16 +327,27 @@ class DuckDBBatches:
         # the contract's SQL semantics, and GX's own SQL expectations, hold NaN a value above
         # every number: an expectation that reads a column holding NaN runs on the DuckDB SQL
         # datasource instead (type lists stay on pandas: they name pandas dtypes too)
+        # A DECIMAL column is a column of Decimal objects on pandas, which GX compares with the
+        # suite's bounds as JSON gave them, floats: Decimal('0.1') >= 0.1 is False in Python (the
+        # float is 0.1000000000000000055...), so `price >= 0.1` failed a price of 0.1. Its
+        # expectations run in SQL too, where DuckDB compares the two as numbers.
         nan = nan_columns(str(self.inp.database), self.inp.table)
+        dec = decimal_columns(str(self.inp.database), self.inp.table)
         on_pandas: list[dict[str, Any]] = []
         on_sql: list[dict[str, Any]] = []
+        moved_for: set[str] = set()
         for e in native:
-            moved = nan & _columns_of(e) and e["type"] != "expect_column_values_to_be_in_type_list"
+            reads = (nan | dec) & _columns_of(e)
+            moved = bool(reads) and e["type"] != "expect_column_values_to_be_in_type_list"
             (on_sql if moved else on_pandas).append(e)
+            if moved:
+                moved_for |= reads
         if on_sql:
-            notes.append(f"{len(on_sql)} native expectation(s) on column(s) holding NaN "
-                         f"({', '.join(sorted(nan))}) ran on the DuckDB SQL datasource: GX on "
-                         "pandas reads NaN as missing")
+            why = "; ".join(w for w, cols in (
+                ("GX on pandas reads NaN as missing", nan & moved_for),
+                ("GX on pandas compares Decimal values with float bounds exactly", dec & moved_for)) if cols)
+            notes.append(f"{len(on_sql)} native expectation(s) on column(s) "
+                         f"{', '.join(sorted(moved_for))} ran on the DuckDB SQL datasource: {why}")
         if custom:
             notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
         if on_pandas:
