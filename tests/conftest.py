@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 for _k, _v in {
     "DO_NOT_TRACK": "1",
@@ -17,6 +18,17 @@ for _k in ("CI", "GITHUB_BASE_REF"):
     os.environ.pop(_k, None)
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_artifacts(target: Any, contract: Any, clauses: Any, folder: Path) -> Path:
+    """Render one target's artifacts of a contract into `folder` (what `render --out` writes),
+    for an engine test that runs them; returns `folder`."""
+    from tacit_gen.targets.base import RenderOptions
+
+    for a in target.render(contract, clauses, RenderOptions()).artifacts:
+        (folder / a.path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / a.path).write_text(a.content, encoding="utf-8")
+    return folder
 CONTRACTS = ROOT / "contracts"
 BUNDLED = sorted(CONTRACTS.glob("*.yaml"))
 

@@ -18,8 +18,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
-from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.gx import TARGET
+from tests.conftest import write_artifacts
 
 pytestmark = pytest.mark.engine
 
@@ -47,10 +47,7 @@ def _run(tmp: Path, rows: list[tuple[int, str, float]]) -> tuple[dict[str, str],
     path.write_text(CONTRACT, encoding="utf-8")
     contract = load(path)
     clauses = plan(contract)
-    art = tmp / "generated"
-    for a in TARGET.render(contract, clauses, RenderOptions()).artifacts:
-        (art / a.path).parent.mkdir(parents=True, exist_ok=True)
-        (art / a.path).write_text(a.content, encoding="utf-8")
+    art = write_artifacts(TARGET, contract, clauses, tmp / "generated")
     db = tmp / "data.duckdb"
     con = duckdb.connect(str(db))
     con.execute("CREATE TABLE data (id BIGINT, p DECIMAL(12,4), f DOUBLE)")

@@ -16,9 +16,9 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.plan import plan
-from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.soda import TARGET
 from tests.calendar.data import add_sessions
+from tests.conftest import write_artifacts
 
 pytestmark = pytest.mark.engine
 
@@ -286,10 +286,7 @@ def _run(tmp: Path, contract_name: str, table: Table, table_name: str = "data") 
 
     contract = load(ROOT / "contracts" / f"{contract_name}.yaml")
     clauses = plan(contract)
-    art = tmp / "generated"
-    for a in TARGET.render(contract, clauses, RenderOptions()).artifacts:
-        (art / a.path).parent.mkdir(parents=True, exist_ok=True)
-        (art / a.path).write_text(a.content, encoding="utf-8")
+    art = write_artifacts(TARGET, contract, clauses, tmp / "generated")
     db = tmp / "data.duckdb"
     _write(db, table_name, table)
     rel = next((c.param("relation") for c in clauses if c.param("relation")), None)

@@ -14,9 +14,9 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.base import VerifyInput
 from tacit_gen.plan import plan
-from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.soda import TARGET
 from tacit_gen.targets.soda.names import SODACL_WORDS
+from tests.conftest import write_artifacts
 
 pytestmark = pytest.mark.engine
 
@@ -41,10 +41,7 @@ def _run(tmp: Path, rows: list[tuple[int, ...]]) -> dict[str, str]:
     tmp.mkdir()
     contract = load(_contract(tmp))
     clauses = plan(contract)
-    art = tmp / "generated"
-    for a in TARGET.render(contract, clauses, RenderOptions()).artifacts:
-        (art / a.path).parent.mkdir(parents=True, exist_ok=True)
-        (art / a.path).write_text(a.content, encoding="utf-8")
+    art = write_artifacts(TARGET, contract, clauses, tmp / "generated")
     db = tmp / "data.duckdb"
     con = duckdb.connect(str(db))
     cols = ", ".join(f'"{w}" BIGINT' for w in WORDS)
