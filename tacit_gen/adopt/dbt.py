@@ -27,6 +27,7 @@ import yaml
 from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant, choose_key
 from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract import units
+from tacit_gen.targets.dbt.render import is_unique_where
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF_ARG = re.compile(r"""\s*(?:\{\{\s*)?ref\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)(?:\s*\}\})?\s*""")
@@ -430,12 +431,10 @@ class _Importer:
             self.unmapped(column, entry, what, f"column {column} is not in the contract")
             return
         warn = str(config.get("severity", "error")).lower() == "warn"  # a clause can warn
-        if short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns") and "where" in config:
-            from tacit_gen.targets.dbt.render import unique_where
-
-            cols = [str(c) for c in args.get("combination_of_columns") or ()]
-            if " ".join(str(config["where"]).split()).lower() == unique_where(cols).lower():
-                config = {k: v for k, v in config.items() if k != "where"}  # the key's own: SQL UNIQUE
+        if (short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns")
+                and "where" in config
+                and is_unique_where(config["where"], [str(c) for c in args.get("combination_of_columns") or ()])):
+            config = {k: v for k, v in config.items() if k != "where"}  # the key's own: SQL UNIQUE
         weak = [k for k in _WEAKENING if k in config
                 and not (k == "severity" and str(config[k]).lower() in ("error", "warn"))
                 and not (k == "enabled" and config[k] is not False)]

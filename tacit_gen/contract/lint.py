@@ -196,6 +196,7 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         add("TG220", cpos, "calendar used without a 'calendar' section; assuming the sessions "
             "relation 'trading_sessions' with columns calendar, session, open, close "
             "(tacit-gen calendar CODE --start --end --out writes it)", "calendar")
+    catalog_noted = contract.catalog is not None
     for inv in contract.invariants:
         try:
             tree = parse(inv.text)
@@ -204,15 +205,9 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         if not n.columns(tree):
             add("TG224", inv.pos, f"invariant '{inv.text}' names no column: it is the same for every row",
                 inv.text[inv.prefix:] or inv.text)
-    if contract.catalog is None:
-        for inv in contract.invariants:
-            try:
-                ast = parse(inv.text)
-            except ExprSyntaxError:
-                continue
-            if isinstance(ast, n.CatalogUnit | n.CatalogBounds):
-                add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
-                break
+        if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
+            add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
+            catalog_noted = True
 
 
 _TYPE_FAMILY = {"int32": "integer", "int64": "integer", "string": "text", "enum": "text",

@@ -27,7 +27,7 @@ from tacit_gen.drift.base import (
     ReadResult,
 )
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.targets.dbt.render import jinja_unsafe, unident, unique_where
+from tacit_gen.targets.dbt.render import is_unique_where, jinja_unsafe, unident
 from tacit_gen.targets.header import parse_header
 
 _TS_TYPES = ("timestamp_us_utc", "timestamp_ms_utc", "timestamp_s_utc", "timestamp_ns_utc")
@@ -350,12 +350,11 @@ class Reader:
         # `severity: warn` is the clause's severity, compared with the contract's by `check`
         severity = "warn" if str(config.get("severity", "error")).strip().lower() == "warn" else "error"
         config = dict(config)
-        if kind == "unique" and short != "unique":  # the combination test: whole keys only
-            want = unique_where([str(c) for c in args.get("combination_of_columns") or ()])
-            # without it (a hand-written test) NULL keys group together: the same verdict
-            # whenever not_null holds on the key columns, which the artifact checks too
-            if " ".join(str(config.get("where", "")).split()).lower() == want.lower():
-                del config["where"]
+        # the combination test's own where (whole keys only); without it (a hand-written test)
+        # NULL keys group together: the same verdict whenever not_null holds on the key
+        if (kind == "unique" and short != "unique" and "where" in config
+                and is_unique_where(config["where"], [str(c) for c in args.get("combination_of_columns") or ()])):
+            del config["where"]
         for key in ("warn_if", "error_if", "where", "limit"):
             if key in config:
                 self.finding(

@@ -394,6 +394,12 @@ def unique_where(columns: list[str]) -> str:
     return " and ".join(f"{c} is not null" for c in columns)
 
 
+def is_unique_where(where: Any, columns: list[str]) -> bool:
+    """Whether a test's `where:` is the compound `unique:` test's own (`unique_where`), spacing
+    and case aside: the key's SQL UNIQUE semantics, not a weakening."""
+    return " ".join(str(where).split()).lower() == unique_where(columns).lower()
+
+
 def _make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],
                inline: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {"name": name}

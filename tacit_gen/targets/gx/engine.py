@@ -154,37 +154,26 @@ def to_pandas(database: str, table: str) -> pd.DataFrame:
     return pd.DataFrame(cols, columns=list(tbl.column_names))
 
 
-def nan_columns(database: str, table: str) -> set[str]:
-    """The float columns of the data table that hold at least one NaN."""
+def sql_only_columns(database: str, table: str) -> tuple[set[str], set[str]]:
+    """(the float columns holding at least one NaN, the DECIMAL columns) of the data table:
+    the columns whose native expectations GX on pandas reads otherwise than SQL does."""
     import duckdb
 
     con = duckdb.connect(database, read_only=True)
     try:
-        floats = [str(r[0]) for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "AND data_type IN ('FLOAT', 'DOUBLE', 'REAL') ORDER BY ordinal_position",
-            [table]).fetchall()]
+        types = con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+            "ORDER BY ordinal_position", [table]).fetchall()
+        floats = [str(c) for c, t in types if t in ("FLOAT", "DOUBLE", "REAL")]
+        decimals = {str(c) for c, t in types if str(t).startswith("DECIMAL")}
         if not floats:
-            return set()
+            return set(), decimals
         counts = con.execute("SELECT " + ", ".join(
             f"count(*) FILTER (WHERE isnan({ident(c)}))" for c in floats)
             + f" FROM {ident(table)}").fetchone() or ()
     finally:
         con.close()
-    return {c for c, n in zip(floats, counts, strict=True) if n}
-
-
-def decimal_columns(database: str, table: str) -> set[str]:
-    """The DECIMAL columns of the data table."""
-    import duckdb
-
-    con = duckdb.connect(database, read_only=True)
-    try:
-        return {str(r[0]) for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "AND data_type LIKE 'DECIMAL%'", [table]).fetchall()}
-    finally:
-        con.close()
+    return {c for c, n in zip(floats, counts, strict=True) if n}, decimals
 
 
 def _columns_of(expectation: dict[str, Any]) -> set[str]:
@@ -331,8 +320,7 @@ class DuckDBBatches:
         # suite's bounds as JSON gave them, floats: Decimal('0.1') >= 0.1 is False in Python (the
         # float is 0.1000000000000000055...), so `price >= 0.1` failed a price of 0.1. Its
         # expectations run in SQL too, where DuckDB compares the two as numbers.
-        nan = nan_columns(str(self.inp.database), self.inp.table)
-        dec = decimal_columns(str(self.inp.database), self.inp.table)
+        nan, dec = sql_only_columns(str(self.inp.database), self.inp.table)
         on_pandas: list[dict[str, Any]] = []
         on_sql: list[dict[str, Any]] = []
         moved_for: set[str] = set()

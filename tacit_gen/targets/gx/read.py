@@ -307,9 +307,8 @@ def read(path: Path, text: str) -> ReadResult:
             cols = (str(kw.get("column")),)
         elif kind == "unique":
             if "expect_compound_columns_to_be_unique" in by_type:
-                kw = by_type["expect_compound_columns_to_be_unique"]
-                params["columns"] = tuple(kw.get("column_list") or ())
                 # any ignore_row_if: rows with a NULL in the key differ only while not_null fails
+                params["columns"] = tuple(by_type["expect_compound_columns_to_be_unique"].get("column_list") or ())
             else:
                 params["columns"] = (by_type.get("expect_column_values_to_be_unique", {}).get("column"),)
             cols = tuple(map(str, params["columns"]))
