@@ -512,7 +512,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
     agree, 3 when engines disagree on a clause, 4 when an engine could not run at all (an import
-    that fails, a crash): it is named with the reason and gives no verdict; the others' stand.
+    that fails, a crash): it is named with the reason and gives no verdict; the others' stand;
+    also 4 when a clause errors in every engine that runs it (the data stops its expression).
     """
     from tacit_gen import registry
     from tacit_gen.verify import parse_now, run_verify

@@ -57,6 +57,13 @@ class ClauseRow:
         """A `severity: warn` clause the engines report violated: shown apart, exit 0."""
         return any(v.status == "warn" for v in self.verdicts.values())
 
+    @property
+    def errored(self) -> bool:
+        """Every engine that ran this clause errored: no verdict (the data makes the check's own
+        expression fail, as an int64 sum past 2^63 does in every SQL engine), not a
+        disagreement. Exit 4, as for an engine that could not run."""
+        return not self.disagreement and any(v.status == "error" for v in self.verdicts.values())
+
 
 @dataclass
 class VerifyReport:
@@ -76,7 +83,7 @@ class VerifyReport:
     def exit_code(self) -> int:
         if any(r.disagreement for r in self.rows):
             return 3
-        if self.failed:
+        if self.failed or any(r.errored for r in self.rows):
             return 4
         if any(r.failed for r in self.rows):
             return 1
@@ -92,6 +99,7 @@ class VerifyReport:
             "exit_code": self.exit_code,
             "targets": list(self.targets),
             "engines_failed": dict(self.failed),
+            "errored": [r.clause.id for r in self.rows if r.errored],
             "warnings": [r.clause.id for r in self.rows if r.warned and not r.failed],
             "load": self.load,
             "notes": {"load": self.load_notes, **self.engine_notes},
@@ -131,7 +139,7 @@ class VerifyReport:
         marks: list[str] = []
         for r in self.rows:
             cid = printable(" ".join(r.clause.id.split()), None)
-            mark = " <- disagree" if r.disagreement else ""
+            mark = " <- disagree" if r.disagreement else " <- no verdict" if r.errored else ""
             rows.append([cid, *(cell(r.verdicts[t]) if t in r.verdicts else "-" for t in self.targets)])
             marks.append(mark)
         lines = [
@@ -145,6 +153,9 @@ class VerifyReport:
         for r in self.rows:
             if r.disagreement:
                 details.append(f"DISAGREE {r.clause.id}: {r.disagreement}")
+            elif r.errored:
+                details.append(f"NO VERDICT {r.clause.id}: every engine that runs it errored on "
+                               "this data (below); the data, not the engines, stops it")
             for t, v in r.verdicts.items():
                 if v.status in ("fail", "warn", "error", "n/a") and v.detail:
                     details.append(f"  {t} {r.clause.id}: {v.status}: {v.detail}")
@@ -160,10 +171,16 @@ class VerifyReport:
         fails = sum(r.failed for r in self.rows)
         warns = sum(r.warned and not r.failed for r in self.rows)
         ran = len(self.targets) - len(self.failed)
+        errored = [r.clause.id for r in self.rows if r.errored]
+        incomplete = (f"{len(self.failed)} engine(s) could not run ({', '.join(self.failed)}): no verdict from "
+                      f"them; the other {ran} " if self.failed else "")
+        if errored:
+            incomplete += (("; " if incomplete else "")
+                           + f"{len(errored)} clause(s) errored in every engine, no verdict "
+                           f"({', '.join(errored)}); the engines ")
         summary = {
             0: f"all {len(self.targets)} engine(s) pass all {len(self.rows)} clauses",
-            4: f"{len(self.failed)} engine(s) could not run ({', '.join(self.failed)}): no verdict from "
-               f"them; the other {ran} " + (f"agree: {fails} clause(s) violated" if fails else "agree: all pass"),
+            4: incomplete + (f"agree: {fails} clause(s) violated" if fails else "agree: all pass"),
             1: f"{fails} clause(s) violated; all engines agree",
             3: f"engines DISAGREE on {sum(bool(r.disagreement) for r in self.rows)} clause(s): "
                "this is a tacit-gen bug, please report it with this output",
@@ -187,6 +204,11 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
         elif v.status == "n/a" and cid not in unsupported.get(t, set()):
             problems.append(f"{t} gave no verdict although it renders this clause ({v.detail or 'missing'})")
     statuses = {t: v.status for t, v in verdicts.items() if v.status in ("pass", "fail", "warn")}
+    errors = [t for t, v in verdicts.items() if v.status == "error"]
+    if len(errors) > 1 and not statuses and len(problems) == len(errors):
+        # every engine that runs the clause (two or more) errored and none gave a verdict: nothing disagrees
+        # (ClauseRow.errored: no verdict, exit 4); one that passed or failed beside them does
+        return None
     if len(set(statuses.values())) > 1:
         problems.append(", ".join(f"{t} {s}" for t, s in sorted(statuses.items())))
     return "; ".join(problems) or None

@@ -141,8 +141,10 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
     col = sql.column(clause.param("column"))
     series = [sql.column(s) for s in clause.param("series") or ()]
     tol = decimal_value(str(clause.param("tolerance_pct") or "0"))
-    lo_f = Decimal(1000) * (Decimal(100) - tol) / Decimal(100)
-    hi_f = Decimal(1000) * (Decimal(100) + tol) / Decimal(100)
+    # steps in microseconds, the finest instant the engines hold: in milliseconds a step of
+    # 1 s + 1 us passed a 1 s cadence that every other engine failed
+    lo_f = Decimal(1000000) * (Decimal(100) - tol) / Decimal(100)
+    hi_f = Decimal(1000000) * (Decimal(100) + tol) / Decimal(100)
     sel = [x.copy() for x in [*series, col]]
     # rows with a NULL time or series value are not points (not_null's business)
     present = exp.and_(*[sql.is_not_null(x.copy()) for x in [col, *series]], copy=False)
@@ -160,10 +162,10 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
     else:
         latest = exp.select(*[x.copy() for x in sel], copy=False).from_(_batch(), copy=False).where(present, copy=False)
     lag = sql.lag_over(col.copy(), [x.copy() for x in series], col.copy(), dialect)
-    step = exp.Sub(this=sql.epoch_ms(col.copy(), dialect), expression=sql.epoch_ms(lag, dialect))
-    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_ms", copy=False), copy=False)
+    step = exp.Sub(this=sql.epoch_us(col.copy(), dialect), expression=sql.epoch_us(lag, dialect))
+    steps = (exp.select(*[x.copy() for x in sel], exp.alias_(step, "tacit_step_us", copy=False), copy=False)
              .from_(latest.subquery("latest", copy=False), copy=False).subquery("steps", copy=False))
-    step_c = sql.column("tacit_step_ms", "steps")
+    step_c = sql.column("tacit_step_us", "steps")
     gaps = not clause.param("gaps_allowed")
     if clause.param("from_catalog"):
         if len(series) != 1:
@@ -258,10 +260,10 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
                          expression=sql.weekdays_through(sql.utc_date(t.copy(), dialect), dialect)),
             expression=exp.Literal.number(int(bdays)))
     else:
-        window_ms = int(clause.param("window_seconds")) * 1000
-        late = exp.GT(this=exp.Sub(this=sql.epoch_ms(ing.copy(), dialect),
-                                   expression=sql.epoch_ms(t.copy(), dialect)),
-                      expression=exp.Literal.number(window_ms))
+        window_us = int(clause.param("window_seconds")) * 1000000
+        late = exp.GT(this=exp.Sub(this=sql.epoch_us(ing.copy(), dialect),
+                                   expression=sql.epoch_us(t.copy(), dialect)),
+                      expression=exp.Literal.number(window_us))
     q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.and_(*base, late, copy=False), copy=False)
     return _text(q, dialect)
 

@@ -25,6 +25,8 @@ from tacit_gen.targets.soda4.read import read
 from tacit_gen.targets.soda4.render import COUNT_METRIC, DATA_SOURCE, NAME, artifact_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tacit_gen.plan_types import Clause
 
 # WARN is Soda's outcome of a threshold of level warn: a `severity: warn` clause's check.
@@ -38,6 +40,7 @@ class _Case:
     id: str
     inp: VerifyInput
     request: dict[str, Any]
+    doc: dict[str, Any]  # the contract as the worker runs it (the checks rerun one by one use it)
     present: set[str]  # clause ids whose check the artifact carries
     lacking: dict[str, str]  # clause id -> the data's missing column it reads (left out: n/a)
 
@@ -103,7 +106,7 @@ def _prepare(i: int, inp: VerifyInput) -> _Case:
     _point_references(doc, str(doc["dataset"]).rsplit("/", 1)[0])
     request["contract"] = dump(doc)
     present = {c.id for c in read(path, text).clauses if c.id in by_id}
-    return _Case(f"c{i}", inp, request, present, lacking)
+    return _Case(f"c{i}", inp, request, doc, present, lacking)
 
 
 def _point_references(doc: dict[str, Any], prefix: str) -> None:
@@ -166,8 +169,9 @@ def _verdicts(case: _Case, raw: dict[str, Any]) -> EngineRun:
         count = diag.get(COUNT_METRIC.get(str(check.get("type")), ""))
         failures = int(count) if isinstance(count, int | float) else None
         if status is None:
+            own = (raw.get("check_errors") or {}).get(cid)  # its own query's error, run alone
             got[cid] = Verdict(cid, "error", None, f"Soda 4 outcome {check.get('outcome')}: "
-                               + (" ".join(notes)[:300] or "no detail"))
+                               + ((own or " ".join(notes))[:300] or "no detail"))
         else:
             detail = "Soda 4 level warn" if check.get("outcome") == "WARN" else ""
             if check.get("type") == "freshness":
@@ -197,7 +201,6 @@ def _environ() -> dict[str, str]:
 
 def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
     """Every case in ONE worker process of the soda4 environment (built on first use)."""
-    from tacit_gen.engines.soda4.env import WORKER, ensure_env
 
     cases: list[_Case | EngineRun] = []
     for i, inp in enumerate(inputs):
@@ -211,25 +214,97 @@ def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
         workdir = ready[0].inp.workdir / "soda4-worker"
         workdir.mkdir(parents=True, exist_ok=True)
         try:
-            env = ensure_env()
-            request = workdir / "request.json"
-            result_file = workdir / "results.json"
-            request.write_text(json.dumps({"workdir": str(workdir), "results": str(result_file),
-                                           "cases": [c.request for c in ready]}), encoding="utf-8")
-            log = workdir / "worker.log"
-            with open(log, "w", encoding="utf-8") as fh:
-                proc = subprocess.run([str(env.python), str(WORKER), str(request)], stdout=fh,
-                                      stderr=subprocess.STDOUT, env=_environ(), cwd=str(workdir),
-                                      check=False)
-            if proc.returncode != 0 or not result_file.is_file():
-                tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
-                raise RuntimeError(f"the Soda 4 worker exited with {proc.returncode}: {tail}")
-            results = json.loads(result_file.read_text(encoding="utf-8"))["cases"]
+            results = _run_worker(workdir, [c.request for c in ready])
+            _rerun_unevaluated(workdir, ready, results)
         except Exception as e:
             why = f"Soda 4 could not run: {' '.join(str(e).split())[:600]}"
             results = {c.id: {"failure": why} for c in ready}
     return [c if isinstance(c, EngineRun) else _verdicts(c, results.get(c.id, {"failure": "no result"}))
             for c in cases]
+
+
+def _run_worker(workdir: Path, requests: list[dict[str, Any]], name: str = "") -> dict[str, Any]:
+    """The worker's raw result of each request, by id: ONE process of the soda4 environment."""
+    from tacit_gen.engines.soda4.env import WORKER, ensure_env
+
+    env = ensure_env()
+    request = workdir / f"request{name}.json"
+    result_file = workdir / f"results{name}.json"
+    request.write_text(json.dumps({"workdir": str(workdir), "results": str(result_file),
+                                   "cases": requests}), encoding="utf-8")
+    log = workdir / f"worker{name}.log"
+    with open(log, "w", encoding="utf-8") as fh:
+        proc = subprocess.run([str(env.python), str(WORKER), str(request)], stdout=fh,
+                              stderr=subprocess.STDOUT, env=_environ(), cwd=str(workdir),
+                              check=False)
+    if proc.returncode != 0 or not result_file.is_file():
+        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        raise RuntimeError(f"the Soda 4 worker exited with {proc.returncode}: {tail}")
+    return dict(json.loads(result_file.read_text(encoding="utf-8"))["cases"])
+
+
+def _qualifier(item: Any) -> str | None:
+    body = next(iter(item.values())) if isinstance(item, dict) and len(item) == 1 else None
+    q = body.get("qualifier") if isinstance(body, dict) else None
+    return q if isinstance(q, str) else None
+
+
+def _only(doc: dict[str, Any], qualifier: str) -> dict[str, Any]:
+    """`doc` with no check but the one of `qualifier` (the columns stay declared)."""
+    import copy
+
+    out = copy.deepcopy(doc)
+    for col in out.get("columns") or ():
+        if isinstance(col, dict) and col.get("checks"):
+            col["checks"] = [x for x in col["checks"] if _qualifier(x) == qualifier]
+            if not col["checks"]:
+                del col["checks"]
+    if out.get("checks"):
+        out["checks"] = [x for x in out["checks"] if _qualifier(x) == qualifier]
+        if not out["checks"]:
+            del out["checks"]
+    return out
+
+
+def _rerun_unevaluated(workdir: Path, ready: list[_Case], results: dict[str, Any]) -> None:
+    """Soda 4 computes a dataset's metrics in one aggregation query: when a query of the data
+    fails (an integer overflow in one invariant's expression), every check of that query is
+    NOT_EVALUATED, the checks of clauses that have nothing to do with it included (and a
+    freshness check FAILED). As Soda 3's engine does, the checks that did not pass run again one
+    by one (one more worker process for all of them), so
+    only the check whose own query fails is an error; the first error is kept as a note."""
+    reruns: list[dict[str, Any]] = []
+    owner: dict[str, tuple[str, str]] = {}  # rerun id -> (case id, qualifier)
+    for c in ready:
+        raw = results.get(c.id) or {}
+        if "failure" in raw or not raw.get("errors"):
+            continue
+        for check in raw.get("checks") or ():
+            q = check.get("qualifier")
+            # not only NOT_EVALUATED: Soda 4 reports a freshness check whose max() was in the
+            # failed query as FAILED, without a freshness measured; a check that passed stands
+            if not q or check.get("type") == "schema" or str(check.get("outcome")) == "PASSED":
+                continue
+            rid = f"{c.id}-r{len(reruns)}"
+            reruns.append({**c.request, "id": rid, "contract": dump(_only(c.doc, str(q)))})
+            owner[rid] = (c.id, str(q))
+    if not reruns:
+        return
+    again = _run_worker(workdir, reruns, "-rerun")
+    for rid, (cid, q) in owner.items():
+        raw = results[cid]
+        got = next((x for x in (again.get(rid) or {}).get("checks") or ()
+                    if x.get("qualifier") == q), None)
+        if got is None:
+            continue
+        raw["checks"] = [got if x.get("qualifier") == q else x for x in raw["checks"]]
+        if str(got.get("outcome")) not in _OUTCOME:  # its own query fails: its error, kept
+            raw.setdefault("check_errors", {})[q] = " ".join((again.get(rid) or {}).get("errors") or ())
+    first = [str(e) for c in ready for e in (results.get(c.id) or {}).get("errors") or ()][:1]
+    for c in ready:
+        raw = results.get(c.id) or {}
+        if raw.get("errors") and any(o[0] == c.id for o in owner.values()):
+            raw["errors"] = [f"scan errors, checks rerun one by one: {first[0][:300] if first else ''}"]
 
 
 def run(inp: VerifyInput) -> EngineRun:

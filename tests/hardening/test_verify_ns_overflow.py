@@ -1,0 +1,128 @@
+"""Nanosecond instants, and a clause the data stops in every engine: verify's verdicts.
+
+Found by probing verify with new contracts and data (2026-12-02), each verified in every engine:
+
+- A `timestamp_ns_utc` column on DuckDB, PostgreSQL or Spark is TIMESTAMP WITH TIME ZONE, which
+  holds microseconds (dbt, Soda and GX declare it so for every precision). The runtime refused that
+  type for `_ns_` ("coarser than ns"), so every ns contract was a disagreement on `column:`.
+- An instant with digits beyond microseconds was loaded as text and failed `column:` everywhere
+  but in the JSON Schema (which reads the text): a disagreement on values the data holds rightly.
+  verify now stops (exit 2) and names the value: no engine here can hold it.
+- An int64 sum past 2^63 (`qty + qty >= 0`) errors in every engine: that is no disagreement (exit
+  3, "a tacit-gen bug") but a clause without a verdict (exit 4). Soda 4 computes its metrics in one
+  query, so the same overflow left the unrelated checks NOT_EVALUATED (and the freshness FAILED):
+  those now run again one by one, as Soda 3's engine does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ibis
+import pytest
+
+from tacit_gen.contract.types import parse_type
+from tacit_gen.engines.postgres_server import Server
+from tacit_gen.runtime.types import structural_mismatch
+from tests.hardening.helpers import cli
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = """\
+contract: ticks_ns
+version: 1.0.0
+key: [sym, ts]
+time:
+  column: ts
+  precision: ns
+  timezone: UTC
+  cadence: 1s
+  freshness: 1h
+fields:
+  sym: {type: enum[a, b]}
+  ts:  {type: timestamp_ns_utc}
+  qty: {type: int64, unit: lots}
+invariants:
+  - qty + qty >= 0
+"""
+# the instants are whole microseconds written to the nanosecond (a steps 1 s + 1 us, off the
+# 1 s cadence); b's second quantity is 2^62
+DATA = """\
+sym,ts,qty
+a,2024-01-01T00:00:00.000000000Z,1
+a,2024-01-01T00:00:01.000001000Z,2
+b,2024-01-01T00:00:00Z,3
+b,2024-01-01T00:00:01Z,4611686018427387904
+"""
+NOW = "2024-01-01T00:30:00Z"
+CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+
+
+def _write(tmp_path: Path, data: str = DATA) -> tuple[Path, Path]:
+    c, d = tmp_path / "ticks_ns.yaml", tmp_path / "ticks_ns.csv"
+    c.write_text(CONTRACT, encoding="utf-8")
+    d.write_text(data, encoding="utf-8")
+    return c, d
+
+
+def test_runtime_accepts_microsecond_instants_for_ns() -> None:
+    ns = parse_type("timestamp_ns_utc")
+    assert structural_mismatch(ns, ibis.dtype("timestamp('UTC', 6)")) is None
+    assert structural_mismatch(ns, ibis.dtype("timestamp('UTC', 9)")) is None
+    coarse = structural_mismatch(ns, ibis.dtype("timestamp('UTC', 3)"))
+    assert coarse is not None and "coarser" in coarse
+    assert structural_mismatch(parse_type("timestamp_ms_utc"), ibis.dtype("timestamp('UTC', 0)")) is not None
+
+
+def test_sub_microsecond_digits_stop_verify_with_the_value(tmp_path: Path) -> None:
+    c, d = _write(tmp_path, DATA.replace("01.000001000Z", "01.000000500Z"))
+    res = cli("verify", str(c), "--data", str(d), "--now", NOW, "--target", "jsonschema")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert f"{d}: column 'ts' (timestamp_ns_utc) holds an instant with digits beyond microseconds " \
+           "(row 2: '2024-01-01T00:00:01.000000500Z')" in res.stderr, res.stderr
+    assert res.stdout == ""
+
+
+def _check(tmp_path: Path, *engine: str) -> None:
+    c, d = _write(tmp_path)
+    res = cli("verify", str(c), "--data", str(d), "--now", NOW, "--format", "json", *engine,
+              timeout=900)
+    assert "Traceback" not in res.stderr, res.stderr[-3000:]
+    report = json.loads(res.stdout)
+    rows = {r["id"]: r for r in report["clauses"]}
+    assert {k: r["disagreement"] for k, r in rows.items() if r["disagreement"]} == {}
+    overflow = "invariant:qty + qty >= 0"
+    for cid, r in rows.items():
+        got = {t: r["verdicts"][t]["status"] for t in CHECKING}
+        # series a steps 1 s + 1 us: off a 1 s cadence in every engine (dbt and GX measured
+        # steps in milliseconds and passed it)
+        want = "error" if cid == overflow else "fail" if cid == "cadence:ts" else "pass"
+        assert got == dict.fromkeys(CHECKING, want), (cid, got, {t: r["verdicts"][t]["detail"] for t in CHECKING})
+    # the wire schemas read the instants too
+    assert {t: rows["column:ts"]["verdicts"][t]["status"] for t in ("avro", "protobuf", "jsonschema")} \
+        == dict.fromkeys(("avro", "protobuf", "jsonschema"), "pass")
+    assert report["errored"] == [overflow]
+    assert report["verdict"] == "incomplete" and report["exit_code"] == 4
+    assert res.returncode == 4
+    soda4 = " ".join(report["notes"].get("soda4", []))
+    assert "checks rerun one by one" in soda4, report["notes"]
+
+
+def test_ns_instants_and_an_overflow_on_duckdb(tmp_path: Path) -> None:
+    _check(tmp_path)
+
+
+def test_ns_instants_and_an_overflow_on_postgres(pg_server: Server, tmp_path: Path) -> None:
+    _check(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
+
+
+def test_the_text_report_says_no_verdict(tmp_path: Path) -> None:
+    c, d = _write(tmp_path)
+    res = cli("verify", str(c), "--data", str(d), "--now", NOW, "--target", "dbt,soda", timeout=900)
+    assert res.returncode == 4, res.stdout
+    assert "<- no verdict" in res.stdout and "<- disagree" not in res.stdout
+    assert "NO VERDICT invariant:qty + qty >= 0: every engine that runs it errored on this data" in res.stdout
+    assert res.stdout.rstrip().endswith(
+        "1 clause(s) errored in every engine, no verdict (invariant:qty + qty >= 0); "
+        "the engines agree: 1 clause(s) violated")
