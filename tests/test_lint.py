@@ -48,6 +48,7 @@ CASES: dict[str, str] = {
     "TG222": HEAD + "fields:\n  id: {type: int64}\n  parent_id: {type: int64, references: x.uid}  # <-\n",
     "TG223": HEAD + "key: [id, revision]\nprovenance_required: [revision]\nfields:\n  id: {type: int64}\n  revision: {type: string}  # <-\n",
     "TG224": HEAD + "fields:\n  a: {type: int64}\ninvariants:\n  - 1 = 1  # <-\n",
+    "TG225": HEAD + "fields:\n  x: {type: float32, unit: m}\ninvariants:\n  - x <= 0.1  # <-\n",
 }
 
 
@@ -99,3 +100,17 @@ def test_rules_doc_in_sync() -> None:
     for code in [*CODES, *lint.RULES]:
         assert f"| {code} |" in committed
     assert set(lint.LOADER_RATIONALE) == set(CODES)
+
+
+def test_float32_literals_it_cannot_hold() -> None:
+    """TG225 names each number a float32 column is compared with that float32 cannot hold (and
+    only those: 0.5, 100 and -2.25 are float32 values), in comparisons, between and in lists."""
+    text = (HEAD + "fields:\n  x: {type: float32, unit: m}\n  y: {type: float64, unit: m}\n"
+            "invariants:\n  - x <= 0.5\n  - 100 >= x\n  - x between -2.25 and 99.9\n"
+            "  - x in (1, 0.3)\n  - y <= 0.1\n  - x * 3 >= 0.3\n  - -0.7 < x\n  - x != 1e40\n")
+    _, diags = load_report("x.yaml", text)
+    got = [(d.line, d.word) for d in diags if d.code == "TG225"]
+    assert got == [(9, "99.9"), (10, "0.3"), (13, "-0.7"), (14, "1e40")], [d.render() for d in diags]
+    waived = text.replace("{type: float32, unit: m}",
+                          "{type: float32, unit: m, lint: {allow: [TG225], reason: sensor stores REAL}}")
+    assert [d.severity for d in load_report("x.yaml", waived)[1] if d.code == "TG225"] == ["note"] * 4

@@ -41,6 +41,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG222": ("error", "a foreign key to a contract of the same folder names one of its fields, of a comparable type (a join on unlike types matches nothing)"),
     "TG223": ("warning", "the revision column orders restatements (the latest is the largest) when it is a provenance column, under a revision policy or a cadence: as text '10' sorts before '9'; declare it int32 or int64"),
     "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
+    "TG225": ("warning", "a float32 field compared with a number float32 cannot hold: DuckDB rounds the number to float32, PostgreSQL, Spark, pandas and GX compare exactly, so a value stored from that number passes in one engine and fails in another"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -205,9 +206,80 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         if not n.columns(tree):
             add("TG224", inv.pos, f"invariant '{inv.text}' names no column: it is the same for every row",
                 inv.text[inv.prefix:] or inv.text)
+        for name, number in _float32_literals(tree, contract):
+            f32 = contract.field(name)
+            if f32 is not None:
+                _field_adder(ctx, f32)(
+                    "TG225", inv.pos,
+                    f"'{name}' is float32 and {number} is not a float32 value (the nearest is "
+                    f"{_nearest_float32(number)}): DuckDB rounds {number} to float32 and PostgreSQL, "
+                    "Spark, pandas and GX compare exactly, so a value stored from it passes in one "
+                    "engine and fails in another (verify: a disagreement); declare the field float64 "
+                    "or decimal(p,s)", number)
         if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
             add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
             catalog_noted = True
+
+
+def _number_text(node: n.Node) -> str | None:
+    if isinstance(node, n.Number):
+        return node.text
+    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
+        return "-" + node.operand.text
+    return None
+
+
+def _float32_exact(text: str) -> bool:
+    import struct
+    from decimal import Decimal
+
+    try:
+        held = struct.unpack("<f", struct.pack("<f", float(text)))[0]
+    except OverflowError:
+        return False
+    return Decimal(held) == Decimal(text)
+
+
+def _nearest_float32(text: str) -> str:
+    import struct
+
+    try:
+        held = struct.unpack("<f", struct.pack("<f", float(text)))[0]
+    except OverflowError:
+        return "out of float32's range"
+    return repr(held)
+
+
+def _float32_literals(tree: n.Node, contract: Contract) -> list[tuple[str, str]]:
+    """(float32 column, number) for each number a float32 column is compared with directly
+    (`=`, `<`..., `between`, `in`) that float32 cannot hold exactly, in order, once each."""
+
+    def f32(node: n.Node) -> str | None:
+        if isinstance(node, n.Name | n.Column):
+            f = contract.field(node.name)
+            if f is not None and f.type.kind == "float32":
+                return node.name
+        return None
+
+    found: list[tuple[str, str]] = []
+
+    def note(col: str | None, other: n.Node) -> None:
+        text = _number_text(other)
+        if col is not None and text is not None and not _float32_exact(text) and (col, text) not in found:
+            found.append((col, text))
+
+    for node in n.walk(tree):
+        if isinstance(node, n.Compare):
+            for a, b in zip(node.operands, node.operands[1:], strict=False):
+                note(f32(a), b)
+                note(f32(b), a)
+        elif isinstance(node, n.Between):
+            note(f32(node.operand), node.low)
+            note(f32(node.operand), node.high)
+        elif isinstance(node, n.InList):
+            for item in node.items:
+                note(f32(node.operand), item)
+    return found
 
 
 _TYPE_FAMILY = {"int32": "integer", "int64": "integer", "string": "text", "enum": "text",
