@@ -337,6 +337,26 @@ def _refuse_nanoseconds(con: Any, raw: str, path: Path, text_cols: list[tuple[st
                 "the data does not hold (round the instants to microseconds to verify them here)")
 
 
+def _refuse_duplicate_keys(con: Any, path: Path, table: str, key: str) -> None:
+    """A catalog holds one row per series: with two, each engine reads it its own way (a SQL join
+    counts the series' points twice, so a cadence step of 0 and a unit both right and wrong; the
+    runtime and pandera take one row), and verify would report a disagreement the contract does
+    not cause. verify stops with an error naming the key and its rows instead."""
+    k = ident(key)
+    cols = {str(r[0]) for r in con.execute(f"DESCRIBE {ident(table)}").fetchall()}
+    if key not in cols:
+        return  # a missing key column is the load report's to say
+    hit = con.execute(
+        f"SELECT CAST({k} AS VARCHAR), list(rowid + 1 ORDER BY rowid) FROM {ident(table)} "
+        f"WHERE {k} IS NOT NULL GROUP BY {k} HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1").fetchone()
+    if hit is not None:
+        rows = ", ".join(str(int(r)) for r in hit[1][:5])
+        raise LoadError(
+            f"{path}: the catalog holds {len(hit[1])} rows for {key} '{hit[0]}' (rows {rows}); a "
+            "catalog has one row per series (the engines would each read a duplicate their own "
+            f"way): keep one row per {key}")
+
+
 def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType]) -> LoadReport:
     suffix = path.suffix.lower()
     if not path.is_file():
@@ -408,7 +428,8 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
     return LoadReport(name, nrows, loaded_cols, missing, extra, tuple(failures), fmt)
 
 
-def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None:
+def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType], str] | None:
+    """The catalog relation the plan reads, its column types and its key column."""
     from tacit_gen.plan import plan
     from tacit_gen.semantics.catalog import CatalogSpec, catalog_spec
 
@@ -427,7 +448,7 @@ def _catalog_types(contract: Contract) -> tuple[str, dict[str, DataType]] | None
     cal = calendar_params(contract)
     if cal.get("calendar_catalog") == spec.relation:  # each series' exchange calendar code
         types.setdefault(str(cal["calendar_catalog_column"]), parse_type("string"))
-    return spec.relation, types
+    return spec.relation, types, spec.key
 
 
 def _sessions_spec(contract: Contract) -> tuple[str, dict[str, DataType], tuple[str, ...]] | None:
@@ -599,6 +620,7 @@ def load_data(
         report = _load_relation(con, Path(data_path), name, expected)
         if cat is not None and catalog_path is not None:
             cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
+            _refuse_duplicate_keys(con, Path(catalog_path), cat[0], cat[2])
             report = LoadReport(report.table, report.rows, report.columns, report.missing,
                                 report.extra, report.failures, report.source_format, cat_report)
         ses = _sessions_spec(contract)

@@ -12,6 +12,8 @@ Found by probing verify with new contracts and data (2026-12-02), each verified 
   3, "a tacit-gen bug") but a clause without a verdict (exit 4). Soda 4 computes its metrics in one
   query, so the same overflow left the unrelated checks NOT_EVALUATED (and the freshness FAILED):
   those now run again one by one, as Soda 3's engine does.
+- A catalog with two rows for one series was read differently by each engine: verify now refuses
+  the file and names the key (exit 2).
 """
 
 from __future__ import annotations
@@ -126,3 +128,31 @@ def test_the_text_report_says_no_verdict(tmp_path: Path) -> None:
     assert res.stdout.rstrip().endswith(
         "1 clause(s) errored in every engine, no verdict (invariant:qty + qty >= 0); "
         "the engines agree: 1 clause(s) violated")
+
+
+def test_a_catalog_with_a_duplicate_key_stops_verify(tmp_path: Path) -> None:
+    """Two catalog rows for one series: each engine read its own catalog (dbt failed the cadence
+    with steps of 0, dbt, Soda and GX failed the unit the runtime and pandera passed), a
+    disagreement the contract did not cause. verify refuses the file and names the key."""
+    from tests.conftest import ROOT
+
+    data, catalog = tmp_path / "plant.csv", tmp_path / "plant.catalog.csv"
+    contract = ROOT / "contracts" / "plant_sensor_reading.yaml"
+    made = cli("sample", str(contract), "--rows", "15", "--now", "2024-01-02T15:00:00Z",
+               "--out", str(data))
+    assert made.returncode == 0, made.stderr
+    lines = catalog.read_text(encoding="utf-8").splitlines()
+    first = lines[1].split(",")
+    other = next(x.split(",")[1] for x in lines[2:] if x.split(",")[1] != first[1])
+    catalog.write_text("\n".join([*lines, ",".join([first[0], other, *first[2:]])]) + "\n",
+                       encoding="utf-8")
+    res = cli("verify", str(contract), "--data", str(data), "--catalog", str(catalog),
+              "--now", "2024-01-02T15:00:00Z", "--target", "pandera")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert (f"{catalog}: the catalog holds 2 rows for series_id '{first[0]}' (rows 1, {len(lines)}); "
+            "a catalog has one row per series") in res.stderr, res.stderr
+    # the same catalog without the duplicate verifies
+    catalog.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ok = cli("verify", str(contract), "--data", str(data), "--catalog", str(catalog),
+             "--now", "2024-01-02T15:00:00Z", "--target", "pandera")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
