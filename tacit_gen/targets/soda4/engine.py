@@ -200,8 +200,8 @@ def _environ() -> dict[str, str]:
 
 
 def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
-    """Every case in ONE worker process of the soda4 environment (built on first use)."""
-
+    """Every case in ONE worker process of the soda4 environment (built on first use), and one
+    more for the checks rerun one by one after a failed query (`_rerun_unevaluated`)."""
     cases: list[_Case | EngineRun] = []
     for i, inp in enumerate(inputs):
         try:
@@ -271,8 +271,8 @@ def _rerun_unevaluated(workdir: Path, ready: list[_Case], results: dict[str, Any
     fails (an integer overflow in one invariant's expression), every check of that query is
     NOT_EVALUATED, the checks of clauses that have nothing to do with it included (and a
     freshness check FAILED). As Soda 3's engine does, the checks that did not pass run again one
-    by one (one more worker process for all of them), so
-    only the check whose own query fails is an error; the first error is kept as a note."""
+    by one (one more worker process for all of them), so only the check whose own query fails is
+    an error; the first error is kept as a note."""
     reruns: list[dict[str, Any]] = []
     owner: dict[str, tuple[str, str]] = {}  # rerun id -> (case id, qualifier)
     for c in ready:
