@@ -42,7 +42,6 @@ RULES: dict[str, tuple[str, str]] = {
     "TG223": ("warning", "the revision column orders restatements (the latest is the largest) when it is a provenance column, under a revision policy or a cadence: as text '10' sorts before '9'; declare it int32 or int64"),
     "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
     "TG225": ("warning", "a float32 field compared with a number float32 cannot hold: DuckDB rounds the number to float32, PostgreSQL, Spark, pandas and GX compare exactly, so a value stored from that number passes in one engine and fails in another"),
-    "TG226": ("error", "two invariants bounding one column from opposite sides with no value between them (x > 5 and x < 3): every non-null row fails"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -198,7 +197,6 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         add("TG220", cpos, "calendar used without a 'calendar' section; assuming the sessions "
             "relation 'trading_sessions' with columns calendar, session, open, close "
             "(tacit-gen calendar CODE --start --end --out writes it)", "calendar")
-    _empty_ranges(contract, add)
     catalog_noted = contract.catalog is not None
     for inv in contract.invariants:
         try:
@@ -221,37 +219,6 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
             add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
             catalog_noted = True
-
-
-def _empty_ranges(contract: Contract, add: Any) -> None:
-    """TG226: a range merged from invariants on opposite sides (`x > 5`, then `x < 3`) that no
-    value satisfies, reported at the invariant that closed it. (One invariant's reversed
-    `between 10 and 1` is the loader's TG114.)"""
-    from decimal import Decimal
-
-    from tacit_gen.contract.errors import ContractError
-    from tacit_gen.plan import plan
-
-    try:
-        clauses = plan(contract)
-    except ContractError:
-        return  # what only the plan can check is reported where the plan is built
-    for c in clauses:
-        lo, hi = c.param("min"), c.param("max")
-        if c.kind != "range" or lo is None or hi is None:
-            continue
-        a, b = Decimal(str(lo)), Decimal(str(hi))
-        if a < b or (a == b and c.param("min_inclusive") and c.param("max_inclusive")):
-            continue
-        texts = c.text.split("; ")
-        if len(texts) < 2:
-            continue  # one invariant: the loader's to say
-        last = next((inv for inv in reversed(contract.invariants) if inv.text in texts), None)
-        if last is None:
-            continue
-        col = c.param("column")
-        add("TG226", last.pos, f"'{last.text}' with '{texts[0]}': no value of '{col}' is in both, "
-            f"so every row with a non-null {col} fails range:{col}", last.text[last.prefix:] or last.text)
 
 
 def _number_text(node: n.Node) -> str | None:
