@@ -221,14 +221,6 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             catalog_noted = True
 
 
-def _number_text(node: n.Node) -> str | None:
-    if isinstance(node, n.Number):
-        return node.text
-    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
-        return "-" + node.operand.text
-    return None
-
-
 def _float32_exact(text: str) -> bool:
     import struct
     from decimal import Decimal
@@ -264,7 +256,7 @@ def _float32_literals(tree: n.Node, contract: Contract) -> list[tuple[str, str]]
     found: list[tuple[str, str]] = []
 
     def note(col: str | None, other: n.Node) -> None:
-        text = _number_text(other)
+        text = n.number_text(other)
         if col is not None and text is not None and not _float32_exact(text) and (col, text) not in found:
             found.append((col, text))
 

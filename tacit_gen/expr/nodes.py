@@ -189,3 +189,12 @@ def columns(node: Node) -> tuple[str, ...]:
         if isinstance(n, Column | Name) and n.name not in seen:
             seen.append(n.name)
     return tuple(seen)
+
+
+def number_text(node: Node) -> str | None:
+    """The decimal text of a number literal, a negative one (``-0.7``) included; None otherwise."""
+    if isinstance(node, Number):
+        return node.text
+    if isinstance(node, Neg) and isinstance(node.operand, Number):
+        return "-" + node.operand.text
+    return None

@@ -128,17 +128,9 @@ def range_kwargs(column: str, lo: str | None, hi: str | None, lo_incl: bool, hi_
     return kw
 
 
-def _num_text(node: n.Node) -> str | None:
-    if isinstance(node, n.Number):
-        return node.text
-    if isinstance(node, n.Neg) and isinstance(node.operand, n.Number):
-        return "-" + node.operand.text
-    return None
-
-
 def _pair(a: n.Node, op: str, b: n.Node) -> dict[str, Any]:
     """One comparison `a op b` (NULL passes) as a native expectation."""
-    an, bn = _num_text(a), _num_text(b)
+    an, bn = n.number_text(a), n.number_text(b)
     if isinstance(a, n.Column) and isinstance(b, n.Column):
         if op == "=":
             return expectation("expect_column_pair_values_to_be_equal",
@@ -187,7 +179,7 @@ def native_invariant(expr: n.Node) -> list[dict[str, Any]]:
         etype = "expect_column_values_to_not_be_in_set" if expr.negated else "expect_column_values_to_be_in_set"
         return [expectation(etype, {"column": _col(expr.operand), "value_set": [_lit(i) for i in expr.items]})]
     if isinstance(expr, n.Between) and not expr.negated:
-        lo, hi = _num_text(expr.low), _num_text(expr.high)
+        lo, hi = n.number_text(expr.low), n.number_text(expr.high)
         if lo is None or hi is None:
             raise NoNative("between bounds are not numbers")
         return [expectation("expect_column_values_to_be_between",
