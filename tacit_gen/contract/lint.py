@@ -221,25 +221,26 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
             catalog_noted = True
 
 
-def _float32_exact(text: str) -> bool:
+def _as_float32(text: str) -> float | None:
+    """The float32 nearest the number `text` (as a Python float), None beyond float32's range."""
     import struct
-    from decimal import Decimal
 
     try:
-        held = struct.unpack("<f", struct.pack("<f", float(text)))[0]
+        return float(struct.unpack("<f", struct.pack("<f", float(text)))[0])
     except OverflowError:
-        return False
-    return Decimal(held) == Decimal(text)
+        return None
+
+
+def _float32_exact(text: str) -> bool:
+    from decimal import Decimal
+
+    held = _as_float32(text)
+    return held is not None and Decimal(held) == Decimal(text)
 
 
 def _nearest_float32(text: str) -> str:
-    import struct
-
-    try:
-        held = struct.unpack("<f", struct.pack("<f", float(text)))[0]
-    except OverflowError:
-        return "out of float32's range"
-    return repr(held)
+    held = _as_float32(text)
+    return "out of float32's range" if held is None else repr(held)
 
 
 def _float32_literals(tree: n.Node, contract: Contract) -> list[tuple[str, str]]:

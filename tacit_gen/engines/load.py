@@ -337,17 +337,16 @@ def _refuse_nanoseconds(con: Any, raw: str, path: Path, text_cols: list[tuple[st
                 "the data does not hold (round the instants to microseconds to verify them here)")
 
 
-def _refuse_duplicate_keys(con: Any, path: Path, table: str, key: str) -> None:
+def _refuse_duplicate_keys(con: Any, path: Path, report: LoadReport, key: str) -> None:
     """A catalog holds one row per series: with two, each engine reads it its own way (a SQL join
     counts the series' points twice, so a cadence step of 0 and a unit both right and wrong; the
     runtime and pandera take one row), and verify would report a disagreement the contract does
     not cause. verify stops with an error naming the key and its rows instead."""
     k = ident(key)
-    cols = {str(r[0]) for r in con.execute(f"DESCRIBE {ident(table)}").fetchall()}
-    if key not in cols:
+    if key not in {c for c, _ in report.columns}:
         return  # a missing key column is the load report's to say
     hit = con.execute(
-        f"SELECT CAST({k} AS VARCHAR), list(rowid + 1 ORDER BY rowid) FROM {ident(table)} "
+        f"SELECT CAST({k} AS VARCHAR), list(rowid + 1 ORDER BY rowid) FROM {ident(report.table)} "
         f"WHERE {k} IS NOT NULL GROUP BY {k} HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1").fetchone()
     if hit is not None:
         rows = ", ".join(str(int(r)) for r in hit[1][:5])
@@ -620,7 +619,7 @@ def load_data(
         report = _load_relation(con, Path(data_path), name, expected)
         if cat is not None and catalog_path is not None:
             cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
-            _refuse_duplicate_keys(con, Path(catalog_path), cat[0], cat[2])
+            _refuse_duplicate_keys(con, Path(catalog_path), cat_report, cat[2])
             report = LoadReport(report.table, report.rows, report.columns, report.missing,
                                 report.extra, report.failures, report.source_format, cat_report)
         ses = _sessions_spec(contract)
