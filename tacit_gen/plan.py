@@ -243,8 +243,12 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 continue
             if existing.merge(r):
                 continue
-        invariants.append(_clause(f"invariant:{inv.text}", "invariant", n.columns(ast), inv.text,
-                                  inv.pos.line, ast, expr=canon))
+        cols = n.columns(ast)
+        kinds = {c: fc.type for c in cols if (fc := contract.field(c)) is not None}
+        invariants.append(replace(
+            _clause(f"invariant:{inv.text}", "invariant", cols, inv.text, inv.pos.line, ast, expr=canon),
+            integers=frozenset(c for c, t in kinds.items() if t.is_integer),
+            strings=frozenset(c for c, t in kinds.items() if t.is_textual)))
     order = {name: i for i, name in enumerate(names)}
     for col in sorted(ranges, key=lambda c: order.get(c, len(order))):
         r = ranges[col]

@@ -55,6 +55,10 @@ class Clause:
         line: 1-based line of that text in the contract file (0 when implied).
         expr: the resolved AST for ``invariant`` and ``range`` clauses.
         severity: ``error`` (a violation fails) or ``warn`` (reported apart, fails nothing).
+        integers: the integer-typed columns an ``invariant``'s expression reads; its arithmetic on
+            them is exact (each SQL target casts them to ``DECIMAL(38, 0)``: `tacit_gen.sql.condition`).
+        strings: the string and enum columns it reads; they order by code point in every engine
+            (PostgreSQL's SQL compares them ``COLLATE "C"``, whatever the database's collation).
     """
 
     id: str
@@ -65,6 +69,8 @@ class Clause:
     line: int = field(default=0, compare=False)
     expr: Node | None = field(default=None, compare=False)
     severity: str = "error"
+    integers: frozenset[str] = field(default=frozenset(), compare=False)
+    strings: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
     def warn(self) -> bool:

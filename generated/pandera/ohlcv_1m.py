@@ -132,17 +132,30 @@ def _float(x: Any) -> Any:
     return pc.cast(x, pyarrow.float64())
 
 
+def _exact(x: Any) -> Any:
+    """An integer as a decimal of its digits (int64: 19): a sum or product past the integer's
+    width stays exact, as in the SQL targets (DECIMAL(38, 0)), instead of overflowing."""
+    t = x.type
+    if pyarrow.types.is_integer(t):
+        return pc.cast(x, pyarrow.decimal128(19 if t.bit_width > 32 else 10, 0))
+    return x
+
+
 def _arith(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
-    """Exact decimal/integer arithmetic; past 38 digits widen to decimal256, then to double."""
+    """Exact decimal/integer arithmetic: integers past their width become decimals, decimals
+    past 38 digits decimal256; double only when neither holds the result."""
     a, b = _v(a), _v(b)
     try:
         return fn(a, b)
     except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError):
         pass
-    try:
-        return fn(_wide(a), _wide(b))
-    except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError):
-        return fn(_float(a), _float(b))
+    a, b = _exact(a), _exact(b)
+    for step in (lambda x: x, _wide):
+        try:
+            return fn(step(a), step(b))
+        except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError):
+            pass
+    return fn(_float(a), _float(b))
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -164,7 +177,11 @@ def _div(a: Any, b: Any) -> Any:
 
 
 def _neg(x: Any) -> Any:
-    return pc.negate_checked(_v(x))
+    x = _v(x)
+    try:
+        return pc.negate_checked(x)
+    except pyarrow.ArrowInvalid:  # -(-2^63): past int64
+        return pc.negate_checked(_exact(x))
 
 
 def _and(a: Any, b: Any) -> Any:

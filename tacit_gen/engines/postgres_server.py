@@ -130,13 +130,16 @@ def _stop(bin_dir: Path, data: Path, root: Path) -> None:
 
 
 @contextlib.contextmanager
-def throwaway_server(timezone: str | None = None, bin_dir: Path | None = None) -> Iterator[Server]:
+def throwaway_server(timezone: str | None = None, bin_dir: Path | None = None,
+                     icu_locale: str | None = None) -> Iterator[Server]:
     """Start a private PostgreSQL server; stop it and delete its files on exit.
 
     Args:
         timezone: the server's default ``timezone`` setting (sessions opened through
             `Server.dsn` still run in UTC).
         bin_dir: the folder of ``initdb`` / ``pg_ctl``; found with `find_bin_dir` when None.
+        icu_locale: the databases' default collation from ICU (``en-US``: strings order as in
+            most users' databases, ``'B' < 'b'`` false); default the C locale (byte order).
 
     Yields:
         The running `Server` (127.0.0.1, a free port, user ``postgres``, trust auth).
@@ -154,7 +157,9 @@ def throwaway_server(timezone: str | None = None, bin_dir: Path | None = None) -
         if os.geteuid() == 0:
             shutil.chown(root, SERVICE_USER, SERVICE_USER)
         _run([str(bins / "initdb"), "-D", str(data), "-A", "trust", "-U", SERVICE_USER,
-              "-E", "UTF8", "--locale=C", "--no-sync"], "initdb")
+              "-E", "UTF8", "--locale=C", "--no-sync",
+              *(["--locale-provider=icu", f"--icu-locale={icu_locale}"] if icu_locale else [])],
+             "initdb")
         settings = ["-c listen_addresses=127.0.0.1", f"-k {root}", "-c fsync=off",
                     "-c synchronous_commit=off", "-c full_page_writes=off",
                     "-c max_connections=50"]

@@ -7,6 +7,7 @@ violation only when the condition is FALSE (``(~cond).fill_null(False)``), so NU
 from __future__ import annotations
 
 import decimal
+import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,24 @@ def value_literal(value: Any, column_type: DataType | None = None) -> ir.Value:
 CatalogLookup = Callable[[str, n.Node, n.Node], "ir.Value"]
 
 
+@functools.cache
+def _convert_to() -> Any:
+    import ibis
+    import ibis.expr.datatypes as dt
+
+    # the signature given as types: this module's annotations are strings ibis cannot resolve
+    @ibis.udf.scalar.builtin(name="convert_to", signature=((dt.string, dt.string), dt.binary))
+    def convert_to(s, enc):  # type: ignore[no-untyped-def]
+        ...
+
+    return convert_to
+
+
+def _utf8_bytes(value: Any, encoding: str) -> Any:
+    """PostgreSQL's ``convert_to(value, encoding)``: the text's bytes (bytea orders bytewise)."""
+    return _convert_to()(value, encoding)
+
+
 class ExprCompiler:
     """Compile one invariant AST against a table's columns.
 
@@ -76,6 +95,28 @@ class ExprCompiler:
         self.table = table
         self.columns = columns
         self.catalog = catalog
+        self._postgres: bool | None = None
+
+    def ordered(self, nodes: tuple[n.Node, ...]) -> list[Any]:
+        """The operands of an ordering comparison (or ``between``). Strings order by code point,
+        as in DuckDB, Spark and pandas; PostgreSQL orders them by the database's collation
+        (``'B' < 'b'`` is false under ``en_US``) and ibis 12 has no COLLATE, so there a comparison
+        with a string column compares the values' UTF-8 bytes (``convert_to(x, 'UTF8')``),
+        which order as code points."""
+        values = [self.compile(x) for x in nodes]
+        textual = any(isinstance(x, n.Column | n.Name) and x.name in self.columns
+                      and self.columns[x.name].is_textual for x in nodes)
+        if not textual or not self._on_postgres():
+            return values
+        return [_utf8_bytes(v, "UTF8") for v in values]
+
+    def _on_postgres(self) -> bool:
+        if self._postgres is None:
+            try:
+                self._postgres = self.table._find_backend().name == "postgres"  # pyright: ignore[reportPrivateUsage]
+            except Exception:  # an unbound table: no backend to ask
+                self._postgres = False
+        return self._postgres
 
     def condition(self, node: n.Node) -> ir.BooleanValue:
         import ibis.expr.types as ir
@@ -83,6 +124,16 @@ class ExprCompiler:
         out = self.compile(node)
         if not isinstance(out, ir.BooleanValue):
             raise CompileError(f"expression is not a condition: {type(out).__name__}")
+        return out
+
+    def term(self, node: n.Node) -> Any:
+        """An operand of + - * or unary minus: an integer column as ``decimal(38, 0)``, so the
+        arithmetic is exact (as `tacit_gen.sql.condition` writes it for the SQL targets), not
+        the engine's int32/int64 (an error in DuckDB and PostgreSQL, a wrap in Spark)."""
+        out = self.compile(node)
+        if isinstance(node, n.Column | n.Name) and node.name in self.columns \
+                and self.columns[node.name].is_integer:
+            return out.cast("decimal(38, 0)")
         return out
 
     def compile(self, node: n.Node) -> Any:
@@ -103,15 +154,17 @@ class ExprCompiler:
         if isinstance(node, n.Bool):
             return ibis.literal(node.value)
         if isinstance(node, n.Neg):
-            return -self.compile(node.operand)
+            return -self.term(node.operand)
         if isinstance(node, n.BinOp):
-            left, right = self.compile(node.left), self.compile(node.right)
-            return _ARITH[node.op](left, right)
+            if node.op == "/":
+                return _ARITH[node.op](self.compile(node.left), self.compile(node.right))
+            return _ARITH[node.op](self.term(node.left), self.term(node.right))
         if isinstance(node, n.Compare):
-            values = [self.compile(o) for o in node.operands]
-            parts = [
-                _CMP[op](a, b) for op, a, b in zip(node.ops, values, values[1:], strict=False)
-            ]
+            parts = []
+            for i, op in enumerate(node.ops):
+                pair = node.operands[i:i + 2]
+                a, b = self.ordered(pair) if op in ("<", "<=", ">", ">=") else map(self.compile, pair)
+                parts.append(_CMP[op](a, b))
             out = parts[0]
             for p in parts[1:]:
                 out = out & p
@@ -124,8 +177,8 @@ class ExprCompiler:
             items = [self.compile(i) for i in node.items]
             return v.notin(items) if node.negated else v.isin(items)
         if isinstance(node, n.Between):
-            v = self.compile(node.operand)
-            cond = v.between(self.compile(node.low), self.compile(node.high))
+            v, lo, hi = self.ordered((node.operand, node.low, node.high))
+            cond = v.between(lo, hi)
             return ~cond if node.negated else cond
         if isinstance(node, n.And):
             return self.compile(node.left) & self.compile(node.right)

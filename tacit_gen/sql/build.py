@@ -10,7 +10,7 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -177,26 +177,94 @@ _CMP = {"=": "EQ", "!=": "NEQ", "<": "LT", "<=": "LTE", ">": "GT", ">=": "GTE"}
 _ARITH = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 
 
-def _div(left: Exp.Expression, right: Exp.Expression, dialect: str) -> Exp.Expression:
+def _div(left: Exp.Expression, right: Exp.Expression, dialect: str,
+         integer_dividend: bool) -> Exp.Expression:
     """``/`` means exact division, NULL when dividing by zero (UNKNOWN: the row passes).
 
     The divisor is wrapped in NULLIF(.., 0) in every dialect. DuckDB divides integers exactly,
     but what it gives for x / 0 depends on its version: NULL up to 1.0, and IEEE infinity or NaN
     from 1.1 on (``ieee_floating_point_ops``), where ``0 / 0 < 1000`` is FALSE and a row that
-    must pass would fail. Elsewhere integers divide truncating (PostgreSQL) or x / 0 raises: the
-    dividend is cast to NUMERIC as well.
+    must pass would fail. Elsewhere integers divide truncating (PostgreSQL, Snowflake's integer
+    NUMBER) or x / 0 raises: an integer dividend is cast to an exact decimal there
+    (:func:`exact_integer`). Only an integer one: a bare ``CAST(x AS DECIMAL)`` is DECIMAL(10, 0)
+    in Spark and NUMBER(38, 0) in Snowflake, which rounded a float64 price of 0.6 to 1, so
+    ``price / qty >= 0.65`` passed in dbt, Soda and GX on Spark and failed in pandera and the
+    runtime (found 2026-12-03).
     """
     from sqlglot import exp
 
     divisor = exp.Nullif(this=right, expression=exp.Literal.number(0))
     if dialect == "duckdb":
         return exp.Div(this=left, expression=divisor)
-    num = exp.Cast(this=left, to=exp.DataType.build("decimal"))
-    return exp.Div(this=num, expression=divisor)
+    # typed: the operands' own division (sqlglot would otherwise cast a PostgreSQL dividend to
+    # DOUBLE PRECISION, which makes a decimal's division inexact)
+    num = exact_integer(left, dialect) if integer_dividend else left
+    return exp.Div(this=num, expression=divisor, typed=True)
 
 
-def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
+def integer_valued(node: n.Node, integers: Collection[str]) -> bool:
+    """Whether an arithmetic operand is an integer: an integer column, an integer literal, or
+    ``+ - *`` and unary minus of integers."""
+    from tacit_gen.expr import nodes as n
+
+    if isinstance(node, n.Column | n.Name):
+        return node.name in integers
+    if isinstance(node, n.Number):
+        return node.text.lstrip("-").isdigit()
+    if isinstance(node, n.Neg):
+        return integer_valued(node.operand, integers)
+    if isinstance(node, n.BinOp):
+        return node.op != "/" and integer_valued(node.left, integers) \
+            and integer_valued(node.right, integers)
+    return False
+
+
+def exact_integer(x: Exp.Expression, dialect: str) -> Exp.Expression:
+    """An integer operand of arithmetic as ``DECIMAL(38, 0)``: integer arithmetic in an invariant
+    is exact, as the contract means it, not the engine's fixed width (``int32 + int32`` overflows
+    in DuckDB and PostgreSQL, raising an error on a sum past 2^31, and wraps in Spark, where
+    dbt-spark turns ANSI mode off, so ``a + b <= 100`` passed for a = b = 2^62). BigQuery's NUMERIC
+    holds 29 integer digits, not the 38 of a product of two int64: BIGNUMERIC there."""
+    from sqlglot import exp
+
+    to = exp.DataType.build("BIGNUMERIC" if dialect == "bigquery" else "DECIMAL(38, 0)",
+                            dialect="bigquery" if dialect == "bigquery" else None)
+    return exp.Cast(this=x, to=to)
+
+
+_ORDERING = frozenset(("<", "<=", ">", ">="))
+
+
+def orders_strings(node: n.Node, strings: Collection[str]) -> bool:
+    """Whether the expression orders a string column (``<``, ``<=``, ``>``, ``>=``, ``between``
+    with a column of `strings` as an operand): its verdict depends on the collation."""
+    from tacit_gen.expr import nodes as n
+
+    def named(x: n.Node) -> bool:
+        return isinstance(x, n.Column | n.Name) and x.name in strings
+
+    def walk(x: n.Node) -> bool:
+        if isinstance(x, n.Compare) and any(
+                op in _ORDERING and (named(a) or named(b))
+                for a, op, b in zip(x.operands, x.ops, x.operands[1:], strict=False)):
+            return True
+        if isinstance(x, n.Between) and any(named(v) for v in (x.operand, x.low, x.high)):
+            return True
+        return any(walk(c) for c in n.children(x))
+
+    return bool(strings) and walk(node)
+
+
+def condition(node: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
+              strings: Collection[str] = ()) -> Exp.Expression:
     """The boolean tree of a resolved invariant (SQL CHECK semantics: NULL operands pass).
+
+    `integers` names the integer-typed columns (`Clause.integers`): as operands of ``+ - *`` and
+    unary minus they are cast to an exact decimal (:func:`exact_integer`). `strings` names the
+    string and enum columns (`Clause.strings`): strings order by code point, as in DuckDB, Spark,
+    Snowflake, BigQuery and pandas; PostgreSQL orders them by the database's collation (under
+    ``en_US``, ``'B' < 'b'`` is false), so there a string column that is an operand of an
+    ordering comparison or of ``between`` is compared ``COLLATE "C"``.
 
     Raises:
         ValueError: a catalog form (not an expression of one row).
@@ -219,6 +287,19 @@ def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
             return paren(tree)
         return tree
 
+    def ordered(x: n.Node) -> Exp.Expression:
+        """An operand of an ordering comparison: a string column in byte order on PostgreSQL."""
+        tree = val(x)
+        if dialect == "postgres" and isinstance(x, n.Column | n.Name) and x.name in strings:
+            return exp.Collate(this=tree, expression=exp.Identifier(this="C", quoted=True))
+        return tree
+
+    def term(x: n.Node) -> Exp.Expression:
+        """An operand of + - * or unary minus: an integer column is computed exactly."""
+        if isinstance(x, n.Column | n.Name) and x.name in integers:
+            return exact_integer(column(x.name), dialect)
+        return go(x)
+
     def go(x: n.Node) -> Exp.Expression:
         if isinstance(x, n.Column | n.Name):
             return column(x.name)
@@ -229,15 +310,17 @@ def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
         if isinstance(x, n.Bool):
             return exp.Boolean(this=x.value)
         if isinstance(x, n.Neg):
-            return paren(exp.Neg(this=go(x.operand)))
+            return paren(exp.Neg(this=term(x.operand)))
         if isinstance(x, n.BinOp):
-            left, right = go(x.left), go(x.right)
             if x.op == "/":
-                return paren(_div(left, right, dialect))
+                return paren(_div(go(x.left), go(x.right), dialect,
+                                  integer_valued(x.left, integers)))
+            left, right = term(x.left), term(x.right)
             return paren(getattr(exp, _ARITH[x.op])(this=left, expression=right))
         if isinstance(x, n.Compare):
             parts = [
-                getattr(exp, _CMP[op])(this=val(a), expression=val(b))
+                getattr(exp, _CMP[op])(this=ordered(a), expression=ordered(b)) if op in _ORDERING
+                else getattr(exp, _CMP[op])(this=val(a), expression=val(b))
                 for a, op, b in zip(x.operands, x.ops, x.operands[1:], strict=False)
             ]
             return parts[0] if len(parts) == 1 else paren(exp.and_(*parts, wrap=False, copy=False))
@@ -248,7 +331,7 @@ def condition(node: n.Node, dialect: str = "duckdb") -> Exp.Expression:
             tree = exp.In(this=val(x.operand), expressions=[val(i) for i in x.items])
             return exp.Not(this=tree) if x.negated else tree
         if isinstance(x, n.Between):
-            tree = exp.Between(this=val(x.operand), low=val(x.low), high=val(x.high))
+            tree = exp.Between(this=ordered(x.operand), low=ordered(x.low), high=ordered(x.high))
             return exp.Not(this=tree) if x.negated else tree
         if isinstance(x, n.And):
             return paren(exp.And(this=go(x.left), expression=go(x.right)))
@@ -294,9 +377,13 @@ def shared(key: Hashable, make: Callable[[], _T]) -> _T:
     return value
 
 
-def to_sql(node: n.Node, dialect: str = "duckdb") -> str:
-    """The SQL text of a resolved invariant in a dialect."""
-    return shared(("to_sql", node, dialect), lambda: generate(condition(node, dialect), dialect))
+def to_sql(node: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
+           strings: Collection[str] = ()) -> str:
+    """The SQL text of a resolved invariant in a dialect (`integers`, `strings`: as for
+    :func:`condition`; a clause's own are `Clause.integers` and `Clause.strings`)."""
+    ints, texts = frozenset(integers), frozenset(strings)
+    return shared(("to_sql", node, dialect, ints, texts),
+                  lambda: generate(condition(node, dialect, ints, texts), dialect))
 
 
 # --- instants and time arithmetic (UTC instants in every dialect) ---------------------------

@@ -28,6 +28,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.hardening import test_verify_exact_arithmetic as exact_arith
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.parity.harness import (
     ENGINES,
@@ -138,10 +139,15 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     nan_contract, nan_data = nan_div.write_case(root / "nan_div")
     cases.append(VerifyCase(load(str(nan_contract)), nan_data, None, nan_div.NOW, ENGINES, nan_contract))
     violated.append(())
+    # exact integer arithmetic and a float dividend (tests/hardening/test_verify_exact_arithmetic.py):
+    # Spark wrapped int64 sums (dbt-spark turns ANSI mode off) and rounded CAST(price AS DECIMAL)
+    ex_contract, ex_data = exact_arith.write_case(root / "exact_arith")
+    cases.append(VerifyCase(load(str(ex_contract)), ex_data, None, exact_arith.NOW, ENGINES, ex_contract))
+    violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div"]
+           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith"]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -210,3 +216,13 @@ def test_nan_and_division_by_zero_on_spark(spark_reports: dict[str, Any]) -> Non
     checking = tuple(t for t in nan_div.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     nan_div.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_exact_integer_arithmetic_on_spark(spark_reports: dict[str, Any]) -> None:
+    """int32 and int64 sums and products past their width, negation and division: the
+    hand-computed verdicts in every Spark engine (dbt-spark runs with ANSI mode off, the others
+    with Spark 4's default, on)."""
+    report, _ = spark_reports["exact_arith"]
+    checking = tuple(t for t in exact_arith.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    exact_arith.check_report(report.as_json(), verdict_table(report), checking)

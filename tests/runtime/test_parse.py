@@ -319,13 +319,14 @@ def test_parse_refuses_naive_timestamps_and_reports_the_rest(con) -> None:  # ty
 def test_engine_failure_is_check_execution_error_never_a_pass(con) -> None:  # type: ignore[no-untyped-def]
     class Big(Schema):
         n: Annotated[int | None, Column(type="int64")]
-        __clauses__ = (inv("n * n >= 0"), inv("n >= 0"))
+        # integer arithmetic is exact to 38 digits (DECIMAL(38, 0)): (2^62)^3 is past it
+        __clauses__ = (inv("n * n * n >= 0"), inv("n >= 0"))
 
-    t = duck_table(con, "big", {"n": "BIGINT"}, [(2**40,), (-1,)])
+    t = duck_table(con, "big", {"n": "BIGINT"}, [(2**62,), (-1,)])
     with pytest.raises(CheckExecutionError) as ei:
         Big.parse(t)
     e = ei.value
-    f = e.failure("invariant:n * n >= 0")
+    f = e.failure("invariant:n * n * n >= 0")
     assert f.error is not None and "Overflow" in f.error
     # the other clause was isolated and evaluated for real
     assert e.counts["invariant:n >= 0"] == 1

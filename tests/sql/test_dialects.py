@@ -114,7 +114,10 @@ def test_division_is_exact_and_null_on_zero() -> None:
     (clause,) = [c for c in plan(contract) if c.kind == "invariant"]
     # NULLIF in DuckDB too: from DuckDB 1.1 on, x / 0 is inf or NaN, not NULL
     assert to_sql(clause.expr, "duckdb") == "(a / NULLIF(b, 0)) < 1"  # type: ignore[arg-type]
-    assert to_sql(clause.expr, "postgres") == "(CAST(a AS DECIMAL) / NULLIF(b, 0)) < 1"  # type: ignore[arg-type]
+    # an integer dividend is an exact decimal where integers divide truncating (PostgreSQL)
+    assert clause.integers == {"a", "b"}
+    assert to_sql(clause.expr, "postgres", clause.integers) == \
+        "(CAST(a AS DECIMAL(38, 0)) / NULLIF(b, 0)) < 1"  # type: ignore[arg-type]
     tree = condition(clause.expr, "spark")  # type: ignore[arg-type]
     assert tree.find(exp.Nullif) is not None
     assert string("x").this == "x"

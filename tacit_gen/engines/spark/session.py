@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tacit_gen.contract.types import DataType
 
-__all__ = ["SPARK_CONF", "check_types", "create_views", "quoted", "session", "spark_type"]
+__all__ = ["SESSION_SQL_CONF", "SPARK_CONF", "check_types", "create_views", "quoted", "session", "spark_type"]
 
 SPARK_CONF: dict[str, str] = {
     "spark.master": "local[2]",
@@ -35,9 +35,13 @@ SPARK_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.catalogImplementation": "in-memory",
-    "spark.sql.ansi.enabled": "false",
+    # Spark 4's default, as soda-core-spark-df, GX, pandera and ibis meet it; dbt-spark 1.11 turns
+    # it off in its own connection (docs/engines/spark.md)
+    "spark.sql.ansi.enabled": "true",
     "spark.driver.memory": "2g",
 }
+# SQL settings restored before each target (the worker's loop): a target may change them
+SESSION_SQL_CONF = ("spark.sql.ansi.enabled", "spark.sql.session.timeZone")
 
 _SPARK_TYPES = {
     "string": "string", "enum": "string", "bool": "boolean", "int32": "int", "int64": "bigint",

@@ -73,7 +73,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     import importlib
     import shutil
 
-    from tacit_gen.engines.spark.session import create_views, session
+    from tacit_gen.engines.spark.session import SESSION_SQL_CONF, SPARK_CONF, create_views, session
 
     root = Path(request["workdir"])
     shutil.rmtree(root, ignore_errors=True)  # a kept folder of an earlier run: fresh warehouse
@@ -88,6 +88,11 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     targets = [t for t in TARGET_MODULES if any(t in c.targets for c in cases)]
     for target in targets:
         t0 = time.monotonic()
+        # each target starts from the session's own settings: dbt-spark 1.11 turns ANSI mode off
+        # in the session it shares (its credentials force spark.sql.ansi.enabled=false), which
+        # the engines after it would otherwise inherit
+        for key in SESSION_SQL_CONF:
+            spark.conf.set(key, SPARK_CONF[key])
         mine = [c for c in cases if target in c.targets]
         module = importlib.import_module(TARGET_MODULES[target])
         try:

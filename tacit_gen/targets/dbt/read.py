@@ -131,6 +131,11 @@ _SQL_WORDS = frozenset(
         "end",
         "cast",
         "as",
+        # the exact arithmetic and division of `tacit_gen.sql.condition`
+        "decimal",
+        "numeric",
+        "bignumeric",
+        "nullif",
     ]
 )
 
@@ -138,7 +143,14 @@ _SQL_WORDS = frozenset(
 def sql_columns(sql: str) -> tuple[str, ...]:
     """Column names an invariant's SQL reads, in first-seen order (keywords and literals skipped)."""
     seen: list[str] = []
+    after_collate = False
     for tok in _SQL_TOKEN.findall(sql):
+        if after_collate:  # `x COLLATE "C"`: a collation's name, no column
+            after_collate = False
+            continue
+        if tok.lower() == "collate":
+            after_collate = True
+            continue
         if tok.startswith("'") or tok.lower() in _SQL_WORDS:
             continue
         name = unident(tok)

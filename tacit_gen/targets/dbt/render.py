@@ -585,7 +585,7 @@ class DbtTarget:
                     )
                     continue
                 try:
-                    sql = to_sql(cl.expr, _DIALECT[adapter])
+                    sql = to_sql(cl.expr, _DIALECT[adapter], cl.integers, cl.strings)
                 except ValueError as e:
                     unsupported.append(Unsupported(NAME, cl.id, str(e)))
                     continue

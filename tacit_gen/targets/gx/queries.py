@@ -14,6 +14,8 @@ from tacit_gen.targets.gx.invariants import expectation
 from tacit_gen.targets.gx.numbers import decimal_value, sql_number
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from tacit_gen.plan_types import Clause
 
 CUSTOM_SQL = "unexpected_rows_expectation"
@@ -98,10 +100,11 @@ def unexpected_rows(query: str, description: str) -> dict[str, Any]:
     return expectation(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})
 
 
-def invariant_query(expr: n.Node, dialect: str = "duckdb") -> str:
+def invariant_query(expr: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
+                    strings: Collection[str] = ()) -> str:
     from sqlglot import exp
 
-    cond = sql.condition(expr, dialect)
+    cond = sql.condition(expr, dialect, integers, strings)
     q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=cond)), copy=False)
     return _text(q, dialect)
 

@@ -307,7 +307,7 @@ def invariant_sql(clause: Clause, dialect: str = "duckdb") -> str | None:
     if clause.expr is None:
         return None
     try:
-        return sql.to_sql(clause.expr, dialect)
+        return sql.to_sql(clause.expr, dialect, clause.integers, clause.strings)
     except ValueError:
         return None
 

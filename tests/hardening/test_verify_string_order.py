@@ -1,0 +1,131 @@
+"""Strings order by code point in every engine, whatever PostgreSQL's collation.
+
+Found by probing verify on a PostgreSQL 15 server whose databases collate as most users' do
+(ICU ``en-US``, 2026-12-03): ``code < 'b'`` passed the values B, C and a in DuckDB, Spark and
+pandera (byte order: upper case sorts first) and failed B and C in PostgreSQL's dbt, Soda, Soda 4,
+GX and runtime (``en-US`` puts ``b`` before ``B``): a verdict that depended on the database, not on
+the contract. The throwaway server of the other PostgreSQL tests is initialised with the C
+locale, which hid it.
+
+Now PostgreSQL's SQL compares a string column ``COLLATE "C"`` in ``<``, ``<=``, ``>``, ``>=`` and
+``between``; GX runs such an invariant as that SQL instead of a native expectation (which compares
+in the database's collation), and the runtime compares ``convert_to(x, 'UTF8')`` (ibis 12 has no
+COLLATE). The data below fails different rows in byte order and in ``en-US`` order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacit_gen.engines.postgres_server import Server, throwaway_server
+from tacit_gen.expr import nodes as n
+from tacit_gen.sql import orders_strings, to_sql
+from tests.hardening.helpers import cli
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = """\
+contract: codes
+version: 1.0.0
+key: [id]
+fields:
+  id: {type: int64}
+  code: {type: string}
+  lo: {type: string}
+  grade: {type: 'enum[a, b]'}
+invariants:
+  - code < 'b'
+  - lo <= code
+  - code between 'A' and 'Z'
+  - code != 'zz'
+"""
+# byte order (every engine now):     code < 'b' fails row 4 (d); lo <= code fails row 3 (c > C);
+#                                     between 'A' and 'Z' fails rows 2 and 4 (a, d)
+# en-US order (PostgreSQL before):   code < 'b' failed rows 1, 3, 4; lo <= code rows 2 and 4;
+#                                     between failed row 2 only
+DATA = """\
+id,code,lo,grade
+1,B,A,a
+2,a,B,b
+3,C,c,a
+4,d,D,b
+"""
+FAILING = {"invariant:code < 'b'": 1, "invariant:lo <= code": 1,
+           "invariant:code between 'A' and 'Z'": 2}
+SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+
+
+@pytest.fixture(scope="module")
+def en_us_server() -> Iterator[Server]:
+    """A throwaway PostgreSQL 15 whose databases collate by ICU ``en-US``."""
+    with throwaway_server(icu_locale="en-US") as server:
+        yield server
+
+
+def test_the_server_collates_as_users_databases_do(en_us_server: Server) -> None:
+    import psycopg2
+
+    with psycopg2.connect(en_us_server.dsn) as con, con.cursor() as cur:
+        cur.execute("SELECT 'B' < 'b', 'B' COLLATE \"C\" < 'b'")
+        assert cur.fetchone() == (False, True)
+    con.close()
+
+
+def test_strings_order_by_code_point_on_a_postgres_with_en_us_collation(en_us_server: Server,
+                                                                       tmp_path: Path) -> None:
+    _check(tmp_path, "--engine", "postgres", "--dsn", en_us_server.dsn)
+
+
+def test_strings_order_by_code_point_on_duckdb(tmp_path: Path) -> None:
+    _check(tmp_path)
+
+
+def test_only_postgres_sql_says_collate() -> None:
+    lt = n.Compare((n.Column("code"), n.String("b")), ("<",))
+    pair = n.Compare((n.Column("lo"), n.Column("code")), ("<=",))
+    eq = n.Compare((n.Column("code"), n.String("zz")), ("!=",))
+    between = n.Between(n.Column("code"), n.String("A"), n.String("Z"), False)
+    strings = {"code", "lo"}
+    assert to_sql(lt, "postgres", (), strings) == "code COLLATE \"C\" < 'b'"
+    assert to_sql(pair, "postgres", (), strings) == "lo COLLATE \"C\" <= code COLLATE \"C\""
+    assert to_sql(between, "postgres", (), strings) == "code COLLATE \"C\" BETWEEN 'A' AND 'Z'"
+    assert to_sql(eq, "postgres", (), strings) == "code <> 'zz'"  # equality is bytewise anyway
+    for dialect in ("duckdb", "spark", "snowflake", "bigquery"):
+        assert to_sql(lt, dialect, (), strings) == "code < 'b'", dialect
+    assert [orders_strings(x, strings) for x in (lt, pair, eq, between)] == [True, True, False, True]
+    assert not orders_strings(lt, ())
+
+
+def _check(tmp_path: Path, *engine: str) -> None:
+    contract, data = tmp_path / "codes.yaml", tmp_path / "codes.csv"
+    contract.write_text(CONTRACT, encoding="utf-8")
+    data.write_text(DATA, encoding="utf-8")
+    res = cli("verify", str(contract), "--data", str(data), "--format", "json", *engine, timeout=900)
+    assert "Traceback" not in res.stderr, res.stderr[-3000:]
+    check_report(json.loads(res.stdout), res.stdout[-3000:])
+
+
+def check_report(report: dict[str, Any], shown: str = "") -> None:
+    rows = {r["id"]: r for r in report["clauses"]}
+    assert {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]} == {}, shown
+    assert report["exit_code"] == 1, shown
+    for cid, row in rows.items():
+        verdicts = row["verdicts"]
+        got = {t: verdicts[t]["status"] for t in SQL_AND_FRAMES}
+        want = "fail" if cid in FAILING else "pass"
+        assert got == dict.fromkeys(SQL_AND_FRAMES, want), (cid, {t: verdicts[t]["detail"] for t in SQL_AND_FRAMES})
+        if cid in FAILING:
+            counts = {t: verdicts[t]["failures"] for t in SQL_AND_FRAMES if t != "pandera"}
+            assert counts == dict.fromkeys(counts, FAILING[cid]), (cid, counts)
+
+
+def test_the_dbt_reader_names_the_columns_not_the_collation() -> None:
+    from tacit_gen.targets.dbt.read import sql_columns
+
+    assert sql_columns('lo COLLATE "C" <= code COLLATE "C"') == ("lo", "code")
+    assert sql_columns("(CAST(qty AS DECIMAL(38, 0)) / NULLIF(2, 0)) >= 0.5") == ("qty",)
