@@ -5,7 +5,7 @@ Every renderer, every drift reader and the runtime consume clauses, never the co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from tacit_gen.contract.errors import ContractError
@@ -13,11 +13,12 @@ from tacit_gen.contract.model import Calendar, Catalog, Completeness, Contract
 from tacit_gen.contract.semantics import resolve
 from tacit_gen.diagnostics import Diagnostic, close_matches
 from tacit_gen.expr import nodes as n
+from tacit_gen.expr.bounds import Bounds, as_bounds
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import ALWAYS_WARN, KINDS, NEVER_WARN, Clause, make_params
 from tacit_gen.sql.pattern import normalize as normalize_pattern
 
-__all__ = ["Clause", "as_range", "calendar_params", "effective_catalog", "plan", "revision_by_column",
+__all__ = ["Clause", "calendar_params", "effective_catalog", "plan", "revision_by_column",
            "severity_problems",
            "unenforced"]
 
@@ -52,86 +53,6 @@ def calendar_params(contract: Contract) -> dict[str, Any]:
                    calendar_catalog_column=cat.calendar, calendar_series=series[0] if series else None)
     return out
 
-
-@dataclass
-class _Range:
-    column: str
-    min: str | None = None
-    max: str | None = None
-    min_inclusive: bool = True
-    max_inclusive: bool = True
-    texts: list[str] = field(default_factory=list)
-    line: int = 0
-    expr: n.Node | None = None
-
-    def merge(self, other: _Range) -> bool:
-        """Fold another bound on the same column in; False if both bound the same side differently."""
-        for side in ("min", "max"):
-            mine, theirs = getattr(self, side), getattr(other, side)
-            incl = f"{side}_inclusive"
-            if theirs is None:
-                continue
-            if mine is not None and (mine != theirs or getattr(self, incl) != getattr(other, incl)):
-                return False
-        for side in ("min", "max"):
-            if getattr(other, side) is not None:
-                setattr(self, side, getattr(other, side))
-                setattr(self, f"{side}_inclusive", getattr(other, f"{side}_inclusive"))
-        for t in other.texts:
-            if t not in self.texts:
-                self.texts.append(t)
-        return True
-
-
-def _num(node: n.Node) -> str | None:
-    return node.text.lstrip("+") if isinstance(node, n.Number) else None
-
-
-def as_range(node: n.Node) -> _Range | None:
-    """A one-column bound (``volume >= 0``, ``-40 <= x <= 150``, ``x between 1 and 2``,
-    ``x is null or x >= 0``), or None. Nulls pass a range, as in SQL CHECK."""
-    if isinstance(node, n.Compare):
-        ops, opd = node.ops, node.operands
-        if len(ops) == 1:
-            a, b = opd
-            op = ops[0]
-            if isinstance(a, n.Column) and _num(b) is not None:
-                col, k = a.name, _num(b)
-            elif isinstance(b, n.Column) and _num(a) is not None:
-                col, k, op = b.name, _num(a), n.FLIPPED[op]
-            else:
-                return None
-            if op in (">=", ">"):
-                return _Range(col, min=k, min_inclusive=op == ">=")
-            if op in ("<=", "<"):
-                return _Range(col, max=k, max_inclusive=op == "<=")
-            return None
-        if len(ops) == 2 and isinstance(opd[1], n.Column):
-            lo, hi = _num(opd[0]), _num(opd[2])
-            if lo is None or hi is None:
-                return None
-            if all(o in ("<", "<=") for o in ops):
-                return _Range(opd[1].name, lo, hi, ops[0] == "<=", ops[1] == "<=")
-            if all(o in (">", ">=") for o in ops):
-                return _Range(opd[1].name, hi, lo, ops[1] == ">=", ops[0] == ">=")
-        return None
-    if isinstance(node, n.Between) and not node.negated and isinstance(node.operand, n.Column):
-        lo, hi = _num(node.low), _num(node.high)
-        if lo is None or hi is None:
-            return None
-        return _Range(node.operand.name, lo, hi)
-    if isinstance(node, n.Or):
-        for a, b in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(a, n.IsNull) and not a.negated and isinstance(a.operand, n.Column):
-                r = as_range(b)
-                if r is not None and r.column == a.operand.name:
-                    return r
-        return None
-    if isinstance(node, n.And):
-        left, right = as_range(node.left), as_range(node.right)
-        if left is not None and right is not None and left.column == right.column and left.merge(right):
-            return left
-    return None
 
 
 def _clause(cid: str, kind: str, cols: tuple[str, ...], text: str, line: int,
@@ -199,13 +120,13 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                                column=f.name, to_relation=f.references[0], to_column=f.references[1]))
 
     # invariants: ranges, catalog forms, the rest
-    ranges: dict[str, _Range] = {}
+    ranges: dict[str, Bounds] = {}
     invariants: list[Clause] = []
     catalog_clauses: list[Clause] = []
     seen: set[str] = set()
     rev = contract.field("revision")
     if rev is not None and "revision" in contract.provenance_required and rev.type.is_integer:
-        r = _Range("revision", min="0", texts=[contract.provenance_text], line=contract.provenance_pos.line)
+        r = Bounds("revision", min="0", texts=[contract.provenance_text], line=contract.provenance_pos.line)
         r.expr = n.Compare((n.Column("revision"), n.Number("0")), (">=",))
         ranges["revision"] = r
     for inv in contract.invariants:
@@ -231,7 +152,7 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                     ast, column=subject, key=key, relation=cat.relation, catalog_key=cat.key,
                     min_column=cat.hard_min, max_column=cat.hard_max))
             continue
-        found = as_range(ast)
+        found = as_bounds(ast)
         if found is not None:
             r = found
             r.texts = [inv.text]

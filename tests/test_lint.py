@@ -49,6 +49,7 @@ CASES: dict[str, str] = {
     "TG223": HEAD + "key: [id, revision]\nprovenance_required: [revision]\nfields:\n  id: {type: int64}\n  revision: {type: string}  # <-\n",
     "TG224": HEAD + "fields:\n  a: {type: int64}\ninvariants:\n  - 1 = 1  # <-\n",
     "TG225": HEAD + "fields:\n  x: {type: float32, unit: m}\ninvariants:\n  - x <= 0.1  # <-\n",
+    "TG226": HEAD + "fields:\n  x: {type: int64}\ninvariants:\n  - x > 5\n  - x < 3  # <-\n",
 }
 
 
@@ -114,3 +115,25 @@ def test_float32_literals_it_cannot_hold() -> None:
     waived = text.replace("{type: float32, unit: m}",
                           "{type: float32, unit: m, lint: {allow: [TG225], reason: sensor stores REAL}}")
     assert [d.severity for d in load_report("x.yaml", waived)[1] if d.code == "TG225"] == ["note"] * 4
+
+
+def test_bounds_that_leave_a_column_no_value() -> None:
+    """TG226 at the invariant whose bound empties its column's bounds together with those before
+    it, and nowhere else: a single point is a value, and a revision under provenance is >= 0."""
+    text = (HEAD + "key: [id, revision]\nprovenance_required: [revision]\nfields:\n"
+            "  id: {type: int64}\n  revision: {type: int64}\n  x: {type: int64}\n"
+            "  y: {type: float64, unit: m}\n  z: {type: decimal(9,3), unit: m}\ninvariants:\n"
+            "  - x > 5\n  - y >= 0\n  - y <= 0\n  - z between 1.5 and 2\n"
+            "  - z is null or z > 2\n  - x < 3\n  - x < 1\n  - revision < 0\n")
+    _, diags = load_report("x.yaml", text)
+    got = [(d.line, d.word) for d in diags if d.code == "TG226"]
+    assert got == [(16, "z is null or z > 2"), (17, "x < 3"), (19, "revision < 0")], \
+        [d.render() for d in diags]
+    assert {d.severity for d in diags if d.code == "TG226"} == {"error"}
+    msgs = [d.message for d in diags if d.code == "TG226"]
+    assert msgs[0] == ("'z is null or z > 2' and the bounds before it leave z no value "
+                       "(z > 2 and z <= 2): every row with one fails")
+    assert msgs[1] == "'x < 3' and the bounds before it leave x no value (x > 5 and x < 3): every row with one fails"
+    ok = (text.replace("  - x < 3\n  - x < 1\n", "  - x <= 50\n").replace("  - revision < 0\n", "")
+          .replace("  - z is null or z > 2\n", "  - z is null or z >= 2\n"))
+    assert [d.render() for d in load_report("x.yaml", ok)[1] if d.code == "TG226"] == []

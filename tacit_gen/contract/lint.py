@@ -42,6 +42,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG223": ("warning", "the revision column orders restatements (the latest is the largest) when it is a provenance column, under a revision policy or a cadence: as text '10' sorts before '9'; declare it int32 or int64"),
     "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
     "TG225": ("warning", "a float32 field compared with a number float32 cannot hold: DuckDB rounds the number to float32, PostgreSQL, Spark, pandas and GX compare exactly, so a value stored from that number passes in one engine and fails in another"),
+    "TG226": ("error", "invariants that bound one column to no value together (`x > 5`, then `x < 3`) fail every row that has one"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
 _MONEY_NAME = re.compile(
@@ -197,6 +198,7 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         add("TG220", cpos, "calendar used without a 'calendar' section; assuming the sessions "
             "relation 'trading_sessions' with columns calendar, session, open, close "
             "(tacit-gen calendar CODE --start --end --out writes it)", "calendar")
+    _empty_bounds(contract, add)
     catalog_noted = contract.catalog is not None
     for inv in contract.invariants:
         try:
@@ -219,6 +221,41 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
         if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
             add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
             catalog_noted = True
+
+
+def _empty_bounds(contract: Contract, add: Any) -> None:
+    """TG226 at the invariant whose bound leaves its column no value, with the bounds before it
+    (``x > 5``, then ``x < 3``; ``z between 1.5 and 2``, then ``z > 2``): the intersection of a
+    column's one-column bounds is empty, so every row with a value fails. A single ``between 10
+    and 1`` is TG114 at load; a revision under provenance is ``>= 0``."""
+    from decimal import Decimal
+
+    from tacit_gen.contract.semantics import resolve
+    from tacit_gen.expr.bounds import Bounds, as_bounds, empty
+
+    tight: dict[str, Bounds] = {}
+    rev = contract.field("revision")
+    if rev is not None and "revision" in contract.provenance_required and rev.type.is_integer:
+        tight["revision"] = Bounds("revision", min="0")  # provenance: revision >= 0
+    for inv in contract.invariants:
+        ast, problems = resolve(contract, inv.text)
+        found = as_bounds(ast) if ast is not None and not problems else None
+        if found is None:
+            continue
+        c = found.column
+        b = tight.setdefault(c, Bounds(c))
+        was = empty(b)
+        if found.min is not None and (b.min is None or Decimal(found.min) > Decimal(b.min) or (
+                Decimal(found.min) == Decimal(b.min) and not found.min_inclusive)):
+            b.min, b.min_inclusive = found.min, found.min_inclusive
+        if found.max is not None and (b.max is None or Decimal(found.max) < Decimal(b.max) or (
+                Decimal(found.max) == Decimal(b.max) and not found.max_inclusive)):
+            b.max, b.max_inclusive = found.max, found.max_inclusive
+        if empty(b) and not was:
+            lo = f"{c} {'>=' if b.min_inclusive else '>'} {b.min}"
+            hi = f"{c} {'<=' if b.max_inclusive else '<'} {b.max}"
+            add("TG226", inv.pos, f"'{inv.text}' and the bounds before it leave {c} no value "
+                f"({lo} and {hi}): every row with one fails", inv.text[inv.prefix:] or inv.text)
 
 
 def _as_float32(text: str) -> float | None:

@@ -1,0 +1,100 @@
+"""One-column bounds of an invariant (``volume >= 0``, ``-40 <= x <= 150``, ``x between 1 and
+2``, ``x is null or x >= 0``): what the plan turns into a ``range:`` clause, and what lint reads
+to find bounds that leave a column no value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from tacit_gen.expr import nodes as n
+
+
+@dataclass
+class Bounds:
+    column: str
+    min: str | None = None
+    max: str | None = None
+    min_inclusive: bool = True
+    max_inclusive: bool = True
+    texts: list[str] = field(default_factory=list)
+    line: int = 0
+    expr: n.Node | None = None
+
+    def merge(self, other: Bounds) -> bool:
+        """Fold another bound on the same column in; False if both bound the same side differently."""
+        for side in ("min", "max"):
+            mine, theirs = getattr(self, side), getattr(other, side)
+            incl = f"{side}_inclusive"
+            if theirs is None:
+                continue
+            if mine is not None and (mine != theirs or getattr(self, incl) != getattr(other, incl)):
+                return False
+        for side in ("min", "max"):
+            if getattr(other, side) is not None:
+                setattr(self, side, getattr(other, side))
+                setattr(self, f"{side}_inclusive", getattr(other, f"{side}_inclusive"))
+        for t in other.texts:
+            if t not in self.texts:
+                self.texts.append(t)
+        return True
+
+
+def bound_number(node: n.Node) -> str | None:
+    return node.text.lstrip("+") if isinstance(node, n.Number) else None
+
+
+def as_bounds(node: n.Node) -> Bounds | None:
+    """A one-column bound (``volume >= 0``, ``-40 <= x <= 150``, ``x between 1 and 2``,
+    ``x is null or x >= 0``), or None. Nulls pass a range, as in SQL CHECK."""
+    if isinstance(node, n.Compare):
+        ops, opd = node.ops, node.operands
+        if len(ops) == 1:
+            a, b = opd
+            op = ops[0]
+            if isinstance(a, n.Column) and bound_number(b) is not None:
+                col, k = a.name, bound_number(b)
+            elif isinstance(b, n.Column) and bound_number(a) is not None:
+                col, k, op = b.name, bound_number(a), n.FLIPPED[op]
+            else:
+                return None
+            if op in (">=", ">"):
+                return Bounds(col, min=k, min_inclusive=op == ">=")
+            if op in ("<=", "<"):
+                return Bounds(col, max=k, max_inclusive=op == "<=")
+            return None
+        if len(ops) == 2 and isinstance(opd[1], n.Column):
+            lo, hi = bound_number(opd[0]), bound_number(opd[2])
+            if lo is None or hi is None:
+                return None
+            if all(o in ("<", "<=") for o in ops):
+                return Bounds(opd[1].name, lo, hi, ops[0] == "<=", ops[1] == "<=")
+            if all(o in (">", ">=") for o in ops):
+                return Bounds(opd[1].name, hi, lo, ops[1] == ">=", ops[0] == ">=")
+        return None
+    if isinstance(node, n.Between) and not node.negated and isinstance(node.operand, n.Column):
+        lo, hi = bound_number(node.low), bound_number(node.high)
+        if lo is None or hi is None:
+            return None
+        return Bounds(node.operand.name, lo, hi)
+    if isinstance(node, n.Or):
+        for a, b in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(a, n.IsNull) and not a.negated and isinstance(a.operand, n.Column):
+                r = as_bounds(b)
+                if r is not None and r.column == a.operand.name:
+                    return r
+        return None
+    if isinstance(node, n.And):
+        left, right = as_bounds(node.left), as_bounds(node.right)
+        if left is not None and right is not None and left.column == right.column and left.merge(right):
+            return left
+    return None
+
+
+def empty(b: Bounds) -> bool:
+    """Whether no number is within the bounds (``x > 5`` and ``x < 3``; ``x > 5`` and ``x <= 5``):
+    every non-null value fails."""
+    if b.min is None or b.max is None:
+        return False
+    lo, hi = Decimal(b.min), Decimal(b.max)
+    return lo > hi or (lo == hi and not (b.min_inclusive and b.max_inclusive))
