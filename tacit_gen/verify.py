@@ -196,7 +196,15 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str) -> str | None:
+# Clause kinds whose count is the rows a one-row test fails, the same rows in every engine that
+# counts them (measured over every clause of the bundled contracts: `column:` counts records or
+# the first bad value, `unique:` duplicate keys or duplicate rows, so those two are left out).
+ROW_COUNTED = frozenset(("invariant", "range", "accepted_values", "pattern", "not_null", "fixed_value",
+                         "catalog_unit", "catalog_bounds", "plausible", "references", "revision_by"))
+
+
+def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str,
+                  kind: str = "") -> str | None:
     problems = []
     for t, v in verdicts.items():
         if v.status == "error":
@@ -211,6 +219,12 @@ def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]]
         return None
     if len(set(statuses.values())) > 1:
         problems.append(", ".join(f"{t} {s}" for t, s in sorted(statuses.items())))
+    elif kind in ROW_COUNTED and set(statuses.values()) <= {"fail", "warn"}:
+        # the same verdict on different rows is no agreement: on a PostgreSQL database collating
+        # by en_US, `code < 'b'` failed 3 rows in its SQL engines and 1 in pandera, all "FAIL"
+        counts = {t: verdicts[t].failures for t in statuses if verdicts[t].failures is not None}
+        if len(set(counts.values())) > 1:
+            problems.append("failing rows differ: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
     return "; ".join(problems) or None
 
 
@@ -707,7 +721,7 @@ def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
                 v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes{said}")
             verdicts[t] = v
         legit = p.unsupported if not reads_broken else {t: {c.id} for t in p.targets}
-        rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id)))
+        rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id, c.kind)))
     return VerifyReport(p.contract, p.targets, rows, p.load_notes,
                         {t: list(run.notes) for t, run in runs.items() if run.notes},
                         p.load_json, p.now,

@@ -129,3 +129,22 @@ def test_the_dbt_reader_names_the_columns_not_the_collation() -> None:
 
     assert sql_columns('lo COLLATE "C" <= code COLLATE "C"') == ("lo", "code")
     assert sql_columns("(CAST(qty AS DECIMAL(38, 0)) / NULLIF(2, 0)) >= 0.5") == ("qty",)
+
+
+def test_the_same_verdict_on_different_rows_is_a_disagreement() -> None:
+    """Before the fix, that en-US database gave `code < 'b'` FAIL 3 in dbt, Soda, Soda 4, GX and
+    the runtime and FAIL 1 in pandera, and verify said the engines agree. For a clause whose count
+    is the rows a one-row test fails, different counts are a disagreement (exit 3); `unique:`
+    counts duplicate keys in dbt and Soda and duplicate rows elsewhere, so it is not compared."""
+    from tacit_gen.engines.base import Verdict
+    from tacit_gen.verify import _disagreement
+
+    cid = "invariant:code < 'b'"
+    got = {t: Verdict(cid, "fail", 3, "") for t in ("dbt", "soda", "gx", "ibis")}
+    got["pandera"] = Verdict(cid, "fail", 1, "")
+    assert _disagreement(got, {}, cid, "invariant") == \
+        "failing rows differ: dbt 3, gx 3, ibis 3, pandera 1, soda 3"
+    got["pandera"] = Verdict(cid, "fail", None, "")  # an engine that does not count says nothing
+    assert _disagreement(got, {}, cid, "invariant") is None
+    got["pandera"] = Verdict(cid, "fail", 1, "")
+    assert _disagreement(got, {}, "unique:k", "unique") is None
