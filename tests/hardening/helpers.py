@@ -3,10 +3,12 @@ is then a failed assertion, never a stuck test run)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import ROOT
 
@@ -36,3 +38,20 @@ def assert_usage_error(res: subprocess.CompletedProcess[str], *words: str) -> No
     assert "Traceback" not in out, out
     for w in words:
         assert w in out, (w, out)
+
+
+def write_case(folder: Path, name: str, contract: str, data: str) -> tuple[Path, Path]:
+    """`name`.yaml and `name`.csv written into `folder` (a hand-made verify case)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    contract_path, data_path = folder / f"{name}.yaml", folder / f"{name}.csv"
+    contract_path.write_text(contract, encoding="utf-8")
+    data_path.write_text(data, encoding="utf-8")
+    return contract_path, data_path
+
+
+def verify_json(contract: Path, data: Path, *args: str) -> tuple[dict[str, Any], str]:
+    """`tacit-gen verify CONTRACT --data DATA --format json ARGS`: the report, and the tail of
+    stdout to show when an assertion fails; a traceback is a failure."""
+    res = cli("verify", str(contract), "--data", str(data), "--format", "json", *args, timeout=900)
+    assert "Traceback" not in res.stderr, res.stderr[-3000:]
+    return json.loads(res.stdout), res.stdout[-3000:]

@@ -11,7 +11,6 @@ verdicts per row.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,8 @@ from typing import Any
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
-from tests.hardening.helpers import cli
+from tests.hardening import helpers
+from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -72,20 +72,12 @@ def test_nan_and_division_by_zero_agree_in_every_engine_on_postgres(pg_server: S
 
 def _check(tmp_path: Path, *engine: str) -> None:
     contract, data = write_case(tmp_path)
-    res = cli("verify", str(contract), "--data", str(data), "--now", "2024-01-02T00:00:00Z",
-              "--format", "json", *engine, timeout=900)
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    check_report(json.loads(res.stdout), res.stdout[-2000:])
+    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", *engine))
 
 
 def write_case(folder: Path) -> tuple[Path, Path]:
     """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    contract = folder / "nan_div.yaml"
-    contract.write_text(CONTRACT, encoding="utf-8")
-    data = folder / "nan_div.csv"
-    data.write_text(DATA, encoding="utf-8")
-    return contract, data
+    return helpers.write_case(folder, "nan_div", CONTRACT, DATA)
 
 
 def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = SQL_AND_FRAMES) -> None:

@@ -15,7 +15,6 @@ COLLATE). The data below fails different rows in byte order and in ``en-US`` ord
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ import pytest
 from tacit_gen.engines.postgres_server import Server, throwaway_server
 from tacit_gen.expr import nodes as n
 from tacit_gen.sql import orders_strings, to_sql
-from tests.hardening.helpers import cli
+from tests.hardening.helpers import verify_json, write_case
 
 pytestmark = pytest.mark.engine
 
@@ -102,12 +101,8 @@ def test_only_postgres_sql_says_collate() -> None:
 
 
 def _check(tmp_path: Path, *engine: str) -> None:
-    contract, data = tmp_path / "codes.yaml", tmp_path / "codes.csv"
-    contract.write_text(CONTRACT, encoding="utf-8")
-    data.write_text(DATA, encoding="utf-8")
-    res = cli("verify", str(contract), "--data", str(data), "--format", "json", *engine, timeout=900)
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    check_report(json.loads(res.stdout), res.stdout[-3000:])
+    contract, data = write_case(tmp_path, "codes", CONTRACT, DATA)
+    check_report(*verify_json(contract, data, *engine))
 
 
 def check_report(report: dict[str, Any], shown: str = "") -> None:
