@@ -203,8 +203,11 @@ ROW_COUNTED = frozenset(("invariant", "range", "accepted_values", "pattern", "no
                          "catalog_unit", "catalog_bounds", "plausible", "references", "revision_by"))
 
 
-def _disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str,
-                  kind: str = "") -> str | None:
+def clause_disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str,
+                        kind: str = "") -> str | None:
+    """Why the engines' `verdicts` on clause `cid` (of `kind`) disagree, or None: an error, no
+    verdict from a target that renders the clause (not in its `unsupported` ids), a pass beside a
+    fail, or, for the kinds of `ROW_COUNTED`, FAILs on different numbers of rows."""
     problems = []
     for t, v in verdicts.items():
         if v.status == "error":
@@ -721,7 +724,7 @@ def _compare(p: _Prepared, runs: dict[str, EngineRun]) -> VerifyReport:
                 v = Verdict(c.id, "n/a", None, f"reads {cols}, which the data lacks or mistypes{said}")
             verdicts[t] = v
         legit = p.unsupported if not reads_broken else {t: {c.id} for t in p.targets}
-        rows.append(ClauseRow(c, verdicts, _disagreement(verdicts, legit, c.id, c.kind)))
+        rows.append(ClauseRow(c, verdicts, clause_disagreement(verdicts, legit, c.id, c.kind)))
     return VerifyReport(p.contract, p.targets, rows, p.load_notes,
                         {t: list(run.notes) for t, run in runs.items() if run.notes},
                         p.load_json, p.now,

@@ -132,14 +132,14 @@ def test_the_same_verdict_on_different_rows_is_a_disagreement() -> None:
     is the rows a one-row test fails, different counts are a disagreement (exit 3); `unique:`
     counts duplicate keys in dbt and Soda and duplicate rows elsewhere, so it is not compared."""
     from tacit_gen.engines.base import Verdict
-    from tacit_gen.verify import _disagreement
+    from tacit_gen.verify import clause_disagreement
 
     cid = "invariant:code < 'b'"
     got = {t: Verdict(cid, "fail", 3, "") for t in ("dbt", "soda", "gx", "ibis")}
     got["pandera"] = Verdict(cid, "fail", 1, "")
-    assert _disagreement(got, {}, cid, "invariant") == \
+    assert clause_disagreement(got, {}, cid, "invariant") == \
         "failing rows differ: dbt 3, gx 3, ibis 3, pandera 1, soda 3"
     got["pandera"] = Verdict(cid, "fail", None, "")  # an engine that does not count says nothing
-    assert _disagreement(got, {}, cid, "invariant") is None
+    assert clause_disagreement(got, {}, cid, "invariant") is None
     got["pandera"] = Verdict(cid, "fail", 1, "")
-    assert _disagreement(got, {}, "unique:k", "unique") is None
+    assert clause_disagreement(got, {}, "unique:k", "unique") is None
