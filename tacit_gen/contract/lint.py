@@ -228,8 +228,6 @@ def _empty_bounds(contract: Contract, add: Any) -> None:
     (``x > 5``, then ``x < 3``; ``z between 1.5 and 2``, then ``z > 2``): the intersection of a
     column's one-column bounds is empty, so every row with a value fails. A single ``between 10
     and 1`` is TG114 at load; a revision under provenance is ``>= 0``."""
-    from decimal import Decimal
-
     from tacit_gen.contract.semantics import resolve
     from tacit_gen.expr.bounds import Bounds, as_bounds, empty
 
@@ -242,20 +240,12 @@ def _empty_bounds(contract: Contract, add: Any) -> None:
         found = as_bounds(ast) if ast is not None and not problems else None
         if found is None:
             continue
-        c = found.column
-        b = tight.setdefault(c, Bounds(c))
+        b = tight.setdefault(found.column, Bounds(found.column))
         was = empty(b)
-        if found.min is not None and (b.min is None or Decimal(found.min) > Decimal(b.min) or (
-                Decimal(found.min) == Decimal(b.min) and not found.min_inclusive)):
-            b.min, b.min_inclusive = found.min, found.min_inclusive
-        if found.max is not None and (b.max is None or Decimal(found.max) < Decimal(b.max) or (
-                Decimal(found.max) == Decimal(b.max) and not found.max_inclusive)):
-            b.max, b.max_inclusive = found.max, found.max_inclusive
+        b.intersect(found)
         if empty(b) and not was:
-            lo = f"{c} {'>=' if b.min_inclusive else '>'} {b.min}"
-            hi = f"{c} {'<=' if b.max_inclusive else '<'} {b.max}"
-            add("TG226", inv.pos, f"'{inv.text}' and the bounds before it leave {c} no value "
-                f"({lo} and {hi}): every row with one fails", inv.text[inv.prefix:] or inv.text)
+            add("TG226", inv.pos, f"'{inv.text}' and the bounds before it leave {b.column} no value "
+                f"({b.text()}): every row with one fails", inv.text[inv.prefix:] or inv.text)
 
 
 def _as_float32(text: str) -> float | None:

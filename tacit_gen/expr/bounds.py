@@ -39,6 +39,22 @@ class Bounds:
                 self.texts.append(t)
         return True
 
+    def intersect(self, other: Bounds) -> None:
+        """Tighten to the values both allow (lint's view; the plan `merge`s instead, keeping
+        bounds on one side that differ apart as invariants of their own)."""
+        if other.min is not None and (self.min is None or Decimal(other.min) > Decimal(self.min) or (
+                Decimal(other.min) == Decimal(self.min) and not other.min_inclusive)):
+            self.min, self.min_inclusive = other.min, other.min_inclusive
+        if other.max is not None and (self.max is None or Decimal(other.max) < Decimal(self.max) or (
+                Decimal(other.max) == Decimal(self.max) and not other.max_inclusive)):
+            self.max, self.max_inclusive = other.max, other.max_inclusive
+
+    def text(self) -> str:
+        """``c > 5 and c < 3``: the two sides as an invariant would say them."""
+        lo = f"{self.column} {'>=' if self.min_inclusive else '>'} {self.min}"
+        hi = f"{self.column} {'<=' if self.max_inclusive else '<'} {self.max}"
+        return f"{lo} and {hi}"
+
 
 def bound_number(node: n.Node) -> str | None:
     return node.text.lstrip("+") if isinstance(node, n.Number) else None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import ibis.expr.types as ir
 
-__all__ = ["spark_instants"]
+__all__ = ["backend_name", "spark_instants"]
 
 _UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Z", "+00:00", "GMT", "Etc/GMT", "UCT", "Zulu", "Etc/UCT"})
 
@@ -27,6 +27,13 @@ def _backend(table: ir.Table) -> Any:
         return table._find_backend()
     except Exception:  # an unbound (memtable-only) expression: nothing to adapt
         return None
+
+
+def backend_name(expr: Any) -> str:
+    """The name of the ibis backend an expression is bound to (``duckdb``, ``postgres``,
+    ``pyspark``, ...), or "" for an unbound one."""
+    backend = _backend(expr)
+    return str(getattr(backend, "name", "")) if backend is not None else ""
 
 
 def spark_instants(table: ir.Table) -> ir.Table:

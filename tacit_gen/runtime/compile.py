@@ -95,7 +95,7 @@ class ExprCompiler:
         self.table = table
         self.columns = columns
         self.catalog = catalog
-        self._postgres: bool | None = None
+        self._postgres: bool | None = None  # bound to a PostgreSQL backend (asked once)
 
     def ordered(self, nodes: tuple[n.Node, ...]) -> list[Any]:
         """The operands of an ordering comparison (or ``between``). Strings order by code point,
@@ -112,10 +112,9 @@ class ExprCompiler:
 
     def _on_postgres(self) -> bool:
         if self._postgres is None:
-            try:
-                self._postgres = self.table._find_backend().name == "postgres"  # pyright: ignore[reportPrivateUsage]
-            except Exception:  # an unbound table: no backend to ask
-                self._postgres = False
+            from tacit_gen.runtime.backends import backend_name
+
+            self._postgres = backend_name(self.table) == "postgres"
         return self._postgres
 
     def condition(self, node: n.Node) -> ir.BooleanValue:

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 from tacit_gen.plan_types import Clause, uses_sessions
-from tacit_gen.runtime.backends import spark_instants
+from tacit_gen.runtime.backends import backend_name, spark_instants
 from tacit_gen.runtime.compile import (
     CompileError,
     ExprCompiler,
@@ -296,13 +296,6 @@ def _count_true(flag: Any) -> Any:
     return ibis.coalesce(ones.sum(), 0)
 
 
-def _backend_name(expr: Any) -> str:
-    try:
-        return str(expr._find_backend().name)
-    except Exception:  # an unbound expression (no backend yet)
-        return ""
-
-
 def _us_between(start: Any, stop: Any) -> Any:
     """Microseconds from instant `start` to instant `stop`, whatever the session time zone.
 
@@ -310,7 +303,7 @@ def _us_between(start: Any, stop: Any) -> Any:
     instant in the session time zone (a DST change then moves a step by an hour); the epoch of a
     ``timestamptz`` is absolute, so PostgreSQL subtracts epochs (exact: numeric seconds).
     """
-    if _backend_name(stop) == "postgres" or _backend_name(start) == "postgres":
+    if backend_name(stop) == "postgres" or backend_name(start) == "postgres":
         return (stop.epoch_seconds() - start.epoch_seconds()) * 1_000_000
     return stop.delta(start, unit="microsecond")
 
@@ -1133,8 +1126,4 @@ def _full_match(body: str, table: ir.Table) -> str:
     also matches before a final newline: Spark gets `\\z`; RE2 and PostgreSQL read `$`)."""
     from tacit_gen.sql.pattern import full_match
 
-    try:
-        backend = table._find_backend().name  # pyright: ignore[reportPrivateUsage]
-    except Exception:  # an unbound table: the default flavor
-        backend = "duckdb"
-    return full_match(body, "java" if backend == "pyspark" else "re2")
+    return full_match(body, "java" if backend_name(table) == "pyspark" else "re2")
