@@ -169,13 +169,17 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
         invariants.append(replace(
             _clause(f"invariant:{inv.text}", "invariant", cols, inv.text, inv.pos.line, ast, expr=canon),
             integers=frozenset(c for c, t in kinds.items() if t.is_integer),
-            strings=frozenset(c for c, t in kinds.items() if t.is_textual)))
+            strings=frozenset(c for c, t in kinds.items() if t.is_textual),
+            types=tuple((c, str(t)) for c, t in kinds.items())))
     order = {name: i for i, name in enumerate(names)}
     for col in sorted(ranges, key=lambda c: order.get(c, len(order))):
         r = ranges[col]
-        out.append(_clause(f"range:{col}", "range", (col,), "; ".join(r.texts), r.line, r.expr,
-                           column=col, min=r.min, max=r.max, min_inclusive=r.min_inclusive,
-                           max_inclusive=r.max_inclusive))
+        fc = contract.field(col)
+        out.append(replace(
+            _clause(f"range:{col}", "range", (col,), "; ".join(r.texts), r.line, r.expr,
+                    column=col, min=r.min, max=r.max, min_inclusive=r.min_inclusive,
+                    max_inclusive=r.max_inclusive),
+            types=((col, str(fc.type)),) if fc is not None else ()))
     out.extend(invariants)
 
     t = contract.time

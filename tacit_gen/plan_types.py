@@ -59,6 +59,9 @@ class Clause:
             them is exact (each SQL target casts them to ``DECIMAL(38, 0)``: `tacit_gen.sql.condition`).
         strings: the string and enum columns it reads; they order by code point in every engine
             (PostgreSQL's SQL compares them ``COLLATE "C"``, whatever the database's collation).
+        types: (column, contract type) of the columns a ``range`` or ``invariant`` reads: a
+            target that compares through a double (GX's natives, Soda's thresholds) asks
+            `tacit_gen.expr.bounds.compares_in_double` whether that is exact for the column.
     """
 
     id: str
@@ -71,6 +74,11 @@ class Clause:
     severity: str = "error"
     integers: frozenset[str] = field(default=frozenset(), compare=False)
     strings: frozenset[str] = field(default=frozenset(), compare=False)
+    types: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def column_type(self, column: str) -> str | None:
+        """The contract type of a column the clause reads (`types`), or None."""
+        return dict(self.types).get(column)
 
     @property
     def warn(self) -> bool:

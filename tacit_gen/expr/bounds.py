@@ -114,3 +114,77 @@ def empty(b: Bounds) -> bool:
         return False
     lo, hi = Decimal(b.min), Decimal(b.max)
     return lo > hi or (lo == hi and not (b.min_inclusive and b.max_inclusive))
+
+
+# --- bounds compared through a double --------------------------------------------------------
+
+_DOUBLE_INTS = 2**53  # every integer up to this magnitude is a double
+_DOUBLE_DIGITS = 15  # DBL_DIG: any decimal of 15 significant digits survives a double round trip
+
+
+def _decimal_precision(column_type: str) -> int | None:
+    if not column_type.startswith("decimal(") or not column_type.endswith(")"):
+        return None
+    try:
+        return int(column_type[len("decimal("):-1].split(",")[0])
+    except ValueError:
+        return None
+
+
+def compares_in_double(bound: str, column_type: str | None) -> bool:
+    """Whether comparing every value of a `column_type` column with the double nearest `bound`,
+    in double arithmetic, gives the exact comparison's verdict.
+
+    GX's native expectations take their bounds as floats (its ``Comparable`` is ``float``), and
+    Soda's thresholds are floats: the engine then compares the column, cast to double, with the
+    rounded bound. That is the exact verdict for a float column (every engine compares a double
+    column with a decimal bound in double), for a bound of zero (no non-zero value rounds to it),
+    for an integer column and a bound of at most 2^53 that a double keeps, and for a decimal
+    column of at most 15 digits and a bound of at most 15 significant digits (each survives the
+    round trip, so their order does). Elsewhere it is not: ``i64 <= 9007199254740993`` failed the
+    row 9007199254740993 (the bound became 2^53), a decimal(38,20) value 0.3 was not ``> 0.3``
+    in SQL but passed in GX (found 2026-12-03)."""
+    b = Decimal(bound)
+    if column_type is None or b == 0 or column_type in ("float32", "float64"):
+        return True
+    if column_type in ("int32", "int64"):
+        return abs(b) <= _DOUBLE_INTS and Decimal(repr(float(b))) == b
+    precision = _decimal_precision(column_type)
+    if precision is not None:
+        return precision <= _DOUBLE_DIGITS and len(b.normalize().as_tuple().digits) <= _DOUBLE_DIGITS
+    return True  # not a number: no double in the comparison
+
+
+def prints_in_double(bound: str, column_type: str | None) -> bool:
+    """Whether SQL that prints the bound as Python prints its float (Soda v3's ``valid min`` and
+    ``valid max``: ``float(value)`` pasted into the query) compares exactly: the printed text is
+    the bound itself, and a text in exponent form (a double literal in DuckDB and Spark, a
+    numeric one in PostgreSQL) is compared as a double exactly (`compares_in_double`)."""
+    if column_type in ("float32", "float64") or Decimal(bound) == 0:
+        return True
+    text = repr(float(Decimal(bound)))
+    if Decimal(text) != Decimal(bound):
+        return False
+    return "e" not in text.lower() or compares_in_double(bound, column_type)
+
+
+
+def range_condition(column: str, lo: str | None, hi: str | None, lo_inclusive: bool = True,
+                    hi_inclusive: bool = True) -> n.Node:
+    """The condition a row of a ``range`` clause meets (``lo <= column and column <= hi``, a
+    side left out when it has no bound), for the targets that write a range as SQL."""
+    col = n.Column(column)
+    parts: list[n.Node] = []
+    if lo is not None:
+        parts.append(n.Compare((col, n.Number(lo)), (">=" if lo_inclusive else ">",)))
+    if hi is not None:
+        parts.append(n.Compare((col, n.Number(hi)), ("<=" if hi_inclusive else "<",)))
+    if not parts:
+        return n.Bool(True)
+    return parts[0] if len(parts) == 1 else n.And(parts[0], parts[1])
+
+
+def range_compares_in_double(clause_min: str | None, clause_max: str | None,
+                             column_type: str | None) -> bool:
+    """`compares_in_double` for both bounds of a range."""
+    return all(compares_in_double(b, column_type) for b in (clause_min, clause_max) if b is not None)

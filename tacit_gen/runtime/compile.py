@@ -30,7 +30,8 @@ def number_literal(text: str) -> ir.Value:
     import ibis.expr.datatypes as dt
 
     d = decimal.Decimal(text)
-    if d == d.to_integral_value() and "." not in text and "e" not in text.lower():
+    if (d == d.to_integral_value() and "." not in text and "e" not in text.lower()
+            and -(2**63) <= int(d) < 2**63):
         return ibis.literal(int(d), type=dt.int64)
     _sign, digits, exp = d.as_tuple()
     assert isinstance(exp, int)
@@ -38,7 +39,11 @@ def number_literal(text: str) -> ir.Value:
     precision = max(len(digits), scale, 1)
     if exp > 0:
         precision = len(digits) + exp
-    return ibis.literal(d, type=dt.Decimal(min(precision, 38), scale))
+    if precision > 38:
+        # past the 38 digits of any decimal: a double, as DuckDB reads such a literal
+        return ibis.literal(float(d), type=dt.float64)
+    # an integer past int64 (a decimal(38, 0) bound): a decimal of its digits, exactly
+    return ibis.literal(d, type=dt.Decimal(precision, scale))
 
 
 def value_literal(value: Any, column_type: DataType | None = None) -> ir.Value:

@@ -28,6 +28,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.parity.harness import (
@@ -144,10 +145,15 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     ex_contract, ex_data = exact_arith.write_case(root / "exact_arith")
     cases.append(VerifyCase(load(str(ex_contract)), ex_data, None, exact_arith.NOW, ENGINES, ex_contract))
     violated.append(())
+    # bounds a double does not keep (tests/hardening/test_verify_double_bounds.py): Soda's and GX's
+    # float bounds, Spark's reading of a literal past int64 (a DECIMAL) and dbt's text bound
+    db_contract, db_data = double_bounds.write_case(root / "double_bounds")
+    cases.append(VerifyCase(load(str(db_contract)), db_data, None, double_bounds.NOW, ENGINES, db_contract))
+    violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith"]
+           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith", "double_bounds"]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -226,3 +232,12 @@ def test_exact_integer_arithmetic_on_spark(spark_reports: dict[str, Any]) -> Non
     checking = tuple(t for t in exact_arith.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     exact_arith.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_bounds_a_double_does_not_keep_on_spark(spark_reports: dict[str, Any]) -> None:
+    """Range and invariant bounds past 2^53, past int64, of 21 digits and in exponent form:
+    the hand-computed verdicts in every Spark engine."""
+    report, _ = spark_reports["double_bounds"]
+    checking = tuple(t for t in double_bounds.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    double_bounds.check_report(report.as_json(), verdict_table(report), checking)

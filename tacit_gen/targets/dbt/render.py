@@ -333,12 +333,18 @@ def _session_args(p: dict[str, Any], adapter: str) -> dict[str, Any]:
 
 
 def yaml_number(text: str) -> int | float | str:
-    """A decimal text as the YAML scalar that keeps it exactly (int, float, or the text)."""
+    """A decimal text as the YAML scalar that keeps it exactly (int, float, or the text).
+
+    An integer past int64 stays text: dbt stores test arguments in its msgpack manifest, which
+    refuses it ("OverflowError: Integer value out of range": no run_results.json, every test of
+    the project errored; found 2026-12-03). Jinja prints the text into the SQL as the number."""
     if re.match(r"^-?\d+$", text):
-        return int(text)
+        return int(text) if -(2**63) <= int(text) < 2**63 else text
     try:
         f = float(text)
-        if Decimal(repr(f)) == Decimal(text):
+        # a float Python prints in exponent form (1e-05) reaches the SQL as a double literal,
+        # which compares a decimal column in double: the text keeps the exact decimal
+        if Decimal(repr(f)) == Decimal(text) and "e" not in repr(f):
             return f
     except (ValueError, InvalidOperation):
         pass

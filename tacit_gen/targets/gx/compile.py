@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
+from tacit_gen.expr import nodes as n
 from tacit_gen.targets.gx.invariants import (
     NoNative,
     expectation,
@@ -25,6 +26,7 @@ from tacit_gen.targets.gx.queries import (
     decimal_type_query,
     freshness_query,
     invariant_query,
+    range_query,
     references_query,
     revision_by_query,
     revision_window_query,
@@ -215,6 +217,9 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
             pass
         return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
     if k == "range":
+        if not natives_exact(clause):
+            return [{**unexpected_rows(range_query(clause, dialect), f"{p('column')} outside its range"),
+                     "meta": {"tacit_types": dict(clause.types)}}]
         return [expectation("expect_column_values_to_be_between",
                      range_kwargs(p("column"), p("min"), p("max"),
                                    bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
@@ -235,14 +240,18 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
             raise ValueError("the invariant has no resolved expression")
         # GX's native expectations compare in the database's collation: an invariant that
         # orders strings is custom SQL on PostgreSQL, where that SQL says COLLATE "C"
-        if not (dialect == "postgres" and sql.orders_strings(clause.expr, clause.strings)):
+        # and GX's natives take their numbers as floats: an invariant comparing a column with a
+        # number a double does not keep for its type is custom SQL too (`natives_exact`)
+        exact = natives_exact(clause)
+        if exact and not (dialect == "postgres" and sql.orders_strings(clause.expr, clause.strings)):
             try:
                 return native_invariant(clause.expr)
             except NoNative:
                 pass
         try:
-            return [unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings),
-                                    f"rows violating: {p('expr')}")]
+            custom = unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings),
+                                     f"rows violating: {p('expr')}")
+            return [custom if exact else {**custom, "meta": {"tacit_types": dict(clause.types)}}]
         except ValueError as e:
             raise ValueError(f"no SQL form: {e}") from e
     if k == "freshness":
@@ -275,6 +284,40 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
             return [unexpected_rows(revision_window_query(clause, dialect), "revisions outside the window")]
         raise ValueError("revisions are allowed but no window and ingest column to check")
     raise ValueError(f"unknown clause kind '{k}'")
+
+
+def _column_numbers(node: n.Node) -> list[tuple[str, str]]:
+    """(column, number) of every comparison of a column with a number literal in `node`."""
+    out: list[tuple[str, str]] = []
+    if isinstance(node, n.Compare):
+        for a, b in zip(node.operands, node.operands[1:], strict=False):
+            if isinstance(a, n.Column) and isinstance(b, n.Number):
+                out.append((a.name, b.text))
+            elif isinstance(b, n.Column) and isinstance(a, n.Number):
+                out.append((b.name, a.text))
+    elif isinstance(node, n.Between) and isinstance(node.operand, n.Column):
+        out += [(node.operand.name, x.text) for x in (node.low, node.high) if isinstance(x, n.Number)]
+    for child in n.children(node):
+        out += _column_numbers(child)
+    return out
+
+
+def natives_exact(clause: Clause) -> bool:
+    """Whether GX's native expectations decide `clause` exactly. Their bounds are floats (GX's
+    ``Comparable`` is ``float``; an int is coerced), so the database compares the column with
+    the rounded bound in double: exact only where `compares_in_double` says so. Elsewhere the
+    clause is custom SQL with the contract's number (``i64 <= 9007199254740993`` failed the row
+    at the bound, a decimal(38,20) 0.3 passed ``d > 0.3``; found 2026-12-03)."""
+    from tacit_gen.expr.bounds import compares_in_double
+
+    if clause.kind == "range":
+        ctype = clause.column_type(str(clause.param("column")))
+        return all(compares_in_double(str(b), ctype)
+                   for b in (clause.param("min"), clause.param("max")) if b is not None)
+    if clause.expr is None:
+        return True
+    return all(compares_in_double(num, clause.column_type(col))
+               for col, num in _column_numbers(clause.expr))
 
 
 def params_meta(clause: Clause) -> dict[str, Any]:

@@ -109,6 +109,17 @@ def invariant_query(expr: n.Node, dialect: str = "duckdb", integers: Collection[
     return _text(q, dialect)
 
 
+def range_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """A range's failing rows with its bounds as the contract writes them (for a bound GX's
+    float reading would move: `tacit_gen.targets.gx.compile.natives_exact`); a NULL passes."""
+    from tacit_gen.expr.bounds import range_condition
+
+    p = clause.param
+    return invariant_query(range_condition(str(p("column")), p("min"), p("max"),
+                                           bool(p("min_inclusive", True)), bool(p("max_inclusive", True))),
+                           dialect)
+
+
 def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
                     whole_days: bool = False) -> str:
     """The newest value older than the freshness (or no row); `whole_days` (a date column): the

@@ -323,6 +323,15 @@ def read(path: Path, text: str) -> ReadResult:
             params["column"] = kw.get("column")
             params["value"] = vs[0] if len(vs) == 1 else tuple(vs)
             cols = (str(kw.get("column")),)
+        elif kind == "range" and CUSTOM_SQL in by_type:  # a bound GX's floats would move
+            tp = next((e["meta"].get("tacit_params") for e in es
+                       if isinstance(e["meta"].get("tacit_params"), dict)), None)
+            if tp is not None:
+                params.update(tp)
+                cols = (str(tp.get("column")),)
+                _check_rerender(cid, es, has_revision, where, findings, dialect)
+            else:
+                params["gx"] = _describe(es)
         elif kind == "range":
             kw = by_type.get("expect_column_values_to_be_between", {})
             params["column"] = kw.get("column")
@@ -388,11 +397,19 @@ def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, wher
     tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
     if tp is None:
         return
-    clause = Clause(cid, _kind_of(cid), (), make_params(**tp), "")
+    clause = Clause(cid, _kind_of(cid), (), make_params(**tp), "", types=_types(es))
     want = _expected(clause, has_revision, dialect)
     if want is not None and not _same(es, want):
         findings.append(Finding(d.PARAM_CHANGED, where, f"{cid}: the expectation was edited",
                                 clause_id=cid, expected=_describe(want), found=_describe(es)))
+
+
+def _types(es: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The column types a custom-SQL range or invariant carries in ``meta.tacit_types`` (the
+    render chose custom SQL because GX's float bounds would move the verdict for them)."""
+    found: dict[str, Any] = next(
+        (e["meta"]["tacit_types"] for e in es if isinstance(e["meta"].get("tacit_types"), dict)), {})
+    return tuple((str(k), str(v)) for k, v in found.items())
 
 
 def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
@@ -414,7 +431,7 @@ def _read_invariant(cid: str, es: list[dict[str, Any]], columns: set[str],
     except ValueError:
         out["expr"] = "gx: " + _describe(es)
         return out
-    clause = Clause(cid, "invariant", (), make_params(expr=to_text(expr)), text, expr=expr)
+    clause = Clause(cid, "invariant", (), make_params(expr=to_text(expr)), text, expr=expr, types=_types(es))
     want = _expected(clause, has_revision, dialect)
     out["expr"] = to_text(expr) if want is not None and _same(es, want) else "gx: " + _describe(es)
     return out

@@ -268,6 +268,21 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
     return None
 
 
+def range_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    """A range's failing rows with its bounds exactly as the contract writes them (for a bound
+    Soda's float reading would move: `tacit_gen.targets.soda.render.range_exact`); a NULL passes."""
+    from sqlglot import exp
+
+    from tacit_gen.expr.bounds import range_condition
+
+    p = clause.param
+    ok = sql.condition(range_condition(str(p("column")), p("min"), p("max"), bool(p("min_inclusive", True)),
+                                       bool(p("max_inclusive", True))), dialect)
+    q = (exp.select(exp.Star(), copy=False).from_(sql.relation(dataset), copy=False)
+         .where(exp.Not(this=exp.paren(ok, copy=False)), copy=False))
+    return sql.pretty(q, dialect) + "\n"
+
+
 def references_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
     """A foreign key's failing rows, an anti-join: rows whose non-NULL value no row of the
     referenced relation holds (``NOT EXISTS``, so the relation's own NULLs never hide one)."""

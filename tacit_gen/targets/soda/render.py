@@ -58,6 +58,7 @@ from tacit_gen.targets.soda.queries import (
     fail_query_sql,
     invariant_sql,
     normalize_sql,
+    range_sql,
     strip_parens,
     unknown_columns_sql,
 )
@@ -106,11 +107,31 @@ def _fail_query(clause_id: str, sql_text: str) -> Block:
     return Block(escaped.replace(jinja_escape(NOW_REFERENCE), NOW_REFERENCE))
 
 
-def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any]]:
+def range_exact(clause: Clause) -> bool:
+    """Whether Soda's own range checks decide `clause` exactly. Soda 3 reads `valid min` and
+    `valid max` as floats and pastes ``str(float)`` into the query, and reads a `min(c) > x`
+    threshold as a float (a decimal metric too): a bound a double does not keep, compared with
+    an integer or decimal column, moved the verdict (`i64 <= 9007199254740993` failed the row at
+    the bound; `g <= 10000000000000000` became `g <= 1e+16`, a double comparison, and passed the
+    row above it; found 2026-12-03). Such a range is a failed-rows query with the exact bound."""
+    from tacit_gen.expr.bounds import compares_in_double, prints_in_double
+
+    ctype = clause.column_type(str(clause.param("column")))
+    lo, hi = clause.param("min"), clause.param("max")
+    inclusive = ((lo is None or clause.param("min_inclusive", True))
+                 and (hi is None or clause.param("max_inclusive", True)))
+    exact = prints_in_double if inclusive else compares_in_double  # valid min/max, or thresholds
+    return all(exact(str(b), ctype) for b in (lo, hi) if b is not None)
+
+
+def _range_checks(clause: Clause, dialect: str = "duckdb", dataset: str = "") -> list[dict[str, Any]]:
     col = clause.param("column")
     lo, hi = clause.param("min"), clause.param("max")
     lo_inc, hi_inc = clause.param("min_inclusive", True), clause.param("max_inclusive", True)
     inclusive = (lo is None or lo_inc) and (hi is None or hi_inc)
+    if not range_exact(clause):
+        text = range_sql(clause, dataset, dialect)
+        return [{"failed rows": {"name": check_name(clause), "fail query": _fail_query(clause.id, text)}}]
     if inclusive:
         cfg: dict[str, Any] = {"name": check_name(clause), "identity": clause.id}
         if lo is not None:
@@ -221,7 +242,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                 }
             )
         elif k == "range":
-            checks.extend(_range_checks(c, dialect))
+            checks.extend(_range_checks(c, dialect, ds))
         elif k == "pattern":
             checks.append(
                 {
@@ -393,6 +414,8 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         cols = (p("column"),)
     elif k == "fixed_value":
         params, cols = {"column": p("column"), "value": p("value")}, (p("column"),)
+    elif k == "range" and not range_exact(clause):
+        params = {"sql": normalize_sql(range_sql(clause, dataset_name(contract), dialect))}
     elif k == "range":
         params = {key: p(key) for key in ("column", "min", "max", "min_inclusive", "max_inclusive")}
         cols = (p("column"),)
