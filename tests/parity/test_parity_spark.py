@@ -30,6 +30,7 @@ from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
+from tests.hardening import test_verify_pattern_newline as pattern_newline
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.parity.harness import (
     ENGINES,
@@ -150,10 +151,16 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     db_contract, db_data = double_bounds.write_case(root / "double_bounds")
     cases.append(VerifyCase(load(str(db_contract)), db_data, None, double_bounds.NOW, ENGINES, db_contract))
     violated.append(())
+    # a value with a final newline (tests/hardening/test_verify_pattern_newline.py): Java's `$`
+    # matches before it, the render ends Spark's patterns with `\z`
+    pn_contract, pn_data = pattern_newline.write_case(root / "pattern_newline")
+    cases.append(VerifyCase(load(str(pn_contract)), pn_data, None, pattern_newline.NOW, ENGINES, pn_contract))
+    violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith", "double_bounds"]
+           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith", "double_bounds",
+           "pattern_newline"]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -241,3 +248,12 @@ def test_bounds_a_double_does_not_keep_on_spark(spark_reports: dict[str, Any]) -
     checking = tuple(t for t in double_bounds.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     double_bounds.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_a_final_newline_fails_the_pattern_on_spark(spark_reports: dict[str, Any]) -> None:
+    """A final newline, a newline inside, a non-ASCII letter: the hand-counted failing rows of
+    each pattern in every Spark engine."""
+    report, _ = spark_reports["pattern_newline"]
+    checking = tuple(t for t in pattern_newline.ENGINES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis", "jsonschema")
+    pattern_newline.check_report(report.as_json(), verdict_table(report), checking)

@@ -68,6 +68,42 @@ def clause_of(error: Any, prop_schemas: dict[str, Any]) -> tuple[str, str] | Non
     return f"column:{col}", error.message
 
 
+def ecma_end(pattern: str) -> str:
+    """An ECMA-262 pattern for Python's `re`: each ``$`` outside a character class (and not
+    escaped) becomes ``\\Z``.
+
+    JSON Schema's `pattern` is ECMA-262, where ``$`` without the multiline flag is the end of the
+    input (ajv, RE2 agree). jsonschema's own keyword runs Python's ``re.search``, where ``$`` also
+    matches before a final newline: ``"ABC\\n"`` passed ``^([A-Z]{3})$`` there and failed in every
+    other engine (found 2026-12-03). The rest of the portable subset reads the same in both."""
+    out: list[str] = []
+    escaped = in_class = False
+    for c in pattern:
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "$":
+            out.append("\\Z")
+            continue
+        out.append(c)
+    return "".join(out)
+
+
+def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """The `pattern` keyword with ECMA-262's ``$`` (`ecma_end`)."""
+    import re
+
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not re.search(ecma_end(pattern), instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 def carried_clauses(schema: dict[str, Any]) -> set[str]:
     props = schema.get("properties") or {}
     out = {f"column:{p}" for p in props}
@@ -100,7 +136,8 @@ def run(inp: VerifyInput) -> EngineRun:
         jsonschema.Draft202012Validator.check_schema(schema)
     except (OSError, ValueError, jsonschema.SchemaError) as e:
         return error_run(NAME, inp.clauses, f"cannot load {path.name}: {str(e).splitlines()[0]}")
-    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    ecma = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
+    validator = ecma(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     table = read_table(inp.database, inp.table)
     props: dict[str, Any] = schema.get("properties") or {}
     tally = Tally()

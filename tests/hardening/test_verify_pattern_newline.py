@@ -1,0 +1,86 @@
+"""A value with a final newline does not match a pattern in any engine, JSON Schema included:
+verify's verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
+tests/parity/test_parity_spark.py).
+
+Found by probing verify with new data (2026-12-03): ``"ABC\\n"`` failed ``pattern: "^[A-Z]{3}$"``
+in dbt, Soda, Soda 4, GX, pandera and the runtime, and passed the JSON Schema. The schema is
+right (its ``pattern`` is ECMA-262, where ``$`` is the end of the input); the validator verify
+runs, Python's `jsonschema`, evaluates it with ``re.search``, where ``$`` also matches before a
+final newline. verify's JSON Schema engine now reads ``$`` as ECMA-262 does.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacit_gen.engines.postgres_server import Server
+from tacit_gen.targets.jsonschema.engine import ecma_end
+from tests.hardening import helpers
+from tests.hardening.helpers import verify_json
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = """\
+contract: pattern_newline
+version: 1.0.0
+key: [id]
+fields:
+  id: {type: int64}
+  code: {type: string, pattern: "^[A-Z]{3}$"}
+  tag: {type: string, pattern: "[a-z]+"}
+"""
+
+# code fails rows 1 (a final newline), 3 (a newline inside) and 4 (not ASCII);
+# tag fails rows 2 (a digit), 3 (a newline inside) and 4 (not ASCII)
+DATA = 'id,code,tag\n1,"ABC\n",abc\n2,ABC,ab1\n3,"AB\nC","x\ny"\n4,ÀBC,é\n5,XYZ,ok\n'
+FAILING = {"pattern:code": 3, "pattern:tag": 3}
+ENGINES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis", "jsonschema")
+NOW = datetime(2024, 1, 2, tzinfo=UTC)
+
+
+def write_case(folder: Path) -> tuple[Path, Path]:
+    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    return helpers.write_case(folder, "pattern_newline", CONTRACT, DATA)
+
+
+def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = ENGINES) -> None:
+    """Each pattern fails its hand-counted rows in every engine of `checking`; nothing else fails."""
+    rows = {r["id"]: r for r in report["clauses"]}
+    assert {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]} == {}, shown
+    for cid, count in FAILING.items():
+        verdicts = rows[cid]["verdicts"]
+        assert {t: verdicts[t]["status"] for t in checking} == dict.fromkeys(checking, "fail"), (cid, shown)
+        for t in checking:
+            if verdicts[t]["failures"] is not None:
+                assert verdicts[t]["failures"] == count, (cid, t, verdicts[t])
+    others = {cid: {t: v["status"] for t, v in r["verdicts"].items() if v["status"] not in ("pass", "n/a")}
+              for cid, r in rows.items() if cid not in FAILING}
+    assert {cid: bad for cid, bad in others.items() if bad} == {}, shown
+
+
+def test_a_final_newline_fails_the_pattern_in_every_engine(tmp_path: Path) -> None:
+    contract, data = write_case(tmp_path)
+    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z"))
+
+
+def test_a_final_newline_fails_the_pattern_in_every_engine_on_postgres(pg_server: Server,
+                                                                       tmp_path: Path) -> None:
+    contract, data = write_case(tmp_path)
+    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", "--engine", "postgres",
+                              "--dsn", pg_server.dsn))
+
+
+def test_python_re_reads_dollar_differently_and_ecma_end_fixes_it() -> None:
+    """The trap itself (Python's ``$`` before a final newline), and the translation: only a ``$``
+    that is an anchor becomes ``\\Z``."""
+    assert re.search("^([A-Z]{3})$", "ABC\n") is not None  # what jsonschema's own keyword does
+    assert re.search(ecma_end("^([A-Z]{3})$"), "ABC\n") is None
+    assert re.search(ecma_end("^([A-Z]{3})$"), "ABC") is not None
+    assert ecma_end(r"^(a\$b)$") == r"^(a\$b)\Z"  # an escaped dollar is a character
+    assert ecma_end("^([$a]+)$") == r"^([$a]+)\Z"  # so is one in a class
+    assert ecma_end(r"^([\]$]x)$") == r"^([\]$]x)\Z"  # an escaped ] does not close the class
