@@ -30,8 +30,8 @@ from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
-from tests.hardening import test_verify_pattern_newline as pattern_newline
 from tests.hardening import test_verify_nan_division as nan_div
+from tests.hardening import test_verify_pattern_newline as pattern_newline
 from tests.parity.harness import (
     ENGINES,
     ROWS,
