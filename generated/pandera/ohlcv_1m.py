@@ -79,22 +79,31 @@ def _nan(x: Any) -> Any:
     return pyarrow.scalar(False)
 
 
+def _both(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """``fn(a, b)``; two decimals whose common type passes 38 digits (decimal(38,10) against
+    decimal(38,20) is 48) compared as decimal256, exactly (Arrow raises on them)."""
+    try:
+        return fn(a, b)
+    except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError):
+        return fn(_wide(a), _wide(b))
+
+
 def _eq(a: Any, b: Any) -> Any:
     """``a = b`` in SQL order: NaN equals NaN (IEEE says it never does)."""
     na, nb = _nan(a), _nan(b)
     both = pc.and_kleene(na, nb)
-    return pc.or_kleene(both, pc.and_kleene(pc.and_kleene(pc.invert(na), pc.invert(nb)), pc.equal(a, b)))
+    return pc.or_kleene(both, pc.and_kleene(pc.and_kleene(pc.invert(na), pc.invert(nb)), _both(pc.equal, a, b)))
 
 
 def _lt(a: Any, b: Any) -> Any:
     """``a < b`` in SQL order: NaN is above every number (DuckDB, PostgreSQL and Spark agree)."""
     na, nb = _nan(a), _nan(b)
-    return pc.or_kleene(pc.and_kleene(pc.invert(na), nb), pc.and_kleene(pc.invert(nb), pc.less(a, b)))
+    return pc.or_kleene(pc.and_kleene(pc.invert(na), nb), pc.and_kleene(pc.invert(nb), _both(pc.less, a, b)))
 
 
 def _le(a: Any, b: Any) -> Any:
     """``a <= b`` in SQL order: anything is at most NaN; NaN is at most only NaN."""
-    return pc.or_kleene(_nan(b), pc.and_kleene(pc.invert(_nan(a)), pc.less_equal(a, b)))
+    return pc.or_kleene(_nan(b), pc.and_kleene(pc.invert(_nan(a)), _both(pc.less_equal, a, b)))
 
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {

@@ -53,6 +53,17 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
     plain = "".join(f"{s}, " for s in series)
     notnull = " AND ".join([f"{x} IS NOT NULL" for x in [t, *series]])
     group = ", ".join(series)
+
+    def floor_div(x: str, sum_: bool = False) -> str:
+        """``floor(x / w)``, also before 1970: every SQL integer division truncates toward zero
+        (DuckDB's ``-7 // 2`` is -3), which put a reading of 1969-12-31 23:10 in the window of
+        1970-01-01 00:00 (found 2026-12-03). ``x`` less its non-negative remainder divides
+        exactly, whatever the dialect's division does."""
+        operand = f"({x})" if sum_ else x
+        # the remainder in parentheses of its own: sqlglot 29 reads DuckDB's `a - b % c` as
+        # `(a - b) % c` (DuckDB itself does not), and BigQuery's MOD() then printed that tree
+        return f"({x} - (({operand} % {w} + {w}) % {w})) // {w}"
+
     by_series = f" GROUP BY {group}" if series else ""
     cover_cte, cover_join, covered = "", "", "0"
     if gaps:
@@ -69,12 +80,12 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         covered = "COALESCE(v.tacit_cov, 0)"
     text = (
         f"WITH tacit_pts AS (SELECT DISTINCT {plain}__ms__ AS tacit_ms FROM __data__ WHERE {notnull}), "
-        f"tacit_bounds AS (SELECT {plain}(MIN(tacit_ms) + {w - 1}) // {w} AS tacit_k0, "
-        f"MAX(tacit_ms) // {w} - 1 AS tacit_k1 FROM tacit_pts{by_series}), "
+        f"tacit_bounds AS (SELECT {plain}{floor_div(f'MIN(tacit_ms) + {w - 1}', sum_=True)} AS tacit_k0, "
+        f"{floor_div('MAX(tacit_ms)')} - 1 AS tacit_k1 FROM tacit_pts{by_series}), "
         f"tacit_windows AS (SELECT {plain}UNNEST(GENERATE_SERIES(tacit_k0, tacit_k1)) AS tacit_k "
         f"FROM tacit_bounds WHERE tacit_k0 <= tacit_k1), "
-        f"tacit_counts AS (SELECT {plain}tacit_ms // {w} AS tacit_k, COUNT(*) AS tacit_n "
-        f"FROM tacit_pts GROUP BY {plain}tacit_ms // {w}){cover_cte} "
+        f"tacit_counts AS (SELECT {plain}{floor_div('tacit_ms')} AS tacit_k, COUNT(*) AS tacit_n "
+        f"FROM tacit_pts GROUP BY {plain}{floor_div('tacit_ms')}){cover_cte} "
         f"SELECT {cols('w')}w.tacit_k * {w} AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
         f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
         f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE * w} "

@@ -28,10 +28,12 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.hardening import test_verify_before_1970 as before_1970
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
+from tests.hardening import test_verify_wide_decimals as wide_decimals
 from tests.parity.harness import (
     ENGINES,
     ROWS,
@@ -156,11 +158,20 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     pn_contract, pn_data = pattern_newline.write_case(root / "pattern_newline")
     cases.append(VerifyCase(load(str(pn_contract)), pn_data, None, pattern_newline.NOW, ENGINES, pn_contract))
     violated.append(())
+    # decimals whose common type passes 38 digits (tests/hardening/test_verify_wide_decimals.py)
+    wd_contract, wd_data, wd_catalog = wide_decimals.write_case(root / "wide_decimals")
+    cases.append(VerifyCase(load(str(wd_contract)), wd_data, wd_catalog, wide_decimals.NOW, ENGINES, wd_contract))
+    violated.append(())
+    # completeness windows before 1970 (tests/hardening/test_verify_before_1970.py): Spark's
+    # integer division truncates toward zero, as every SQL engine's does
+    b70_contract, b70_data = before_1970.write_case(root / "before_1970")
+    cases.append(VerifyCase(load(str(b70_contract)), b70_data, None, before_1970.NOW, ENGINES, b70_contract))
+    violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
            *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith", "double_bounds",
-           "pattern_newline"]
+           "pattern_newline", "wide_decimals", "before_1970"]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
@@ -257,3 +268,31 @@ def test_a_final_newline_fails_the_pattern_on_spark(spark_reports: dict[str, Any
     checking = tuple(t for t in pattern_newline.ENGINES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis", "jsonschema")
     pattern_newline.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_wide_decimals_on_spark(spark_reports: dict[str, Any]) -> None:
+    """decimal(38,20) against decimal(38,10): pandera compares them exactly on Spark too. Spark
+    SQL does not: the exact common type needs 48 digits, and Spark compares at DECIMAL(38,10),
+    so 0.30000000000000000001 <= 0.3 is TRUE there (docs/engines/spark.md). Measured: the SQL
+    engines miss row 1 of the catalog bounds; verify reports the disagreement, as it must."""
+    report, _ = spark_reports["wide_decimals"]
+    rows = {r["id"]: r for r in report.as_json()["clauses"]}
+    sql_engines = ("dbt", "soda", "gx", "ibis")
+    bounds = rows["catalog_bounds:value"]["verdicts"]
+    assert {t: (bounds[t]["status"], bounds[t]["failures"]) for t in sql_engines} == \
+        dict.fromkeys(sql_engines, ("fail", 1)), verdict_table(report)
+    assert bounds["pandera"]["status"] == "fail", verdict_table(report)
+    assert "failing rows differ" in (rows["catalog_bounds:value"]["disagreement"] or ""), verdict_table(report)
+    # the invariant's rows differ at the 10th decimal, which DECIMAL(38,10) keeps: exact everywhere
+    inv = rows["invariant:a <= value"]
+    assert inv["disagreement"] is None, verdict_table(report)
+    assert {t: inv["verdicts"][t]["status"] for t in (*sql_engines, "pandera")} == \
+        dict.fromkeys((*sql_engines, "pandera"), "fail")
+
+
+def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]) -> None:
+    """The short hours around the epoch: the reference's windows in every Spark engine."""
+    report, _ = spark_reports["before_1970"]
+    checking = tuple(t for t in before_1970.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    before_1970.check_report(report.as_json(), 2, verdict_table(report), checking)

@@ -1,0 +1,90 @@
+"""Two decimals of different scales whose common type passes 38 digits are compared exactly in
+every engine: verify's verdicts on DuckDB and PostgreSQL. (On Spark, its SQL compares such a pair
+rounded to DECIMAL(38,10): tests/parity/test_parity_spark.py pins that measured limitation.)
+
+Found by probing verify with new contracts and data (2026-12-03): a decimal(38,20) value against
+its catalog's bounds (verify loads a catalog's numbers as decimal(38,10)), or against a
+decimal(38,10) column in an invariant, made pandera raise ``ArrowInvalid("Decimal precision out of
+range [1, 38]: 48")``: Arrow's common type of the two is decimal(48,20). The SQL engines compared
+them. pandera's comparisons now fall back to decimal256 (76 digits), exactly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tacit_gen.engines.postgres_server import Server
+from tests.hardening import helpers
+from tests.hardening.helpers import verify_json
+
+pytestmark = pytest.mark.engine
+
+CONTRACT = """\
+contract: wide_decimals
+version: 1.0.0
+key: [series_id, ts]
+catalog:
+  relation: wide_catalog
+  key: series_id
+fields:
+  series_id: {type: string}
+  ts: {type: timestamp_ms_utc}
+  value: {type: "decimal(38,20)", unit: m}
+  a: {type: "decimal(38,10)", unit: m}
+invariants:
+  - value within catalog hard_bounds for series_id
+  - a <= value
+"""
+
+# catalog_bounds fails rows 1 (0.30000000000000000001 > 0.3) and 3 (2^53 + 1 > 2^53);
+# a <= value fails row 2 (0.3000000001 > 0.3)
+DATA = """\
+series_id,ts,value,a
+s1,2024-01-01T00:00:00Z,0.30000000000000000001,0.3
+s1,2024-01-01T00:01:00Z,0.3,0.3000000001
+s2,2024-01-01T00:00:00Z,9007199254740993,1
+s2,2024-01-01T00:01:00Z,5,5
+"""
+CATALOG = "series_id,unit,hard_min,hard_max\ns1,m,0,0.3\ns2,m,0,9007199254740992\n"
+FAILING = {"catalog_bounds:value": 2, "invariant:a <= value": 1}
+SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+NOW = datetime(2024, 1, 2, tzinfo=UTC)
+
+
+def write_case(folder: Path) -> tuple[Path, Path, Path]:
+    """The contract, its data and its catalog, written into `folder` (the Spark batch uses them)."""
+    contract, data = helpers.write_case(folder, "wide_decimals", CONTRACT, DATA)
+    catalog = folder / "wide_catalog.csv"
+    catalog.write_text(CATALOG, encoding="utf-8")
+    return contract, data, catalog
+
+
+def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = SQL_AND_FRAMES) -> None:
+    """Each clause fails its hand-counted rows in every engine of `checking`; nothing else fails."""
+    rows = {r["id"]: r for r in report["clauses"]}
+    assert {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]} == {}, shown
+    for cid, count in FAILING.items():
+        verdicts = rows[cid]["verdicts"]
+        assert {t: verdicts[t]["status"] for t in checking} == dict.fromkeys(checking, "fail"), \
+            (cid, {t: verdicts[t]["detail"] for t in checking})
+        for t in checking:
+            if verdicts[t]["failures"] is not None:
+                assert verdicts[t]["failures"] == count, (cid, t, verdicts[t])
+    others = {cid: {t: v["status"] for t, v in r["verdicts"].items() if v["status"] not in ("pass", "n/a")}
+              for cid, r in rows.items() if cid not in FAILING}
+    assert {cid: bad for cid, bad in others.items() if bad} == {}, shown
+
+
+def test_wide_decimals_compare_exactly_in_every_engine(tmp_path: Path) -> None:
+    contract, data, catalog = write_case(tmp_path)
+    check_report(*verify_json(contract, data, "--catalog", str(catalog), "--now", "2024-01-02T00:00:00Z"))
+
+
+def test_wide_decimals_compare_exactly_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
+    contract, data, catalog = write_case(tmp_path)
+    check_report(*verify_json(contract, data, "--catalog", str(catalog), "--now", "2024-01-02T00:00:00Z",
+                              "--engine", "postgres", "--dsn", pg_server.dsn))
