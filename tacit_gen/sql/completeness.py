@@ -7,10 +7,11 @@ columns, ``window_start_ms`` (the window's start, milliseconds since 1970-01-01 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tacit_gen.semantics.completeness import PCT_SCALE, pct_units
-from tacit_gen.sql.build import column, epoch_ms, generate, ident, parse, shared
+from tacit_gen.sql.build import column, epoch_ms, generate, ident, parse
 
 if TYPE_CHECKING:
     from sqlglot import expressions as Exp
@@ -38,11 +39,17 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
 
 
     p = clause.param
-    series: list[str] = [ident(str(s), "duckdb") for s in (p("series") or ())]
-    w = int(p("window_seconds")) * 1000
+    # The text names holes, not the clause's names and numbers: one parse serves every clause of
+    # the same shape (series count, gap types), in every contract of a run (the parse was a
+    # quarter of a 501-contract render); `_fill` puts the names and numbers in.
+    names = [str(s) for s in (p("series") or ())]
+    series: list[str] = [f"__s{i}__" for i in range(len(names))]
+    width = int(p("window_seconds")) * 1000
     expected, pct = int(p("expected")), pct_units(str(p("min_pct")))
-    gaps: tuple[str, ...] = tuple(str(g) for g in (p("allowed_gaps") or ()))
-    t = ident(str(p("column")), "duckdb")
+    gap_types: tuple[str, ...] = tuple(str(g) for g in (p("allowed_gaps") or ()))
+    gaps = tuple(f"__g{i}__" for i in range(len(gap_types)))
+    t = "__t__"
+    w = "__w__"
 
     def cols(alias: str) -> str:
         return "".join(f"{alias}.{s}, " for s in series)
@@ -67,7 +74,7 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
     by_series = f" GROUP BY {group}" if series else ""
     cover_cte, cover_join, covered = "", "", "0"
     if gaps:
-        types = ", ".join(f"'{g}'" for g in gaps)  # identifiers only: the loader checks them
+        types = ", ".join(gaps)
         o_on = " AND ".join([f"w.{s} = o.{s}" for s in series] + [
             f"o.tacit_o0 < (w.tacit_k + 1) * {w}", f"o.tacit_o1 > w.tacit_k * {w}"])
         cover_cte = (
@@ -80,7 +87,7 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         covered = "COALESCE(v.tacit_cov, 0)"
     text = (
         f"WITH tacit_pts AS (SELECT DISTINCT {plain}__ms__ AS tacit_ms FROM __data__ WHERE {notnull}), "
-        f"tacit_bounds AS (SELECT {plain}{floor_div(f'MIN(tacit_ms) + {w - 1}', sum_=True)} AS tacit_k0, "
+        f"tacit_bounds AS (SELECT {plain}{floor_div('MIN(tacit_ms) + __w1__', sum_=True)} AS tacit_k0, "
         f"{floor_div('MAX(tacit_ms)')} - 1 AS tacit_k1 FROM tacit_pts{by_series}), "
         f"tacit_windows AS (SELECT {plain}UNNEST(GENERATE_SERIES(tacit_k0, tacit_k1)) AS tacit_k "
         f"FROM tacit_bounds WHERE tacit_k0 <= tacit_k1), "
@@ -88,22 +95,39 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         f"FROM tacit_pts GROUP BY {plain}{floor_div('tacit_ms')}){cover_cte} "
         f"SELECT {cols('w')}w.tacit_k * {w} AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
         f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
-        f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE * w} "
-        f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ({w} - LEAST({covered}, {w}))"
+        f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * __pw__ "
+        f"< CAST(__pe__ AS DECIMAL(38, 0)) * ({w} - LEAST({covered}, {w}))"
     )
+    from sqlglot import exp
+
     holes: dict[str, Exp.Expression] = {
         "__ms__": _ms(column(str(p("column"))), dialect),
         "__data__": data,
+        "__t__": _name(str(p("column"))),
+        "__w__": exp.Literal.number(width),
+        "__w1__": exp.Literal.number(width - 1),
+        "__pw__": exp.Literal.number(100 * PCT_SCALE * width),
+        "__pe__": exp.Literal.number(pct * expected),
+        **{hole: _name(name) for hole, name in zip(series, names, strict=True)},
+        **{hole: exp.Literal.string(g) for hole, g in zip(gaps, gap_types, strict=True)},
         **(_outage_holes(clause, outages, dialect) if gaps else {}),
     }
     return _fill(_parsed(text), holes, dialect)
 
 
+def _name(name: str) -> Exp.Identifier:
+    """A column name as the parse of its DuckDB text gives it (quoted when that text is)."""
+    from sqlglot import exp
+
+    return exp.Identifier(this=name, quoted=ident(name, "duckdb") != name)
+
+
+@lru_cache(maxsize=64)
 def _parsed(text: str) -> Exp.Expression:
-    """The tree of a completeness query's text, parsed once per contract (`shared_texts`): the
-    text depends on the clause alone, and dbt, Soda, Soda 4 and GX each ask for it (parsing it
-    was a quarter of a 501-contract render). `_fill` transforms a copy, never this tree."""
-    return shared(("completeness-parse", text), lambda: parse(text, "duckdb"))
+    """The tree of a completeness query's text, parsed once per text in a process: the fixed
+    windows' text names only holes, so one parse serves every clause of its shape; `_fill`
+    transforms a copy, never this tree."""
+    return parse(text, "duckdb")
 
 
 def _outage_holes(clause: Clause, outages: Exp.Expression | None, dialect: str) -> dict[str, Exp.Expression]:
@@ -125,6 +149,9 @@ def _fill(tree: Exp.Expression, holes: dict[str, Exp.Expression], dialect: str) 
     from sqlglot import exp
 
     def put(node: Exp.Expression) -> Exp.Expression:
+        if isinstance(node, exp.Column) and isinstance(holes.get(node.name), exp.Identifier):
+            node.set("this", holes[node.name].copy())  # a name, qualified or not (`w.__s0__`)
+            return node
         if (dialect == "postgres" and isinstance(node, exp.Explode)
                 and isinstance(node.this, exp.GenerateSeries)):
             # PostgreSQL's GENERATE_SERIES is already a set-returning function: wrapped in
