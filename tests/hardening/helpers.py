@@ -55,3 +55,23 @@ def verify_json(contract: Path, data: Path, *args: str) -> tuple[dict[str, Any],
     res = cli("verify", str(contract), "--data", str(data), "--format", "json", *args, timeout=900)
     assert "Traceback" not in res.stderr, res.stderr[-3000:]
     return json.loads(res.stdout), res.stdout[-3000:]
+
+
+def check_failing(report: dict[str, Any], failing: dict[str, int], checking: tuple[str, ...],
+                  shown: str = "") -> None:
+    """A verify report (its JSON form) where every engine of `checking` fails each clause of
+    `failing` on its hand-counted rows (where the engine gives a count), and nothing else fails,
+    errs or disagrees."""
+    rows = {r["id"]: r for r in report["clauses"]}
+    assert {cid: r["disagreement"] for cid, r in rows.items() if r["disagreement"]} == {}, shown
+    assert report["exit_code"] == 1, shown
+    for cid, count in failing.items():
+        verdicts = rows[cid]["verdicts"]
+        assert {t: verdicts[t]["status"] for t in checking} == dict.fromkeys(checking, "fail"), \
+            (cid, {t: verdicts[t]["detail"] for t in checking}, shown)
+        for t in checking:
+            if verdicts[t]["failures"] is not None:  # pandera and Soda's fail queries give no count
+                assert verdicts[t]["failures"] == count, (cid, t, verdicts[t])
+    others = {cid: {t: v["status"] for t, v in r["verdicts"].items() if v["status"] not in ("pass", "n/a")}
+              for cid, r in rows.items() if cid not in failing}
+    assert {cid: bad for cid, bad in others.items() if bad} == {}, shown

@@ -104,6 +104,11 @@ def _case_id(case: tuple[str, str | None]) -> str:
     return f"{case[0]}-{case[1] or 'clean'}"
 
 
+HARDENING: tuple[tuple[str, Any], ...] = (
+    ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
+    ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970))
+
+
 @pytest.fixture(scope="module")
 def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[VerifyReport, Any]]:
     """Every case verified on Spark in one batch: case id -> (report, the clauses sample broke)."""
@@ -138,40 +143,25 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
         cases.append(VerifyCase(load(str(path)), files["data"], files.get("catalog"), session_bars.NOW,
                                 ENGINES, path, outages=files["outages"]))
         violated.append(())
-    # NaN in float columns and division by zero (tests/hardening/test_verify_nan_division.py):
-    # Spark orders NaN as DuckDB and PostgreSQL do, and must divide by NULLIF(b, 0) as they do
-    nan_contract, nan_data = nan_div.write_case(root / "nan_div")
-    cases.append(VerifyCase(load(str(nan_contract)), nan_data, None, nan_div.NOW, ENGINES, nan_contract))
-    violated.append(())
-    # exact integer arithmetic and a float dividend (tests/hardening/test_verify_exact_arithmetic.py):
-    # Spark wrapped int64 sums (dbt-spark turns ANSI mode off) and rounded CAST(price AS DECIMAL)
-    ex_contract, ex_data = exact_arith.write_case(root / "exact_arith")
-    cases.append(VerifyCase(load(str(ex_contract)), ex_data, None, exact_arith.NOW, ENGINES, ex_contract))
-    violated.append(())
-    # bounds a double does not keep (tests/hardening/test_verify_double_bounds.py): Soda's and GX's
-    # float bounds, Spark's reading of a literal past int64 (a DECIMAL) and dbt's text bound
-    db_contract, db_data = double_bounds.write_case(root / "double_bounds")
-    cases.append(VerifyCase(load(str(db_contract)), db_data, None, double_bounds.NOW, ENGINES, db_contract))
-    violated.append(())
-    # a value with a final newline (tests/hardening/test_verify_pattern_newline.py): Java's `$`
-    # matches before it, the render ends Spark's patterns with `\z`
-    pn_contract, pn_data = pattern_newline.write_case(root / "pattern_newline")
-    cases.append(VerifyCase(load(str(pn_contract)), pn_data, None, pattern_newline.NOW, ENGINES, pn_contract))
-    violated.append(())
-    # decimals whose common type passes 38 digits (tests/hardening/test_verify_wide_decimals.py)
-    wd_contract, wd_data, wd_catalog = wide_decimals.write_case(root / "wide_decimals")
-    cases.append(VerifyCase(load(str(wd_contract)), wd_data, wd_catalog, wide_decimals.NOW, ENGINES, wd_contract))
-    violated.append(())
-    # completeness windows before 1970 (tests/hardening/test_verify_before_1970.py): Spark's
-    # integer division truncates toward zero, as every SQL engine's does
-    b70_contract, b70_data = before_1970.write_case(root / "before_1970")
-    cases.append(VerifyCase(load(str(b70_contract)), b70_data, None, before_1970.NOW, ENGINES, b70_contract))
-    violated.append(())
+    # The hand-made hardening cases (tests/hardening/test_verify_*.py), each the contract, data and
+    # catalog its module writes:
+    # - nan_div: Spark orders NaN as DuckDB and PostgreSQL do, and must divide by NULLIF(b, 0);
+    # - exact_arith: Spark wrapped int64 sums (dbt-spark turns ANSI mode off) and rounded
+    #   CAST(price AS DECIMAL);
+    # - double_bounds: Soda's and GX's float bounds, Spark's reading of a literal past int64 (a
+    #   DECIMAL) and dbt's text bound;
+    # - pattern_newline: Java's `$` matches before a final newline, Spark's patterns end with `\z`;
+    # - wide_decimals: decimals whose common type passes 38 digits (Spark rounds the comparison);
+    # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does.
+    for name, module in HARDENING:
+        contract, data, *catalog = module.write_case(root / name)
+        cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
+                                ENGINES, contract))
+        violated.append(())
     keep = os.environ.get("TACIT_SPARK_KEEP")
     reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
     ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES), "nan_div", "exact_arith", "double_bounds",
-           "pattern_newline", "wide_decimals", "before_1970"]
+           *(_session_id(v, w) for v, w in SESSION_CASES), *(name for name, _ in HARDENING)]
     return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
 
 
