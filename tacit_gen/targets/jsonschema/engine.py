@@ -129,6 +129,7 @@ def carried_clauses(schema: dict[str, Any]) -> set[str]:
 def run(inp: VerifyInput) -> EngineRun:
     """Validate every row against `jsonschema/<contract>.schema.json`."""
     import jsonschema
+    from jsonschema import validators
 
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.schema.json"
     try:
@@ -136,7 +137,7 @@ def run(inp: VerifyInput) -> EngineRun:
         jsonschema.Draft202012Validator.check_schema(schema)
     except (OSError, ValueError, jsonschema.SchemaError) as e:
         return error_run(NAME, inp.clauses, f"cannot load {path.name}: {str(e).splitlines()[0]}")
-    ecma = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
+    ecma = validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
     validator = ecma(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     table = read_table(inp.database, inp.table)
     props: dict[str, Any] = schema.get("properties") or {}
