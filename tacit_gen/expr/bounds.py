@@ -168,7 +168,6 @@ def prints_in_double(bound: str, column_type: str | None) -> bool:
     return "e" not in text.lower() or compares_in_double(bound, column_type)
 
 
-
 def range_condition(column: str, lo: str | None, hi: str | None, lo_inclusive: bool = True,
                     hi_inclusive: bool = True) -> n.Node:
     """The condition a row of a ``range`` clause meets (``lo <= column and column <= hi``, a
@@ -183,8 +182,3 @@ def range_condition(column: str, lo: str | None, hi: str | None, lo_inclusive: b
         return n.Bool(True)
     return parts[0] if len(parts) == 1 else n.And(parts[0], parts[1])
 
-
-def range_compares_in_double(clause_min: str | None, clause_max: str | None,
-                             column_type: str | None) -> bool:
-    """`compares_in_double` for both bounds of a range."""
-    return all(compares_in_double(b, column_type) for b in (clause_min, clause_max) if b is not None)

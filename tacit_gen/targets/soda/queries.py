@@ -216,8 +216,9 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
 
 
 def fail_query_sql(contract: Contract, clause: Clause, dialect: str = "duckdb") -> str | None:
-    """The failed-rows SQL of a cadence / completeness / catalog / revision clause (None: not
-    expressible); generated once per contract for Soda and Soda 4 (`sql.shared_texts`)."""
+    """The failed-rows SQL of a cadence / completeness / catalog / revision clause, or of a range
+    Soda's own checks would decide inexactly (None: not expressible); generated once per contract
+    for Soda and Soda 4 (`sql.shared_texts`)."""
     return sql.shared(("soda.fail_query", id(contract), clause, dialect),
                       lambda: _fail_query_sql(contract, clause, dialect))
 
@@ -259,25 +260,23 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
     if clause.kind == "references":
         return references_sql(clause, ds, dialect)
     if clause.kind == "revision_by":
-        from sqlglot import exp
+        return _violating(sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
+                                             clause.param("revision_column")), ds, dialect)
+    if clause.kind == "range":  # for a bound Soda's float reading would move (`render.range_exact`)
+        from tacit_gen.expr.bounds import range_condition
 
-        ok = sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
-                                clause.param("revision_column"))
-        q = exp.select(exp.Star(), copy=False).from_(sql.relation(ds), copy=False).where(exp.Not(this=exp.paren(ok, copy=False)), copy=False)
-        return sql.pretty(q, dialect) + "\n"
+        p = clause.param
+        return _violating(sql.condition(range_condition(str(p("column")), p("min"), p("max"),
+                                                        bool(p("min_inclusive", True)),
+                                                        bool(p("max_inclusive", True))), dialect),
+                          ds, dialect)
     return None
 
 
-def range_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
-    """A range's failing rows with its bounds exactly as the contract writes them (for a bound
-    Soda's float reading would move: `tacit_gen.targets.soda.render.range_exact`); a NULL passes."""
+def _violating(ok: Any, dataset: str, dialect: str) -> str:
+    """The rows of `dataset` where the condition `ok` is FALSE (a NULL passes)."""
     from sqlglot import exp
 
-    from tacit_gen.expr.bounds import range_condition
-
-    p = clause.param
-    ok = sql.condition(range_condition(str(p("column")), p("min"), p("max"), bool(p("min_inclusive", True)),
-                                       bool(p("max_inclusive", True))), dialect)
     q = (exp.select(exp.Star(), copy=False).from_(sql.relation(dataset), copy=False)
          .where(exp.Not(this=exp.paren(ok, copy=False)), copy=False))
     return sql.pretty(q, dialect) + "\n"

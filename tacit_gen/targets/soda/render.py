@@ -58,7 +58,6 @@ from tacit_gen.targets.soda.queries import (
     fail_query_sql,
     invariant_sql,
     normalize_sql,
-    range_sql,
     strip_parens,
     unknown_columns_sql,
 )
@@ -124,14 +123,11 @@ def range_exact(clause: Clause) -> bool:
     return all(exact(str(b), ctype) for b in (lo, hi) if b is not None)
 
 
-def _range_checks(clause: Clause, dialect: str = "duckdb", dataset: str = "") -> list[dict[str, Any]]:
+def _range_checks(clause: Clause, dialect: str = "duckdb") -> list[dict[str, Any]]:
     col = clause.param("column")
     lo, hi = clause.param("min"), clause.param("max")
     lo_inc, hi_inc = clause.param("min_inclusive", True), clause.param("max_inclusive", True)
     inclusive = (lo is None or lo_inc) and (hi is None or hi_inc)
-    if not range_exact(clause):
-        text = range_sql(clause, dataset, dialect)
-        return [{"failed rows": {"name": check_name(clause), "fail query": _fail_query(clause.id, text)}}]
     if inclusive:
         cfg: dict[str, Any] = {"name": check_name(clause), "identity": clause.id}
         if lo is not None:
@@ -241,8 +237,8 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                     }
                 }
             )
-        elif k == "range":
-            checks.extend(_range_checks(c, dialect, ds))
+        elif k == "range" and range_exact(c):
+            checks.extend(_range_checks(c, dialect))
         elif k == "pattern":
             checks.append(
                 {
@@ -283,7 +279,7 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                     f"{soda_duration(int(c.param('max_age_seconds')))}")
             checks.append({line: {"name": check_name(c), "identity": c.id}})
         elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-                   "revision_window", "revision_by"):
+                   "range", "revision_window", "revision_by"):
             text = fail_query_sql(contract, c, dialect)
             if text is None:
                 reason = (
@@ -414,9 +410,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         cols = (p("column"),)
     elif k == "fixed_value":
         params, cols = {"column": p("column"), "value": p("value")}, (p("column"),)
-    elif k == "range" and not range_exact(clause):
-        params = {"sql": normalize_sql(range_sql(clause, dataset_name(contract), dialect))}
-    elif k == "range":
+    elif k == "range" and range_exact(clause):
         params = {key: p(key) for key in ("column", "min", "max", "min_inclusive", "max_inclusive")}
         cols = (p("column"),)
     elif k == "pattern":
@@ -435,7 +429,7 @@ def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clau
         params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
         cols = (p("column"),)
     elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-               "revision_window", "revision_by", "freshness"):
+               "range", "revision_window", "revision_by", "freshness"):
         text_sql = fail_query_sql(contract, clause, dialect)
         if text_sql is None:
             return None
