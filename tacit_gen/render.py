@@ -78,7 +78,8 @@ def render_contract(contract: Contract, targets: tuple[str, ...], options: Rende
     key = cache.key(contract, cacheable, options) if cache is not None and cacheable else None
     hit = cache.get(key) if cache is not None and key is not None else None
     results: dict[str, RenderResult] = {}
-    with sql.shared_texts():  # a SQL text two targets ask for is generated once
+    templates = cache.sql_templates() if cache is not None and hit is None else contextlib.nullcontext()
+    with sql.shared_texts(), templates:  # a SQL text two targets ask for is generated once
         for name in enabled:
             got = hit.get(name) if hit is not None else None
             results[name] = got if got is not None else registry.get(name).render(contract, clauses, options)

@@ -156,6 +156,16 @@ class RenderCache:
                 parts.append(f"input {name} {Path(p).as_posix()} {_file_digest(Path(p))}")
         return parts
 
+    def sql_templates(self) -> contextlib.AbstractContextManager[None]:
+        """The scope in which SQL texts come from compiled templates (`tacit_gen.sql.shapes`),
+        kept in the ``sql/`` folder beside this cache's and keyed by the same code."""
+        from tacit_gen.sql import shapes
+
+        if self._base is None:
+            self._base, self._storable = self._code()
+        folder = self._dir().parent / shapes.FOLDER
+        return shapes.scope(self._base, self._storable, folder)
+
     def get(self, key: str) -> dict[str, RenderResult] | None:
         """The results stored under `key`, per target; None when absent or not whole."""
         data = _load(self._dir() / f"{key}.json")

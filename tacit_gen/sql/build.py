@@ -9,7 +9,6 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -17,49 +16,14 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
+from tacit_gen.sql.names import RESERVED as RESERVED
+from tacit_gen.sql.names import SQLGLOT_QUOTES as SQLGLOT_QUOTES
+from tacit_gen.sql.names import needs_quotes
 
 if TYPE_CHECKING:
     from sqlglot import exp as Exp
 
     from tacit_gen.expr import nodes as n
-
-RESERVED = frozenset(
-    (
-        "all", "and", "any", "as", "asc", "between", "by", "case", "cast", "check", "collate",
-        "column", "constraint", "create", "cross", "current_date", "current_time",
-        "current_timestamp", "current_user", "default", "desc", "distinct", "else", "end", "except",
-        "false", "fetch", "for", "foreign", "from", "full", "grant", "group", "having", "in",
-        "inner", "intersect", "interval", "into", "is", "join", "key", "lateral", "left", "like",
-        "limit", "natural", "not", "null", "offset", "on", "or", "order", "outer", "over",
-        "partition", "primary", "range", "references", "right", "rows", "select", "session_user",
-        "some", "table", "then", "to", "true", "union", "unique", "user", "using", "value", "values",
-        "when", "where", "window", "with",
-    )
-)
-_PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
-# The words sqlglot's generators quote even when a name is written unquoted (their
-# RESERVED_KEYWORDS, DuckDB's and BigQuery's; the other dialects have none), beyond RESERVED:
-# a plain name in neither set prints as itself in every dialect, without sqlglot (`ident`). A test
-# recomputes this set from the pinned sqlglot and compares it.
-SQLGLOT_QUOTES = frozenset(
-    (
-        'analyse', 'analyze', 'array', 'asc_p', 'assert_rows_modified', 'asymmetric', 'at',
-        'both', 'check_p', 'contains', 'create_p', 'cube', 'current', 'current_catalog',
-        'current_role', 'deferrable', 'define', 'desc_p', 'do', 'end_p', 'enum', 'escape',
-        'exclude', 'exists', 'extract', 'false_p', 'following', 'group_p', 'grouping', 'groups',
-        'hash', 'if', 'ignore', 'in_p', 'initially', 'lateral_p', 'leading', 'localtime',
-        'localtimestamp', 'lookup', 'merge', 'new', 'no', 'null_p', 'nulls', 'of', 'only',
-        'placing', 'preceding', 'proto', 'qualify', 'recursive', 'respect', 'returning',
-        'rollup', 'set', 'struct', 'symmetric', 'tablesample', 'trailing', 'treat', 'true_p',
-        'unbounded', 'unnest', 'variadic', 'within',
-    )
-)
-
-
-def needs_quotes(name: str) -> bool:
-    """A name is quoted unless it is lower-case plain and no keyword (the same in every dialect)."""
-    return not (_PLAIN.match(name) and name not in RESERVED)
-
 
 def identifier(name: str) -> Exp.Identifier:
     """The tree of a column or relation name."""
@@ -382,8 +346,50 @@ def to_sql(node: n.Node, dialect: str = "duckdb", integers: Collection[str] = ()
     """The SQL text of a resolved invariant in a dialect (`integers`, `strings`: as for
     :func:`condition`; a clause's own are `Clause.integers` and `Clause.strings`)."""
     ints, texts = frozenset(integers), frozenset(strings)
-    return shared(("to_sql", node, dialect, ints, texts),
-                  lambda: generate(condition(node, dialect, ints, texts), dialect))
+    return shared(("to_sql", node, dialect, ints, texts), lambda: _to_sql(node, dialect, ints, texts))
+
+
+def _to_sql(node: n.Node, dialect: str, ints: frozenset[str], texts: frozenset[str]) -> str:
+    """`to_sql`, from a compiled template when one fits (`tacit_gen.sql.shapes`): the columns are
+    the slots, everything else of the expression is its shape."""
+    from tacit_gen.expr.nodes import columns
+    from tacit_gen.sql import shapes
+
+    if not shapes.active():
+        return generate(condition(node, dialect, ints, texts), dialect)
+    names = columns(node)
+    check_dialect(dialect)
+
+    def build(values: list[str]) -> str:
+        if values == list(names):
+            return generate(condition(node, dialect, ints, texts), dialect)
+        to = dict(zip(names, values, strict=True))
+        return generate(condition(renamed(node, to), dialect, frozenset(to[c] for c in ints if c in to),
+                                  frozenset(to[c] for c in texts if c in to)), dialect)
+
+    canon = {c: f"c{i}" for i, c in enumerate(names)}
+    structure = "\n".join([dialect, repr(renamed(node, canon)),
+                           ",".join(canon[c] for c in names if c in ints),
+                           ",".join(canon[c] for c in names if c in texts)])
+    return shapes.text("invariant", structure, [shapes.Slot("name", c) for c in names], build)
+
+
+def renamed(node: n.Node, to: dict[str, str]) -> n.Node:
+    """The expression with each column named in `to` renamed."""
+    import dataclasses
+
+    from tacit_gen.expr import nodes as n
+
+    if isinstance(node, n.Column | n.Name):
+        return dataclasses.replace(node, name=to.get(node.name, node.name))
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, n.Node):
+            changes[f.name] = renamed(v, to)
+        elif isinstance(v, tuple) and v and all(isinstance(x, n.Node) for x in v):
+            changes[f.name] = tuple(renamed(x, to) for x in v)
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 # --- instants and time arithmetic (UTC instants in every dialect) ---------------------------

@@ -3,12 +3,18 @@ the same process: a fresh interpreter that imports what any such tool imports
 (`python -c "import yaml, jinja2, click"`). The figure to watch is the ratio, not the seconds
 (issue 16: a pre-commit hook must not be felt; the goal is at most 2.5x).
 
-`render` and `check` are measured twice, each with its own cache folder (``TACIT_GEN_CACHE_DIR``):
+`render` and `check` are measured three times, each with its own cache folder
+(``TACIT_GEN_CACHE_DIR``):
 - **cold**: the render cache is empty (its ``render/`` folder is removed before every run; the
-  entry-point cache beside it stays), so every target renders and the entry is stored: the first
-  run after a contract, a template, a setting or tacit-gen changed;
+  caches of what no contract changes stay beside it: the entry points, the compiled Jinja
+  templates and the compiled SQL templates, `tacit_gen.sql.shapes`), so every target renders and
+  the entry is stored: the first run after a contract, a template or a setting changed;
 - **warm**: the entry for this contract and these settings is there: the artifacts come from the
-  cache, no target renders and sqlglot is not imported (a hook run on an unchanged contract).
+  cache, no target renders and sqlglot is not imported (a hook run on an unchanged contract);
+- **every cache empty**: the whole cache folder removed before every run: the first run after
+  tacit-gen or a library it renders with was installed or upgraded (every key holds the code's
+  fingerprint), once per upgrade. Reported against the same goal; it does not meet it, and the
+  bench's exit status does not count it (the goal is for the runs a hook makes).
 
 Each command runs REPEAT times, alternating with the baseline so a busy machine slows both alike;
 the median is kept. The runs may write bytecode (`PYTHONDONTWRITEBYTECODE` is dropped from their
@@ -47,10 +53,11 @@ def _env(cache: Path) -> dict[str, str]:
     return env
 
 
-def _wall(argv: list[str], env: dict[str, str], cold: Path | None = None) -> float:
-    """Seconds of one run; `cold`: the render cache folder removed first (not timed)."""
+def _wall(argv: list[str], env: dict[str, str], cold: Path | None = None, empty: bool = False) -> float:
+    """Seconds of one run; `cold`: the render cache folder removed first (not timed), or with
+    `empty` the whole cache folder."""
     if cold is not None:
-        shutil.rmtree(cold / "render", ignore_errors=True)
+        shutil.rmtree(cold if empty else cold / "render", ignore_errors=True)
     t0 = time.perf_counter()
     subprocess.run(argv, cwd=ROOT, env=env, check=False, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -65,16 +72,18 @@ def main(argv: list[str]) -> int:
     repeat = int(argv[0]) if argv else 7
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
-        caches = {name: Path(tmp) / f"cache-{name}" for name in ("lint", "cold", "warm")}
+        caches = {name: Path(tmp) / f"cache-{name}" for name in ("lint", "cold", "warm", "empty")}
         render = [py, "-m", "tacit_gen.cli", "render", CONTRACT, "--out", f"{tmp}/gen"]
         check = [py, "-m", "tacit_gen.cli", "check", CONTRACT, "--no-bump-gate"]
-        # name -> (argv, cache folder, cold?)
-        commands: dict[str, tuple[list[str], Path, bool]] = {
-            "lint": ([py, "-m", "tacit_gen.cli", "lint", CONTRACT], caches["lint"], False),
-            "render, cold cache": (render, caches["cold"], True),
-            "render, warm cache": (render, caches["warm"], False),
-            "check, cold cache": (check, caches["cold"], True),
-            "check, warm cache": (check, caches["warm"], False),
+        # name -> (argv, cache folder, emptied: "" / "render" / "all")
+        commands: dict[str, tuple[list[str], Path, str]] = {
+            "lint": ([py, "-m", "tacit_gen.cli", "lint", CONTRACT], caches["lint"], ""),
+            "render, cold cache": (render, caches["cold"], "render"),
+            "render, warm cache": (render, caches["warm"], ""),
+            "render, every cache empty": (render, caches["empty"], "all"),
+            "check, cold cache": (check, caches["cold"], "render"),
+            "check, warm cache": (check, caches["warm"], ""),
+            "check, every cache empty": (check, caches["empty"], "all"),
         }
         base_argv = [py, "-c", "import yaml, jinja2, click"]
         base_env = _env(Path(tmp) / "cache-base")
@@ -85,9 +94,10 @@ def main(argv: list[str]) -> int:
         base: list[float] = []
         times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeat):
-            for name, (args, cache, cold) in commands.items():
+            for name, (args, cache, emptied) in commands.items():
                 base.append(_wall(base_argv, base_env))
-                times[name].append(_wall(args, _env(cache), cache if cold else None))
+                times[name].append(_wall(args, _env(cache), cache if emptied else None,
+                                         emptied == "all"))
     b = statistics.median(base)
     load = os.getloadavg()
     print(f"baseline ({BASELINE}): {b * 1000:.0f} ms (median of {len(base)}); "
@@ -97,8 +107,10 @@ def main(argv: list[str]) -> int:
         row = emit(Row(bench="startup", measure=f"tacit-gen {name.split(',')[0]} {CONTRACT}"
                        + (f" ({name.split(', ')[1]})" if "," in name else ""),
                        seconds=statistics.median(ts), baseline=BASELINE, baseline_seconds=b,
-                       goal=GOAL, repeat=repeat))
-        if not row.met:
+                       goal=GOAL, repeat=repeat,
+                       note="once per install or upgrade: not counted in the exit status"
+                       if "every cache empty" in name else ""))
+        if not row.met and "every cache empty" not in name:
             over.append(name)
     return 1 if over else 0
 

@@ -143,14 +143,17 @@ def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
 
 
 def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> str:
-    from sqlglot import exp
-
     if clause.param("sessions") is not None:
         from tacit_gen.sql.sessions import session_cadence
 
         if clause.param("from_catalog"):
             raise ValueError("a catalog cadence is not expressed within sessions")
-        return _text(session_cadence(clause, _batch(), has_revision, dialect), dialect)
+        from tacit_gen.sql import shapes
+
+        return shapes.clause_text(
+            "gx.session_cadence", clause, f"{sql.check_dialect(dialect)}\nrevision={has_revision}", [],
+            lambda c, _: _text(session_cadence(c, _batch(), has_revision, dialect), dialect))
+    from sqlglot import exp
 
     col = sql.column(clause.param("column"))
     series = [sql.column(s) for s in clause.param("series") or ()]

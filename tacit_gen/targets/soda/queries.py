@@ -167,7 +167,21 @@ _SPARK_COLUMN_NAMES = (
 
 
 def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "duckdb") -> str:
-    """The query counting the relation's columns that are not in the contract."""
+    """The query counting the relation's columns that are not in the contract (from a compiled
+    template when one fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    sql.check_dialect(dialect)
+    if not columns:
+        return _unknown_columns_sql(dataset, columns, dialect)
+    listed = shapes.LIST_SEP.join(columns)  # one slot: a column added keeps the template
+    slots = [shapes.Slot("name" if dialect == "spark" else "string", dataset),
+             shapes.Slot("strings", listed)]
+    return shapes.text("soda.unknown_columns", dialect, slots, lambda v: _unknown_columns_sql(
+        v[0], columns if v[1] == listed else tuple(v[1].split(shapes.LIST_SEP)), dialect))
+
+
+def _unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str) -> str:
     from sqlglot import exp
 
     unknown = exp.Not(this=exp.In(this=exp.column("column_name"),
@@ -233,8 +247,14 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
 
             if clause.param("from_catalog"):
                 return None  # a catalog interval within sessions: not expressed
-            return sql.pretty(session_cadence(clause, sql.relation(ds), contract.field("revision")
-                                              is not None, dialect), dialect) + "\n"
+            from tacit_gen.sql import shapes
+
+            has_revision = contract.field("revision") is not None
+            return shapes.clause_text(
+                "soda.session_cadence", clause, f"{dialect}\nrevision={has_revision}",
+                [shapes.Slot("name", ds)],
+                lambda c, v: sql.pretty(session_cadence(c, sql.relation(v[0]), has_revision,
+                                                        dialect), dialect) + "\n")
         if not clause.param("from_catalog") and not clause.param("interval_seconds"):
             return None
         return cadence_sql(clause, ds, contract.field("revision") is not None, dialect)

@@ -1,0 +1,328 @@
+"""SQL texts as compiled templates: the shape of a query printed once, names filled in as text.
+
+Most of a cold render's start is sqlglot itself: importing it and its DuckDB dialect costs more
+than the rest of `render` of one contract (issue 16). What a target asks sqlglot for is a query
+whose *shape* (its clauses, functions, flags, numbers, dialect and layout) rarely changes when a
+contract is edited, while its *names* (columns, relations, string literals) do. So a query is
+printed once with numbered markers where the names go, the text is kept on disk (the
+``sql/`` folder of the cache directory, beside the render cache), and a later render of any
+contract asking for the same shape takes the text and puts its own names into it, without
+importing sqlglot. This is the same kind of cache as Jinja's compiled templates beside it: it
+holds nothing of a contract, only shapes.
+
+A template is only used where it is provably the text sqlglot would print:
+
+- **Safe slots only.** A name slot is a plain lower-case name that no dialect's generator quotes
+  (`tacit_gen.sql.build.ident`'s rule, tested against every keyword of the pinned sqlglot); a
+  string slot is printable ASCII without a quote, backslash, brace, colon or percent sign (no
+  dialect escapes it, and GX's text escaping leaves it alone). Each is 2 to `MAX_LEN`
+  characters and does not look like a marker (``z0``, ``z1__``). A list slot (``strings``) holds
+  the items of a flat list of string literals, each a safe string: the list is one literal's
+  content in the template, so a column added to the list keeps it. Any other value renders
+  through sqlglot, as before.
+- **Equal values are part of the shape.** Slots holding the same value share one marker, and
+  the key records which slots do: a query that depends on two names being equal never gets the
+  template of two distinct ones.
+- **Layout checked.** A pretty query breaks a line where a part is wider than 80 characters, so
+  the layout can depend on a name's length. Every such decision of sqlglot's generator only
+  grows with each length it sums (a wider part only adds characters, a line break only adds
+  indentation), so when the query printed with every marker `a` characters long and the query
+  printed with every marker `b` long have the same text apart from the markers, every mix of
+  lengths between `a` and `b` prints alike. A template records such a box: from the real values'
+  shortest and longest, widened by bisection down to 2 and up to `MAX_LEN` (`MAX_LIST` with a
+  list slot) while the layout holds; it is used only for values within it.
+- **Checked against the real text.** A template is stored only by a render that printed the real
+  query through sqlglot too, and only when filling the template with that render's values gives
+  that text, byte for byte; a query whose compilation raises is not stored.
+
+The key of a template names the shape (the caller's `structure`: everything but the slots), the
+slots' kinds, and the code: tacit-gen's files, its version and the installed libraries' (the
+render cache's key of the code, `tacit_gen.rendercache`), so an upgrade never reads an old
+template. Templates are read and written only inside `scope`, which a cached render opens
+(`--no-cache` renders without them); a template that cannot be read is a miss.
+
+Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
+unknown-columns query, and the session-cadence queries of Soda and GX. A caller must name as
+structure everything else its text reads: `clause_text` makes a clause's name parameters
+(`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
+reads the contract (a field's type, the catalog) must say so in its structure, or not use
+templates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tacit_gen import diskcache
+from tacit_gen.sql.names import SQLGLOT_QUOTES, needs_quotes
+
+if TYPE_CHECKING:
+    from tacit_gen.plan_types import Clause
+
+FORMAT = "tacit-gen sql template 1"
+FOLDER = "sql"
+MAX_LEN = 63  # PostgreSQL's identifier limit
+MAX_SLOTS = 36
+MAX_FILES = 4096  # the folder is pruned to three quarters of this, least recently used first
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
+_SAFE_STRING = re.compile(r"[\x20-\x7e]*")
+_UNSAFE_STRING_CHARS = frozenset("'\\{}:%")
+
+
+LIST_SEP = "', '"  # between the items of a ``strings`` slot: `'a', 'b'` is the list's text
+MAX_LIST = 65_536
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A value the caller puts into the query: a ``name`` (a column or one-part relation), a
+    ``string`` literal's content, or ``strings``: the items of a flat list of string literals
+    (``IN ('a', 'b')``) joined by `LIST_SEP`, so that the list is one string literal's content
+    in the template (a list of any length fills one template: sqlglot never breaks a flat list)."""
+
+    kind: Literal["name", "string", "strings"]
+    value: str
+
+
+@dataclass(frozen=True)
+class _Scope:
+    folder: Path
+    code: str
+    storable: bool
+
+
+_SCOPE: ContextVar[_Scope | None] = ContextVar("tacit_sql_templates", default=None)
+
+
+@contextlib.contextmanager
+def scope(code: str, storable: bool, folder: Path | None = None) -> Iterator[None]:
+    """Templates are read (and, when `storable`, written) within this block; `code` is the key
+    of tacit-gen and its libraries (see the module docstring)."""
+    token = _SCOPE.set(_Scope(folder if folder is not None else diskcache.cache_dir() / FOLDER,
+                              hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest(),
+                              storable))
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def active() -> bool:
+    """Whether templates are read here (within `scope`): a caller may skip naming its slots."""
+    return _SCOPE.get() is not None
+
+
+def safe(slot: Slot) -> bool:
+    """Whether a value prints the same as text in every dialect (see the module docstring)."""
+    if slot.kind == "strings":
+        return len(slot.value) <= MAX_LIST and all(
+            _safe_string(item) for item in slot.value.split(LIST_SEP))
+    v = slot.value
+    if not 2 <= len(v) <= MAX_LEN or _MARKER.search(v):
+        return False
+    if slot.kind == "name":
+        return bool(_PLAIN.fullmatch(v)) and not needs_quotes(v) and v not in SQLGLOT_QUOTES
+    return _safe_string(v)
+
+
+def _safe_string(v: str) -> bool:
+    return 2 <= len(v) <= MAX_LEN and not _MARKER.search(v) and bool(_SAFE_STRING.fullmatch(v)) \
+        and not _UNSAFE_STRING_CHARS.intersection(v)
+
+
+def _marker(i: int, length: int) -> str:
+    """Slot `i`'s marker, `length` characters long (at least 2)."""
+    return "z" + _DIGITS[i] + "_" * (length - 2)
+
+
+_MARKER = re.compile(r"\bz([0-9a-z])_*\b")
+
+
+def _layout(text: str) -> str:
+    return _MARKER.sub(r"<\1>", text)
+
+
+def _key(sc: _Scope, shape: str, structure: str, slots: Sequence[Slot]) -> str:
+    h = hashlib.sha256()
+    for part in (FORMAT, sc.code, shape, structure, ",".join(s.kind for s in slots)):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
+
+
+def _fill(template: str, slots: Sequence[Slot]) -> str:
+    return _MARKER.sub(lambda m: slots[_DIGITS.index(m.group(1))].value, template)
+
+
+def _read(path: Path, key: str, slots: Sequence[Slot]) -> str | None:
+    """The template stored under `key` when it holds for the slots' lengths, else None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
+        return None
+    text, shortest, longest = data.get("text"), data.get("shortest"), data.get("longest")
+    if not isinstance(text, str) or not isinstance(shortest, int) or not isinstance(longest, int) \
+            or any(not shortest <= len(s.value) <= longest for s in slots) \
+            or {m.group(1) for m in _MARKER.finditer(text)} - set(_DIGITS[:len(slots)]):
+        return None
+    return text
+
+
+def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str], real: str) -> tuple[str, int, int] | None:
+    """(the template, the shortest and the longest slot value it holds for), or None when no
+    template gives `real`.
+
+    Every layout decision grows with each slot's length, so when every slot printed `a` long and
+    every slot printed `b` long give one layout, so does any mix of lengths between `a` and `b`.
+    The box starts at the real values' shortest and longest, and is widened by bisection down to
+    2 and up to `MAX_LEN` (`MAX_LIST` with a list slot) while the layout stays."""
+    count = len(slots)
+
+    def layout(length: int) -> str:
+        return _layout(build([_marker(i, length) for i in range(count)]))
+
+    lengths = [len(s.value) for s in slots]
+    low, high = min(lengths), max(lengths)
+    at_high = build([_marker(i, high) for i in range(count)])
+    target = _layout(at_high)
+    if _fill(at_high, slots) != real or (low != high and layout(low) != target):
+        return None
+
+    def widen(inside: int, outside: int) -> int:
+        """The length nearest `outside` (itself included) with the target layout, from `inside`."""
+        if layout(outside) == target:
+            return outside
+        while abs(outside - inside) > 1:  # `inside` holds, `outside` does not
+            mid = (inside + outside) // 2
+            if layout(mid) == target:
+                inside = mid
+            else:
+                outside = mid
+        return inside
+
+    top = max(MAX_LIST if any(s.kind == "strings" for s in slots) else MAX_LEN, high)
+    return at_high, widen(low, 2) if low > 2 else low, widen(high, top) if high < top else high
+
+
+def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[list[str]], str]) -> str:
+    """The SQL text `build(values)` prints for the slots' values, from a template when one fits.
+
+    `structure` names everything but the slots that the text depends on (the dialect, the form,
+    flags, numbers, counts); `build` prints the query for any values of the slots, each used as
+    its kind says (a name as an identifier, a string as a literal's content).
+    """
+    sc = _SCOPE.get()
+    values = [s.value for s in slots]
+    if sc is None or len(slots) > MAX_SLOTS or not all(safe(s) for s in slots):
+        return build(values)
+    # slots holding one value share one marker, and the key says which do: a query may depend
+    # on two names being equal (a template of two distinct names must not serve equal ones)
+    unique = list(dict.fromkeys(values))
+    where = [unique.index(v) for v in values]
+    distinct = [Slot(slots[where.index(i)].kind, v) for i, v in enumerate(unique)]
+    key = _key(sc, shape, structure + "\n" + ",".join(map(str, where)), slots)
+    path = sc.folder / f"{key[:32]}.json"
+    template = _read(path, key, distinct)
+    if template is not None:
+        with contextlib.suppress(OSError):  # least recently used goes first when pruning
+            path.touch()
+        return _fill(template, distinct)
+    real = build(values)
+
+    def build_distinct(markers: list[str]) -> str:
+        return build([markers[i] for i in where])
+
+    try:
+        compiled = _compile(distinct, build_distinct, real) if sc.storable and slots else None
+    except Exception:  # an accelerator: a query that does not compile is printed each time
+        compiled = None
+    if compiled is not None:
+        entry = {"format": FORMAT, "key": key, "text": compiled[0], "shortest": compiled[1],
+                 "longest": compiled[2]}
+        if diskcache.store(path.name, entry, folder=sc.folder):
+            _prune(sc.folder)
+    return real
+
+
+def _prune(folder: Path) -> None:
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    except OSError:
+        return
+    if len(entries) <= MAX_FILES:
+        return
+
+    def used(e: os.DirEntry[str]) -> float:
+        try:
+            return e.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for e in sorted(entries, key=used)[: len(entries) - MAX_FILES * 3 // 4]:
+        with contextlib.suppress(OSError):
+            os.unlink(e.path)
+
+
+# The clause parameters that are names (a column, a one-part relation) or string literals in the
+# SQL of a clause; every other parameter is part of a query's shape.
+NAME_PARAMS = frozenset((
+    "column", "series", "sessions_relation", "sessions_calendar", "sessions_session",
+    "sessions_open", "sessions_close", "calendar_catalog", "calendar_series",
+    "calendar_catalog_key", "calendar_catalog_column",
+))
+STRING_PARAMS = frozenset(("calendar",))
+
+
+def clause_text(shape: str, clause: Clause, structure: str, slots: Sequence[Slot],
+                build: Callable[[Clause, list[str]], str]) -> str:
+    """`text` for a query built from a clause: its name and string parameters (`NAME_PARAMS`,
+    `STRING_PARAMS`; a tuple of names is one slot per name) are slots after `slots`, its other
+    parameters are part of the shape. `build(clause, values)` prints the query from a clause
+    whose slotted parameters hold the values, `values` being those of `slots`."""
+    import dataclasses
+
+    taken: list[Slot] = list(slots)
+    shape_params: list[str] = []
+    where: list[tuple[str, int, int]] = []  # (param, first slot, count; -1: a single value)
+    for k, v in clause.params:
+        kind: Literal["name", "string"] | None = (
+            "name" if k in NAME_PARAMS else "string" if k in STRING_PARAMS else None)
+        if kind is not None and isinstance(v, str):
+            where.append((k, len(taken), -1))
+            taken.append(Slot(kind, v))
+            shape_params.append(f"{k}=<slot>")
+        elif kind == "name" and isinstance(v, tuple) and all(isinstance(x, str) for x in v):
+            where.append((k, len(taken), len(v)))
+            taken.extend(Slot("name", x) for x in v)
+            shape_params.append(f"{k}=<{len(v)} slots>")
+        else:
+            shape_params.append(f"{k}={v!r}")
+    head = len(slots)
+
+    real = [s.value for s in taken]
+
+    def rebuild(values: list[str]) -> str:
+        if values == real:
+            return build(clause, values[:head])
+        params = dict(clause.params)
+        for k, first, count in where:
+            params[k] = values[first] if count < 0 else tuple(values[first:first + count])
+        # the id and text name the real columns: a query that printed them would differ from
+        # its template filled with the real names, and is never stored (see `text`)
+        placed = dataclasses.replace(clause, params=tuple(params.items()), id=clause.kind,
+                                     text=clause.kind)
+        return build(placed, values[:head])
+
+    full = "\n".join([clause.kind, structure, *shape_params])
+    return text(shape, full, taken, rebuild)

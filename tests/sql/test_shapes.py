@@ -1,0 +1,343 @@
+"""Compiled SQL templates (`tacit_gen.sql.shapes`): a text filled from a template is the text
+sqlglot prints for the same values, byte for byte, for every shape, dialect and form that uses
+templates, for names of every length (the layout of a pretty query changes with them), and a
+render that finds its templates imports no sqlglot.
+
+Each case compiles a template from one set of names, then asks for the same shape with other
+names: the answer must equal a render without templates, and (for safe names within the
+template's length) must have come from the template.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tacit_gen import registry
+from tacit_gen.contract.loader import load
+from tacit_gen.expr import nodes as n
+from tacit_gen.plan import plan
+from tacit_gen.plan_types import Clause
+from tacit_gen.render import render_contract
+from tacit_gen.rendercache import RenderCache
+from tacit_gen.sql import shapes
+from tacit_gen.sql.build import to_sql
+from tacit_gen.sql.dialects import DIALECTS
+from tacit_gen.targets.base import RenderOptions
+from tacit_gen.targets.gx.queries import cadence_query
+from tacit_gen.targets.soda.queries import fail_query_sql, unknown_columns_sql
+from tests.conftest import ROOT
+from tests.drift.test_roundtrip_property import contracts
+
+FILLS: list[str] = []  # the templates read (and filled) while a case runs
+
+
+@pytest.fixture(autouse=True)
+def _count_fills(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    real = shapes._read
+
+    def read(path: Path, key: str, slots: list[shapes.Slot]) -> str | None:
+        template = real(path, key, slots)
+        if template is not None:
+            FILLS.append(template)
+        return template
+
+    monkeypatch.setattr(shapes, "_read", read)
+    FILLS.clear()
+    yield
+
+
+def _templated(folder: Path, make: Callable[[], str]) -> str:
+    with shapes.scope("tests", True, folder):
+        return make()
+
+
+def _compare(folder: Path, first: Callable[[], str], second: Callable[[], str]) -> int:
+    """Compile with `first`, then `second` from the templates equals `second` without them;
+    the number of templates filled for `second`."""
+    assert _templated(folder, first) == first()
+    FILLS.clear()
+    got = _templated(folder, second)
+    assert got == second(), (got, second())
+    return len(FILLS)
+
+
+# --- invariants --------------------------------------------------------------------------------
+
+def _c(name: str) -> n.Column:
+    return n.Column(name=name)
+
+
+def _expressions(a: str, b: str, c: str) -> list[n.Node]:
+    """Invariant forms over columns a, b, c (resolved trees, as the plan gives them)."""
+    return [
+        n.Compare(operands=(_c(a), _c(b), _c(c)), ops=("<=", "<=")),
+        n.Compare(operands=(n.BinOp(op="+", left=_c(a), right=n.BinOp(op="*", left=_c(b), right=n.Number(text="2"))), _c(c)), ops=(">",)),
+        n.Compare(operands=(n.BinOp(op="/", left=_c(a), right=_c(b)), n.Number(text="0.5")), ops=(">=",)),
+        n.Or(left=n.Not(operand=n.Compare(operands=(_c(a), n.String(value="x")), ops=("=",))), right=n.IsNull(operand=_c(b), negated=False)),
+        n.Between(operand=_c(a), low=n.Number(text="1"), high=_c(c), negated=False),
+        n.InList(operand=_c(a), items=(n.String(value="p"), n.String(value="q")), negated=True),
+        n.Compare(operands=(n.Neg(operand=_c(a)), _c(b)), ops=("<",)),
+        n.OnlyWhen(left=n.IsNull(operand=_c(a), negated=False), right=n.Compare(operands=(_c(b), n.EnumLiteral(value="bad")), ops=("=",))),
+        n.And(left=n.Compare(operands=(_c(a), _c(c)), ops=("!=",)), right=n.Compare(operands=(_c(b), n.Number(text="-3")), ops=(">",))),
+    ]
+
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,70}", fullmatch=True) | st.sampled_from(
+    ["id", "ts", "x", "value", "select", "order", "Upper", "has space", "z1", "z1__", "a" * 63, "b" * 64])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.tuples(NAMES, NAMES, NAMES).filter(lambda t: len(set(t)) == 3),
+       st.sampled_from(DIALECTS), st.booleans())
+def test_an_invariant_from_its_template_is_what_sqlglot_prints(
+        tmp_path_factory: pytest.TempPathFactory, names: tuple[str, str, str], dialect: str,
+        typed: bool) -> None:
+    folder = tmp_path_factory.mktemp("sql")
+    for i, (one, two) in enumerate(zip(_expressions("low", "open", "high"), _expressions(*names), strict=True)):
+        ints = {names[0], names[1]} if typed else set()
+        texts = {names[2]} if typed else set()
+        first_ints = {"low", "open"} if typed else set()
+        first_texts = {"high"} if typed else set()
+        _compare(folder, lambda o=one, fi=first_ints, ft=first_texts: to_sql(o, dialect, fi, ft),
+                 lambda t=two, it=ints, tx=texts: to_sql(t, dialect, it, tx))
+        assert i >= 0
+
+
+def test_invariant_templates_are_used_for_safe_names(tmp_path: Path) -> None:
+    one = _expressions("low", "open", "high")[0]
+    two = _expressions("bid_price_in_quote_currency", "px", "ask")[0]
+    for dialect in DIALECTS:
+        assert _compare(tmp_path / dialect, lambda d=dialect: to_sql(one, d), lambda d=dialect: to_sql(two, d)) == 1
+    # a name that must be quoted is printed by sqlglot, not filled in
+    three = _expressions("Low", "open", "high")[0]
+    assert _compare(tmp_path / "duckdb", lambda: to_sql(one, "duckdb"), lambda: to_sql(three, "duckdb")) == 0
+    assert to_sql(three, "duckdb") == '("Low" <= open AND open <= high)'
+
+
+# --- Soda's unknown-columns query --------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(NAMES, min_size=1, max_size=12, unique=True), NAMES, st.sampled_from(DIALECTS))
+def test_the_unknown_columns_query_from_its_template(
+        tmp_path_factory: pytest.TempPathFactory, columns: list[str], dataset: str, dialect: str) -> None:
+    folder = tmp_path_factory.mktemp("sql")
+    first = tuple(f"col{i}" for i in range(len(columns)))
+    _compare(folder, lambda: unknown_columns_sql("orders", first, dialect),
+             lambda: unknown_columns_sql(dataset, tuple(columns), dialect))
+
+
+def test_unknown_columns_templates_are_used(tmp_path: Path) -> None:
+    """The column list is one slot: a column added or removed keeps the template."""
+    first = tuple(f"col{i}" for i in range(13))
+    for second in (tuple(f"a_much_longer_column_name_{i}" for i in range(13)),
+                   tuple(f"col{i}" for i in range(14)), ("id", "ts"), tuple(f"c{i:03d}" for i in range(400))):
+        for dialect in DIALECTS:
+            assert _compare(tmp_path / dialect, lambda d=dialect: unknown_columns_sql("orders", first, d),
+                            lambda d=dialect, s=second: unknown_columns_sql("fct_orders", s, d)) == 1
+    # a column name no template holds ("it's") is printed by sqlglot, the list and all
+    assert _compare(tmp_path / "duckdb", lambda: unknown_columns_sql("orders", first, "duckdb"),
+                    lambda: unknown_columns_sql("orders", ("id", "it's"), "duckdb")) == 0
+
+
+# --- session cadences (Soda's fail query, pretty; GX's query, one line) ---------------------------
+
+def _contract(tmp: Path, time_col: str, series: list[str], cadence: str, per_series: bool,
+              revision: bool) -> Path:
+    fields = {s: "{type: string}" for s in series}
+    fields[time_col] = "{type: timestamp_ms_utc}"
+    fields["px"] = "{type: float64, unit: kPa}"
+    key = [*series, time_col] + (["revision"] if revision else [])
+    lines = ["contract: bars", "version: 1.0.0", f"key: [{', '.join(key)}]", "time:",
+             f"  column: {time_col}", "  precision: ms",
+             "  calendar: per series from catalog" if per_series else "  calendar: XNYS",
+             f"  cadence: {cadence}", "fields:"]
+    lines += [f"  {k}: {v}" for k, v in fields.items()]
+    if per_series:
+        lines += [f"catalog: {{relation: series_catalog, key: {series[0]}, calendar: venue_calendar}}"]
+    if revision:
+        lines += ["provenance_required: [revision]"]
+    lines += ["calendar: {relation: venue_sessions}"]
+    path = tmp / "bars.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _cadence(path: Path) -> tuple[Clause, bool]:
+    contract = load(path)
+    clause = next(c for c in plan(contract) if c.kind == "cadence")
+    return clause, contract.field("revision") is not None
+
+
+CADENCES = ["60s within session", "60s within session; gaps allowed",
+            "5m within session; tolerance +/-10% of interval", "1 trading day",
+            "1 trading day; gaps allowed"]
+
+
+@pytest.mark.parametrize("cadence", CADENCES)
+@pytest.mark.parametrize("per_series", [False, True])
+def test_session_cadence_queries_from_their_templates(tmp_path: Path, cadence: str,
+                                                       per_series: bool) -> None:
+    """Every dialect, with and without revisions, names short and long: each text filled from a
+    template compiled on the bundled names is the text sqlglot prints."""
+    filled = 0
+    for revision in (False, True):
+        first, has_rev = _cadence(_contract(tmp_path, "bar_start", ["symbol"], cadence, per_series, revision))
+        assert first.param("sessions") is not None
+        others = [
+            _cadence(_contract(tmp_path, "ts", ["instrument_identifier_for_the_venue"], cadence, per_series, revision))[0],
+            _cadence(_contract(tmp_path, "event_timestamp_" + "x" * 40, ["sym"], cadence, per_series, revision))[0],
+        ]
+        if not per_series:  # two series columns: another shape, its own template
+            others.append(_cadence(_contract(tmp_path, "t", ["a1", "b2"], cadence, False, revision))[0])
+        for dialect in DIALECTS:
+            for second in others:
+                contract = load(_contract(tmp_path, second.param("column"), list(second.param("series")),
+                                          cadence, per_series, revision))
+                base = load(_contract(tmp_path, "bar_start", ["symbol"], cadence, per_series, revision))
+                filled += _compare(tmp_path / "soda" / dialect,
+                                   lambda d=dialect, c=base, f=first: fail_query_sql(c, f, d) or "",
+                                   lambda d=dialect, c=contract, s=second: fail_query_sql(c, s, d) or "")
+                gx = _compare(tmp_path / "gx" / dialect,
+                              lambda d=dialect, f=first, r=has_rev: cadence_query(f, r, d),
+                              lambda d=dialect, s=second, r=has_rev: cadence_query(s, r, d))
+                # one line, so no layout: every name of 2 to 63 characters is filled in
+                assert gx == (1 if len(second.param("column")) >= 2 else 0), (dialect, second)
+                filled += gx
+    assert filled >= 2 * 2 * len(DIALECTS)
+
+
+def test_a_longer_name_than_the_template_holds_is_printed_by_sqlglot(tmp_path: Path) -> None:
+    """A pretty query's template records the longest name its layout holds for (names that long
+    would break its window clauses over lines); a longer name is printed by sqlglot, not filled
+    in."""
+    first, _ = _cadence(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, True))
+    base = load(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, True))
+    _templated(tmp_path / "t", lambda: fail_query_sql(base, first, "duckdb") or "")
+    entry = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
+    assert 9 <= entry["longest"] < shapes.MAX_LEN
+    long_name = "t" * (entry["longest"] + 1)
+    second, _ = _cadence(_contract(tmp_path, long_name, ["symbol"], "60s within session", False, True))
+    contract = load(_contract(tmp_path, long_name, ["symbol"], "60s within session", False, True))
+    assert _compare(tmp_path / "t", lambda: fail_query_sql(base, first, "duckdb") or "",
+                    lambda: fail_query_sql(contract, second, "duckdb") or "") == 0
+
+
+def test_a_bad_or_foreign_template_is_a_miss(tmp_path: Path) -> None:
+    one = _expressions("low", "open", "high")[0]
+    _templated(tmp_path, lambda: to_sql(one, "duckdb"))
+    (entry,) = tmp_path.glob("*.json")
+    data = json.loads(entry.read_text())
+    for broken in ("{", json.dumps({**data, "key": "other"}), json.dumps({**data, "longest": 2}),
+                   json.dumps({**data, "text": "z9 AND nothing"}), json.dumps({**data, "format": "x"})):
+        entry.write_text(broken)
+        FILLS.clear()
+        assert _templated(tmp_path, lambda: to_sql(one, "duckdb")) == "(low <= open AND open <= high)"
+        assert FILLS == []
+    # another code (tacit-gen or a library changed) reads none of them
+    with shapes.scope("other code", True, tmp_path):
+        to_sql(one, "duckdb")
+    assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_nothing_is_stored_when_not_storable_or_outside_a_scope(tmp_path: Path) -> None:
+    one = _expressions("low", "open", "high")[0]
+    with shapes.scope("tests", False, tmp_path):
+        to_sql(one, "duckdb")
+    to_sql(one, "duckdb")
+    assert list(tmp_path.glob("*.json")) == []
+
+
+def test_a_clause_query_that_reads_the_clause_id_is_never_stored(tmp_path: Path) -> None:
+    """The id names the real columns: a template of a query that printed it would carry them."""
+    first, _ = _cadence(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, False))
+    with shapes.scope("tests", True, tmp_path):
+        got = shapes.clause_text("test", first, "", [], lambda c, _: f"SELECT {c.param('column')} -- {c.id}")
+    assert got == f"SELECT bar_start -- {first.id}"
+    assert list(tmp_path.glob("*.json")) == []
+    assert dataclasses.replace(first).id == first.id
+
+
+def test_a_cold_render_that_finds_its_templates_imports_no_sqlglot(tmp_path: Path) -> None:
+    """The bench's cold render (issue 16): the render cache emptied, the templates kept."""
+    env_code = (
+        "import sys, runpy\n"
+        "sys.argv = ['tacit-gen', 'render', 'contracts/ohlcv_1m.yaml', '--out', sys.argv[1]]\n"
+        "try:\n    runpy.run_module('tacit_gen.cli', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print('SQLGLOT', any(m == 'sqlglot' or m.startswith('sqlglot.') for m in sys.modules))\n"
+    )
+    import os
+    import shutil
+
+    env = {**os.environ, "TACIT_GEN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+
+    def run(out: str) -> str:
+        res = subprocess.run([sys.executable, "-c", env_code, str(tmp_path / out)], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert "Traceback" not in res.stderr, res.stderr
+        return res.stdout
+
+    assert "SQLGLOT True" in run("first")
+    shutil.rmtree(tmp_path / "cache" / "render")
+    assert "SQLGLOT False" in run("second")
+    for path in (tmp_path / "first").rglob("*"):
+        if path.is_file():
+            assert (tmp_path / "second" / path.relative_to(tmp_path / "first")).read_bytes() == path.read_bytes()
+            assert (ROOT / "generated" / path.relative_to(tmp_path / "first")).read_bytes() == path.read_bytes()
+
+
+# --- whole renders of random contracts ----------------------------------------------------------
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_random_contracts_render_the_same_with_templates(tmp_path_factory: pytest.TempPathFactory,
+                                                         data: st.DataObject) -> None:
+    """Random contracts (the drift property's), every built-in target, three dialects: a render
+    whose SQL comes from templates compiled by earlier contracts (a fresh render cache, the
+    templates folder shared) writes what a render without any cache writes."""
+    base = tmp_path_factory.getbasetemp() / "random-contract-templates"
+    text = data.draw(contracts())
+    folder = tmp_path_factory.mktemp("contract")
+    path = folder / "prop_contract.yaml"
+    path.write_text(text, encoding="utf-8")
+    contract = load(path)
+    clauses = plan(contract)
+    targets = tuple(registry.BUILTIN)
+    for dialect in ("duckdb", "postgres", "spark"):
+        options = RenderOptions(dialect=dialect)
+        plain, _ = render_contract(contract, targets, options, clauses, None)
+        for _ in range(2):  # the first may compile templates, the second reads them
+            cache = RenderCache(base / f"render-{folder.name}-{dialect}-{_}")
+            got, _u = render_contract(contract, targets, options, clauses, cache)
+            assert [(a.path, a.content) for a in got] == [(a.path, a.content) for a in plain]
+
+
+def test_equal_names_are_another_shape(tmp_path: Path) -> None:
+    """A template compiled for distinct names never serves names that are equal (a query may
+    depend on it), and one compiled for equal names fills them alike."""
+    seen: list[list[str]] = []
+
+    def build(values: list[str]) -> str:
+        seen.append(values)
+        return f"SELECT {values[0]}" if values[0] == values[1] else f"SELECT {values[0]}, {values[1]}"
+
+    def run(a: str, b: str) -> str:
+        with shapes.scope("tests", True, tmp_path):
+            return shapes.text("test", "", [shapes.Slot("name", a), shapes.Slot("name", b)], build)
+
+    assert run("ab", "cd") == "SELECT ab, cd"
+    FILLS.clear()
+    assert run("xy", "xy") == "SELECT xy"  # not the template of two names
+    assert FILLS == []
+    assert run("pq", "pq") == "SELECT pq" and len(FILLS) == 1
+    assert run("pq", "rs") == "SELECT pq, rs" and len(FILLS) == 2
