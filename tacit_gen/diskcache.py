@@ -64,3 +64,26 @@ def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
     except OSError:
         return False
     return True
+
+
+def prune(folder: Path, most: int) -> None:
+    """Keep at most `most` JSON files in `folder`: past that, remove the least recently used
+    (oldest modification time) down to three quarters of it. Errors are ignored."""
+    import contextlib
+
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    except OSError:
+        return
+    if len(entries) <= most:
+        return
+
+    def used(e: os.DirEntry[str]) -> float:
+        try:
+            return e.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for e in sorted(entries, key=used)[: len(entries) - most * 3 // 4]:
+        with contextlib.suppress(OSError):
+            os.unlink(e.path)

@@ -201,7 +201,7 @@ class RenderCache:
         folder = self._dir()
         if not diskcache.store(f"{key}.json", entry, folder=folder):
             return False
-        _prune(folder)
+        diskcache.prune(folder, MAX_ENTRIES)
         return True
 
 
@@ -222,23 +222,3 @@ def _load(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def _prune(folder: Path) -> None:
-    """Keep the folder at `MAX_ENTRIES`: remove the least recently used down to three quarters."""
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
-    except OSError:
-        return
-    if len(entries) <= MAX_ENTRIES:
-        return
-
-    def used(e: os.DirEntry[str]) -> float:
-        try:
-            return e.stat().st_mtime
-        except OSError:
-            return 0.0
-
-    for e in sorted(entries, key=used)[: len(entries) - MAX_ENTRIES * 3 // 4]:
-        with contextlib.suppress(OSError):
-            os.unlink(e.path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -173,6 +174,24 @@ def children(node: Node) -> tuple[Node, ...]:
     if isinstance(node, CatalogUnit | CatalogBounds):
         return (node.subject, node.key)
     return ()
+
+
+def rebuild(node: Node, leaf: Callable[[Node], Node | None]) -> Node:
+    """The tree with each node for which `leaf` gives a node replaced by it (not descended into),
+    every other node rebuilt from its rebuilt children (the same object when none changed)."""
+    import dataclasses
+
+    got = leaf(node)
+    if got is not None:
+        return got
+    changes: dict[str, object] = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, Node):
+            changes[f.name] = rebuild(v, leaf)
+        elif isinstance(v, tuple) and v and all(isinstance(x, Node) for x in v):
+            changes[f.name] = tuple(rebuild(x, leaf) for x in v)
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 def walk(node: Node):  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -122,9 +123,17 @@ def qualified(name: str, schema: str | None, dialect: str = "duckdb") -> str:
     return _fresh(relation(name, schema), dialect)
 
 
+PLAIN_TEXT = re.compile(r"[\x20-\x26\x28-\x5b\x5d-\x7e]*")  # printable ASCII but ' and \
+
+
 @lru_cache(maxsize=4096)
 def literal(value: str, dialect: str = "duckdb") -> str:
-    """A SQL string literal, escaped for the dialect."""
+    """A SQL string literal, escaped for the dialect. Printable ASCII without a quote or a
+    backslash is written between quotes as it is, which is what sqlglot prints for it in every
+    dialect (tested for every such character): a render need not import sqlglot for it."""
+    if PLAIN_TEXT.fullmatch(value):
+        check_dialect(dialect)
+        return f"'{value}'"
     return _fresh(string(value), dialect)
 
 
@@ -380,16 +389,12 @@ def renamed(node: n.Node, to: dict[str, str]) -> n.Node:
 
     from tacit_gen.expr import nodes as n
 
-    if isinstance(node, n.Column | n.Name):
-        return dataclasses.replace(node, name=to.get(node.name, node.name))
-    changes: dict[str, object] = {}
-    for f in dataclasses.fields(node):
-        v = getattr(node, f.name)
-        if isinstance(v, n.Node):
-            changes[f.name] = renamed(v, to)
-        elif isinstance(v, tuple) and v and all(isinstance(x, n.Node) for x in v):
-            changes[f.name] = tuple(renamed(x, to) for x in v)
-    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[arg-type]
+    def leaf(x: n.Node) -> n.Node | None:
+        if isinstance(x, n.Column | n.Name):
+            return dataclasses.replace(x, name=to.get(x.name, x.name))
+        return None
+
+    return n.rebuild(node, leaf)
 
 
 # --- instants and time arithmetic (UTC instants in every dialect) ---------------------------

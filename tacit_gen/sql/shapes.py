@@ -42,7 +42,7 @@ template. Templates are read and written only inside `scope`, which a cached ren
 (`--no-cache` renders without them); a template that cannot be read is a miss.
 
 Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
-unknown-columns query, and the session-cadence queries of Soda and GX. A caller must name as
+unknown-columns query, the session-cadence queries of Soda and GX, and GX's freshness query. A caller must name as
 structure everything else its text reads: `clause_text` makes a clause's name parameters
 (`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
 reads the contract (a field's type, the catalog) must say so in its structure, or not use
@@ -54,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -251,27 +250,8 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
         entry = {"format": FORMAT, "key": key, "text": compiled[0], "shortest": compiled[1],
                  "longest": compiled[2]}
         if diskcache.store(path.name, entry, folder=sc.folder):
-            _prune(sc.folder)
+            diskcache.prune(sc.folder, MAX_FILES)
     return real
-
-
-def _prune(folder: Path) -> None:
-    try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
-    except OSError:
-        return
-    if len(entries) <= MAX_FILES:
-        return
-
-    def used(e: os.DirEntry[str]) -> float:
-        try:
-            return e.stat().st_mtime
-        except OSError:
-            return 0.0
-
-    for e in sorted(entries, key=used)[: len(entries) - MAX_FILES * 3 // 4]:
-        with contextlib.suppress(OSError):
-            os.unlink(e.path)
 
 
 # The clause parameters that are names (a column, a one-part relation) or string literals in the

@@ -142,3 +142,21 @@ def test_plain_names_print_as_sqlglot_prints_them_without_it() -> None:
     for d in DIALECTS:
         for w in sorted(words):
             assert ident(w, d) == identifier(w).sql(dialect=sqlglot_dialect(d)), (d, w)
+
+
+def test_plain_string_literals_print_as_sqlglot_prints_them_without_it() -> None:
+    """`literal` writes printable ASCII without a quote or a backslash between quotes itself,
+    without sqlglot: for every such character, alone and together, in every dialect, that is
+    sqlglot's text; anything else goes through sqlglot (escaped)."""
+    from tacit_gen.sql.build import PLAIN_TEXT, literal, string
+    from tacit_gen.sql.dialects import sqlglot_dialect
+
+    plain = [chr(i) for i in range(0x20, 0x7F) if chr(i) not in "'\\"]
+    samples = ["", "XNYS", "".join(plain), *plain, "a{b}c", "%(x)s", ":name", "$$", "--", "/*x*/"]
+    for d in DIALECTS:
+        for s in samples:
+            assert PLAIN_TEXT.fullmatch(s)
+            assert literal(s, d) == string(s).sql(dialect=sqlglot_dialect(d)) == f"'{s}'", (d, s)
+        for s in ["it's", "a\\b", "tab\there", "é", "line\n"]:
+            assert not PLAIN_TEXT.fullmatch(s)
+            assert literal(s, d) == string(s).sql(dialect=sqlglot_dialect(d)), (d, s)

@@ -123,7 +123,16 @@ def range_query(clause: Clause, dialect: str = "duckdb") -> str:
 def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",
                     whole_days: bool = False) -> str:
     """The newest value older than the freshness (or no row); `whole_days` (a date column): the
-    newest date more than max_age/86400 days before the UTC date of now."""
+    newest date more than max_age/86400 days before the UTC date of now (from a compiled
+    template when one fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.text("gx.freshness", f"{sql.check_dialect(dialect)}\n{max_age_seconds}\n{whole_days}",
+                       [shapes.Slot("name", column)],
+                       lambda v: _freshness_query(v[0], max_age_seconds, dialect, whole_days))
+
+
+def _freshness_query(column: str, max_age_seconds: int, dialect: str, whole_days: bool) -> str:
     from sqlglot import exp
 
     latest = sql.column("latest", "fresh")

@@ -146,22 +146,16 @@ def _strip(kw: dict[str, Any]) -> dict[str, Any]:
 
 def _resolve(node: n.Node, columns: set[str]) -> n.Node:
     """Names of the parsed invariant -> Column when a suite column, else EnumLiteral."""
-    import dataclasses
-
     from tacit_gen.expr import nodes as nn
 
-    if isinstance(node, nn.Name):
-        if node.name in columns:
-            return nn.Column(node.name, offset=node.offset)
-        return nn.EnumLiteral(node.name, offset=node.offset)
-    changes: dict[str, Any] = {}
-    for f in dataclasses.fields(node):
-        v = getattr(node, f.name)
-        if isinstance(v, nn.Node):
-            changes[f.name] = _resolve(v, columns)
-        elif isinstance(v, tuple) and v and all(isinstance(x, nn.Node) for x in v):
-            changes[f.name] = tuple(_resolve(x, columns) for x in v)
-    return dataclasses.replace(node, **changes) if changes else node
+    def leaf(x: nn.Node) -> nn.Node | None:
+        if not isinstance(x, nn.Name):
+            return None
+        if x.name in columns:
+            return nn.Column(x.name, offset=x.offset)
+        return nn.EnumLiteral(x.name, offset=x.offset)
+
+    return nn.rebuild(node, leaf)
 
 
 def _expected(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]] | None:
