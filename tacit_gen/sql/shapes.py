@@ -26,11 +26,12 @@ A template is only used where it is provably the text sqlglot would print:
 - **Layout checked.** A pretty query breaks a line where a part is wider than 80 characters, so
   the layout can depend on a name's length. Every such decision of sqlglot's generator only
   grows with each length it sums (a wider part only adds characters, a line break only adds
-  indentation), so when the query printed with every marker `a` characters long and the query
-  printed with every marker `b` long have the same text apart from the markers, every mix of
-  lengths between `a` and `b` prints alike. A template records such a box: from the real values'
-  shortest and longest, widened by bisection down to 2 and up to `MAX_LEN` (`MAX_LIST` with a
-  list slot) while the layout holds; it is used only for values within it.
+  indentation), so when the query printed with every marker at its lower bound and the query
+  printed with every marker at its upper bound have the same text apart from the markers, every
+  mix of lengths between prints alike. A template records such a box, one range of lengths per
+  slot: from the real values' lengths, widened by bisection (every slot shortened alike, to 2 at
+  least; lengthened alike, to `MAX_LEN`, `MAX_LIST` for a list) while the layout holds; it is
+  used only for values within it.
 - **Checked against the real text.** A template is stored only by a render that printed the real
   query through sqlglot too, and only when filling the template with that render's values gives
   that text, byte for byte; a query whose compilation raises is not stored.
@@ -42,7 +43,8 @@ template. Templates are read and written only inside `scope`, which a cached ren
 (`--no-cache` renders without them); a template that cannot be read is a miss.
 
 Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
-unknown-columns query, the session-cadence queries of Soda and GX, and GX's freshness query. A caller must name as
+unknown-columns query, the cadence queries of Soda and GX (in sessions or not, a fixed interval or
+the catalog's), and GX's freshness query. A caller must name as
 structure everything else its text reads: `clause_text` makes a clause's name parameters
 (`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
 reads the contract (a field's type, the catalog) must say so in its structure, or not use
@@ -170,48 +172,61 @@ def _read(path: Path, key: str, slots: Sequence[Slot]) -> str | None:
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
         return None
-    text, shortest, longest = data.get("text"), data.get("shortest"), data.get("longest")
-    if not isinstance(text, str) or not isinstance(shortest, int) or not isinstance(longest, int) \
-            or any(not shortest <= len(s.value) <= longest for s in slots) \
-            or {m.group(1) for m in _MARKER.finditer(text)} - set(_DIGITS[:len(slots)]):
+    text, bounds = data.get("text"), data.get("bounds")
+    if not isinstance(text, str) or not isinstance(bounds, list) or len(bounds) != len(slots):
+        return None
+    for s, b in zip(slots, bounds, strict=True):
+        if not (isinstance(b, list) and len(b) == 2 and all(isinstance(x, int) for x in b)
+                and b[0] <= len(s.value) <= b[1]):
+            return None
+    if {m.group(1) for m in _MARKER.finditer(text)} - set(_DIGITS[:len(slots)]):
         return None
     return text
 
 
-def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str], real: str) -> tuple[str, int, int] | None:
-    """(the template, the shortest and the longest slot value it holds for), or None when no
+def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str],
+             real: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """(the template, each slot's shortest and longest value it holds for), or None when no
     template gives `real`.
 
-    Every layout decision grows with each slot's length, so when every slot printed `a` long and
-    every slot printed `b` long give one layout, so does any mix of lengths between `a` and `b`.
-    The box starts at the real values' shortest and longest, and is widened by bisection down to
-    2 and up to `MAX_LEN` (`MAX_LIST` with a list slot) while the layout stays."""
-    count = len(slots)
+    Every layout decision grows with each slot's length, so when the query printed with every
+    marker at its lower bound and the query printed with every marker at its upper bound have one
+    layout, so does any mix of lengths between. The box starts at the real values' lengths and is
+    widened by bisection, down (every slot shortened alike, to 2 at least) and up (lengthened
+    alike, to `MAX_LEN`, `MAX_LIST` for a list) while the layout holds."""
 
-    def layout(length: int) -> str:
-        return _layout(build([_marker(i, length) for i in range(count)]))
+    def printed(lengths: Sequence[int]) -> str:
+        return build([_marker(i, n) for i, n in enumerate(lengths)])
 
-    lengths = [len(s.value) for s in slots]
-    low, high = min(lengths), max(lengths)
-    at_high = build([_marker(i, high) for i in range(count)])
-    target = _layout(at_high)
-    if _fill(at_high, slots) != real or (low != high and layout(low) != target):
+    reals = [len(s.value) for s in slots]
+    caps = [max(MAX_LIST if s.kind == "strings" else MAX_LEN, n) for s, n in zip(slots, reals, strict=True)]
+    at_real = printed(reals)
+    if _fill(at_real, slots) != real:
         return None
+    target = _layout(at_real)
 
-    def widen(inside: int, outside: int) -> int:
-        """The length nearest `outside` (itself included) with the target layout, from `inside`."""
-        if layout(outside) == target:
-            return outside
-        while abs(outside - inside) > 1:  # `inside` holds, `outside` does not
+    def down(t: int) -> list[int]:
+        return [max(2, n - t) for n in reals]
+
+    def up(t: int) -> list[int]:
+        return [min(c, n + t) for n, c in zip(reals, caps, strict=True)]
+
+    def widest(corner: Callable[[int], list[int]], limit: int) -> int:
+        """The largest t up to `limit` whose corner prints the target layout (0 always does)."""
+        if limit <= 0 or _layout(printed(corner(limit))) == target:
+            return max(limit, 0)
+        inside, outside = 0, limit
+        while outside - inside > 1:
             mid = (inside + outside) // 2
-            if layout(mid) == target:
+            if _layout(printed(corner(mid))) == target:
                 inside = mid
             else:
                 outside = mid
         return inside
 
-    top = max(MAX_LIST if any(s.kind == "strings" for s in slots) else MAX_LEN, high)
-    return at_high, widen(low, 2) if low > 2 else low, widen(high, top) if high < top else high
+    lower = down(widest(down, max(reals) - 2))
+    upper = up(widest(up, max(c - n for n, c in zip(reals, caps, strict=True))))
+    return at_real, list(zip(lower, upper, strict=True))
 
 
 def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[list[str]], str]) -> str:
@@ -247,8 +262,8 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
     except Exception:  # an accelerator: a query that does not compile is printed each time
         compiled = None
     if compiled is not None:
-        entry = {"format": FORMAT, "key": key, "text": compiled[0], "shortest": compiled[1],
-                 "longest": compiled[2]}
+        entry = {"format": FORMAT, "key": key, "text": compiled[0],
+                 "bounds": [list(b) for b in compiled[1]]}
         if diskcache.store(path.name, entry, folder=sc.folder):
             diskcache.prune(sc.folder, MAX_FILES)
     return real
@@ -259,7 +274,7 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
 NAME_PARAMS = frozenset((
     "column", "series", "sessions_relation", "sessions_calendar", "sessions_session",
     "sessions_open", "sessions_close", "calendar_catalog", "calendar_series",
-    "calendar_catalog_key", "calendar_catalog_column",
+    "calendar_catalog_key", "calendar_catalog_column", "catalog_column", "catalog_key", "relation",
 ))
 STRING_PARAMS = frozenset(("calendar",))
 

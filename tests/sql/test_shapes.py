@@ -216,15 +216,19 @@ def test_session_cadence_queries_from_their_templates(tmp_path: Path, cadence: s
 
 
 def test_a_longer_name_than_the_template_holds_is_printed_by_sqlglot(tmp_path: Path) -> None:
-    """A pretty query's template records the longest name its layout holds for (names that long
-    would break its window clauses over lines); a longer name is printed by sqlglot, not filled
-    in."""
+    """A pretty query's template records how long each name may be for its layout to hold
+    (longer ones would break its window clauses over lines); a longer name is printed by sqlglot,
+    not filled in."""
     first, _ = _cadence(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, True))
     base = load(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, True))
     _templated(tmp_path / "t", lambda: fail_query_sql(base, first, "duckdb") or "")
     entry = json.loads(next((tmp_path / "t").glob("*.json")).read_text())
-    assert 9 <= entry["longest"] < shapes.MAX_LEN
-    long_name = "t" * (entry["longest"] + 1)
+    # the slots: the relation `bars`, then the clause's names in parameter order; every slot
+    # was lengthened alike from its real length
+    (ds_low, ds_high), *_ = entry["bounds"]
+    widened = ds_high - len("bars")
+    assert ds_low == 2 and widened > 0 and ds_high < shapes.MAX_LEN
+    long_name = "t" * (len("bar_start") + widened + 1)
     second, _ = _cadence(_contract(tmp_path, long_name, ["symbol"], "60s within session", False, True))
     contract = load(_contract(tmp_path, long_name, ["symbol"], "60s within session", False, True))
     assert _compare(tmp_path / "t", lambda: fail_query_sql(base, first, "duckdb") or "",
@@ -236,7 +240,8 @@ def test_a_bad_or_foreign_template_is_a_miss(tmp_path: Path) -> None:
     _templated(tmp_path, lambda: to_sql(one, "duckdb"))
     (entry,) = tmp_path.glob("*.json")
     data = json.loads(entry.read_text())
-    for broken in ("{", json.dumps({**data, "key": "other"}), json.dumps({**data, "longest": 2}),
+    for broken in ("{", json.dumps({**data, "key": "other"}), json.dumps({**data, "bounds": [[2, 2]] * len(data["bounds"])}),
+                   json.dumps({**data, "bounds": data["bounds"][:1]}),
                    json.dumps({**data, "text": "z9 AND nothing"}), json.dumps({**data, "format": "x"})):
         entry.write_text(broken)
         FILLS.clear()
@@ -269,8 +274,8 @@ def test_a_clause_query_that_reads_the_clause_id_is_never_stored(tmp_path: Path)
 @pytest.mark.parametrize("name", ["ohlcv_1m", "fct_sensor_readings"])
 def test_a_cold_render_that_finds_its_templates_imports_no_sqlglot(tmp_path: Path, name: str) -> None:
     """The bench's cold render (issue 16): the render cache emptied, the templates kept.
-    (`plant_sensor_reading` still imports sqlglot: its catalog, completeness and catalog-cadence
-    queries, and its `value` column, which every dialect quotes, take no template.)"""
+    (`plant_sensor_reading` still imports sqlglot: its catalog-unit, catalog-bounds and
+    completeness queries, and its `value` column, which every dialect quotes, take no template.)"""
     env_code = (
         "import sys, runpy\n"
         f"sys.argv = ['tacit-gen', 'render', 'contracts/{name}.yaml', '--out', sys.argv[1]]\n"
@@ -360,3 +365,43 @@ def test_the_gx_freshness_query_from_its_template(tmp_path: Path) -> None:
             assert _compare(tmp_path / dialect / str(whole_days),
                             lambda d=dialect, w=whole_days: freshness_query("loaded_at", 86400, d, w),
                             lambda d=dialect, w=whole_days: freshness_query("loaded_at", 3600, d, w)) == 0
+
+
+def _plain_contract(tmp: Path, time_col: str, series: str, cadence: str, revision: bool,
+                    relation: str = "series_catalog") -> Path:
+    key = [series, time_col] + (["revision"] if revision else [])
+    lines = ["contract: readings", "version: 1.0.0", f"key: [{', '.join(key)}]", "time:",
+             f"  column: {time_col}", "  precision: ms", f"  cadence: {cadence}", "fields:",
+             f"  {series}: {{type: string}}", f"  {time_col}: {{type: timestamp_ms_utc}}",
+             "  px: {type: float64, unit: kPa}"]
+    if "catalog" in cadence:
+        lines += [f"catalog: {{relation: {relation}, key: {series}, cadence: cadence_seconds}}"]
+    if revision:
+        lines += ["provenance_required: [revision]"]
+    path = tmp / "readings.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("cadence", ["60s", "5m; tolerance +/-10% of interval; gaps allowed",
+                                     "per series from catalog; tolerance +/-10% of interval"])
+def test_cadence_queries_without_sessions_from_their_templates(tmp_path: Path, cadence: str) -> None:
+    """Soda's failed-rows query (pretty) and GX's (one line) of a cadence that reads no
+    sessions, every dialect, with and without revisions, short and long names."""
+    filled = 0
+    for revision in (False, True):
+        base = load(_plain_contract(tmp_path, "event_ts", "series_id", cadence, revision))
+        first = next(c for c in plan(base) if c.kind == "cadence")
+        for names in (("ts", "sid", "cat"), ("reading_timestamp_utc", "instrument_identifier", "catalog_of_series")):
+            other = load(_plain_contract(tmp_path, *names[:2], cadence, revision, names[2]))
+            second = next(c for c in plan(other) if c.kind == "cadence")
+            for dialect in DIALECTS:
+                filled += _compare(tmp_path / "soda" / dialect,
+                                   lambda d=dialect, c=base, f=first: fail_query_sql(c, f, d) or "",
+                                   lambda d=dialect, c=other, s=second: fail_query_sql(c, s, d) or "")
+                gx = _compare(tmp_path / "gx" / dialect,
+                              lambda d=dialect, f=first, r=revision: cadence_query(f, r, d),
+                              lambda d=dialect, s=second, r=revision: cadence_query(s, r, d))
+                assert gx == 1, (dialect, names)  # one line: every name of 2 to 63 characters
+                filled += gx
+    assert filled >= 2 * 2 * len(DIALECTS)

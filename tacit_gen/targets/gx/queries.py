@@ -162,6 +162,15 @@ def cadence_query(clause: Clause, has_revision: bool, dialect: str = "duckdb") -
         return shapes.clause_text(
             "gx.session_cadence", clause, f"{sql.check_dialect(dialect)}\nrevision={has_revision}", [],
             lambda c, _: _text(session_cadence(c, _batch(), has_revision, dialect), dialect))
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text(
+        "gx.cadence", clause, f"{sql.check_dialect(dialect)}\nrevision={has_revision}", [],
+        lambda c, _: _plain_cadence_query(c, has_revision, dialect))
+
+
+def _plain_cadence_query(clause: Clause, has_revision: bool, dialect: str) -> str:
+    """`cadence_query` of a cadence that reads no sessions."""
     from sqlglot import exp
 
     col = sql.column(clause.param("column"))

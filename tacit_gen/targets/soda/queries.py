@@ -31,7 +31,16 @@ def sql_number(text: str) -> Any:
 
 
 def cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str = "duckdb") -> str:
-    """Rows whose step from the previous point of the same series is off the cadence."""
+    """Rows whose step from the previous point of the same series is off the cadence (from a
+    compiled template when one fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text(
+        "soda.cadence", clause, f"{sql.check_dialect(dialect)}\nrevision={has_revision}",
+        [shapes.Slot("name", dataset)], lambda c, v: _cadence_sql(c, v[0], has_revision, dialect))
+
+
+def _cadence_sql(clause: Clause, dataset: str, has_revision: bool, dialect: str) -> str:
     from sqlglot import exp
 
     col = sql.column(clause.param("column"))
