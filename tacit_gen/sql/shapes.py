@@ -44,7 +44,7 @@ template. Templates are read and written only inside `scope`, which a cached ren
 
 Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
 unknown-columns query, the cadence queries of Soda and GX (in sessions or not, a fixed interval or
-the catalog's), and GX's freshness query. A caller must name as
+the catalog's), the catalog unit and bounds queries of Soda and GX, and GX's freshness query. A caller must name as
 structure everything else its text reads: `clause_text` makes a clause's name parameters
 (`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
 reads the contract (a field's type, the catalog) must say so in its structure, or not use
@@ -275,6 +275,7 @@ NAME_PARAMS = frozenset((
     "column", "series", "sessions_relation", "sessions_calendar", "sessions_session",
     "sessions_open", "sessions_close", "calendar_catalog", "calendar_series",
     "calendar_catalog_key", "calendar_catalog_column", "catalog_column", "catalog_key", "relation",
+    "key", "min_column", "max_column",
 ))
 STRING_PARAMS = frozenset(("calendar",))
 
@@ -313,10 +314,12 @@ def clause_text(shape: str, clause: Clause, structure: str, slots: Sequence[Slot
         params = dict(clause.params)
         for k, first, count in where:
             params[k] = values[first] if count < 0 else tuple(values[first:first + count])
-        # the id and text name the real columns: a query that printed them would differ from
-        # its template filled with the real names, and is never stored (see `text`)
+        # what else of the clause names the real columns (its id, text, columns, expression,
+        # types) is blanked: a query that printed any of it would differ from its template filled
+        # with the real names, and is never stored (see `text`)
         placed = dataclasses.replace(clause, params=tuple(params.items()), id=clause.kind,
-                                     text=clause.kind)
+                                     text=clause.kind, columns=(), expr=None, types=(),
+                                     integers=frozenset(), strings=frozenset())
         return build(placed, values[:head])
 
     full = "\n".join([clause.kind, structure, *shape_params])

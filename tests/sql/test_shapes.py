@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tacit_gen import registry
 from tacit_gen.contract.loader import load
+from tacit_gen.contract.model import Contract
 from tacit_gen.expr import nodes as n
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
@@ -182,6 +183,18 @@ CADENCES = ["60s within session", "60s within session; gaps allowed",
             "1 trading day; gaps allowed"]
 
 
+def _soda_and_gx(tmp: Path, dialect: str, first: tuple[Contract, Clause], second: tuple[Contract, Clause],
+                 revision: bool) -> tuple[int, int]:
+    """The templates read for Soda's failed-rows query and GX's query of a cadence clause, each
+    compiled from `first` and asked for `second` (each compared with sqlglot's text)."""
+    (c1, f), (c2, s) = first, second
+    soda = _compare(tmp / "soda" / dialect, lambda: fail_query_sql(c1, f, dialect) or "",
+                    lambda: fail_query_sql(c2, s, dialect) or "")
+    gx = _compare(tmp / "gx" / dialect, lambda: cadence_query(f, revision, dialect),
+                  lambda: cadence_query(s, revision, dialect))
+    return soda, gx
+
+
 @pytest.mark.parametrize("cadence", CADENCES)
 @pytest.mark.parametrize("per_series", [False, True])
 def test_session_cadence_queries_from_their_templates(tmp_path: Path, cadence: str,
@@ -203,15 +216,10 @@ def test_session_cadence_queries_from_their_templates(tmp_path: Path, cadence: s
                 contract = load(_contract(tmp_path, second.param("column"), list(second.param("series")),
                                           cadence, per_series, revision))
                 base = load(_contract(tmp_path, "bar_start", ["symbol"], cadence, per_series, revision))
-                filled += _compare(tmp_path / "soda" / dialect,
-                                   lambda d=dialect, c=base, f=first: fail_query_sql(c, f, d) or "",
-                                   lambda d=dialect, c=contract, s=second: fail_query_sql(c, s, d) or "")
-                gx = _compare(tmp_path / "gx" / dialect,
-                              lambda d=dialect, f=first, r=has_rev: cadence_query(f, r, d),
-                              lambda d=dialect, s=second, r=has_rev: cadence_query(s, r, d))
-                # one line, so no layout: every name of 2 to 63 characters is filled in
+                soda, gx = _soda_and_gx(tmp_path, dialect, (base, first), (contract, second), has_rev)
+                # GX's is one line, so no layout: every name of 2 to 63 characters is filled in
                 assert gx == (1 if len(second.param("column")) >= 2 else 0), (dialect, second)
-                filled += gx
+                filled += soda + gx
     assert filled >= 2 * 2 * len(DIALECTS)
 
 
@@ -262,11 +270,16 @@ def test_nothing_is_stored_when_not_storable_or_outside_a_scope(tmp_path: Path) 
 
 
 def test_a_clause_query_that_reads_the_clause_id_is_never_stored(tmp_path: Path) -> None:
-    """The id names the real columns: a template of a query that printed it would carry them."""
+    """The id (and the columns, the text, the expression) name the real columns: a template of a
+    query that printed them would carry them."""
     first, _ = _cadence(_contract(tmp_path, "bar_start", ["symbol"], "60s within session", False, False))
     with shapes.scope("tests", True, tmp_path):
         got = shapes.clause_text("test", first, "", [], lambda c, _: f"SELECT {c.param('column')} -- {c.id}")
     assert got == f"SELECT bar_start -- {first.id}"
+    assert list(tmp_path.glob("*.json")) == []
+    with shapes.scope("tests", True, tmp_path):  # nor one that reads its columns
+        got = shapes.clause_text("test", first, "", [], lambda c, _: f"SELECT {', '.join(c.columns)}")
+    assert got == f"SELECT {', '.join(first.columns)}" and first.columns
     assert list(tmp_path.glob("*.json")) == []
     assert dataclasses.replace(first).id == first.id
 
@@ -274,8 +287,8 @@ def test_a_clause_query_that_reads_the_clause_id_is_never_stored(tmp_path: Path)
 @pytest.mark.parametrize("name", ["ohlcv_1m", "fct_sensor_readings"])
 def test_a_cold_render_that_finds_its_templates_imports_no_sqlglot(tmp_path: Path, name: str) -> None:
     """The bench's cold render (issue 16): the render cache emptied, the templates kept.
-    (`plant_sensor_reading` still imports sqlglot: its catalog-unit, catalog-bounds and
-    completeness queries, and its `value` column, which every dialect quotes, take no template.)"""
+    (`plant_sensor_reading` still imports sqlglot: its completeness queries, and the queries on
+    its `value` column, which every dialect quotes, take no template.)"""
     env_code = (
         "import sys, runpy\n"
         f"sys.argv = ['tacit-gen', 'render', 'contracts/{name}.yaml', '--out', sys.argv[1]]\n"
@@ -396,12 +409,56 @@ def test_cadence_queries_without_sessions_from_their_templates(tmp_path: Path, c
             other = load(_plain_contract(tmp_path, *names[:2], cadence, revision, names[2]))
             second = next(c for c in plan(other) if c.kind == "cadence")
             for dialect in DIALECTS:
-                filled += _compare(tmp_path / "soda" / dialect,
+                soda, gx = _soda_and_gx(tmp_path, dialect, (base, first), (other, second), revision)
+                assert gx == 1, (dialect, names)  # one line: every name of 2 to 63 characters
+                filled += soda + gx
+    assert filled >= 2 * 2 * len(DIALECTS)
+
+
+def _catalog_contract(tmp: Path, series: str, reading: str, unit: str, relation: str) -> Path:
+    text = f"""\
+contract: plant
+version: 1.0.0
+key: [{series}, event_ts]
+time:
+  column: event_ts
+  precision: ms
+fields:
+  {series}: {{type: string}}
+  event_ts: {{type: timestamp_ms_utc}}
+  {reading}: {{type: decimal(12,4), unit: per series from catalog, dimension: per series}}
+  {unit}: {{type: string, constraint: equals catalog unit for {series}}}
+invariants:
+  - {reading} within catalog hard_bounds for {series}
+catalog: {{relation: {relation}, key: {series}, unit: unit, hard_min: hard_min, hard_max: hard_max}}
+"""
+    path = tmp / "plant.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_catalog_unit_and_bounds_queries_from_their_templates(tmp_path: Path) -> None:
+    """Soda's failed-rows query and GX's query of `unit equals catalog unit` and `within catalog
+    hard_bounds`, every dialect, other names of other lengths."""
+    from tacit_gen.targets.gx.queries import catalog_bounds_query, catalog_unit_query
+
+    base = load(_catalog_contract(tmp_path, "series_id", "reading", "unit_code", "series_catalog"))
+    firsts = {c.kind: c for c in plan(base) if c.kind in ("catalog_unit", "catalog_bounds")}
+    assert set(firsts) == {"catalog_unit", "catalog_bounds"}
+    filled = 0
+    for names in (("sid", "px", "uom", "cat"), ("sensor_tag_identifier", "measured_value_in_unit",
+                                                 "unit_of_measure_code", "instrument_catalog")):
+        other = load(_catalog_contract(tmp_path, *names))
+        for second in (c for c in plan(other) if c.kind in firsts):
+            first = firsts[second.kind]
+            query = catalog_unit_query if second.kind == "catalog_unit" else catalog_bounds_query
+            for dialect in DIALECTS:
+                filled += _compare(tmp_path / "soda" / second.kind / dialect,
                                    lambda d=dialect, c=base, f=first: fail_query_sql(c, f, d) or "",
                                    lambda d=dialect, c=other, s=second: fail_query_sql(c, s, d) or "")
-                gx = _compare(tmp_path / "gx" / dialect,
-                              lambda d=dialect, f=first, r=revision: cadence_query(f, r, d),
-                              lambda d=dialect, s=second, r=revision: cadence_query(s, r, d))
-                assert gx == 1, (dialect, names)  # one line: every name of 2 to 63 characters
+                gx = _compare(tmp_path / "gx" / second.kind / dialect,
+                              lambda d=dialect, f=first, q=query: q(f, d),
+                              lambda d=dialect, s=second, q=query: q(s, d))
+                assert gx == 1, (dialect, second.id)
                 filled += gx
     assert filled >= 2 * 2 * len(DIALECTS)

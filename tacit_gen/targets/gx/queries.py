@@ -246,6 +246,14 @@ def _catalog_query(clause: Clause, bad: Any, dialect: str) -> str:
 
 
 def catalog_unit_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """Rows whose unit is not the catalog's (from a compiled template when one fits)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text("gx.catalog_unit", clause, sql.check_dialect(dialect), [],
+                              lambda c, _: _catalog_unit_query(c, dialect))
+
+
+def _catalog_unit_query(clause: Clause, dialect: str) -> str:
     from sqlglot import exp
 
     bad = exp.NullSafeNEQ(this=sql.column(clause.param("column"), "b"),
@@ -260,6 +268,14 @@ def catalog_dimension_query(clause: Clause, dialect: str = "duckdb") -> str:
 
 
 def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """Rows outside the catalog's bounds (from a compiled template when one fits)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text("gx.catalog_bounds", clause, sql.check_dialect(dialect), [],
+                              lambda c, _: _catalog_bounds_query(c, dialect))
+
+
+def _catalog_bounds_query(clause: Clause, dialect: str) -> str:
     from sqlglot import exp
 
     v = sql.column(clause.param("column"), "b")

@@ -111,6 +111,16 @@ def _catalog_rows(clause: Clause, dataset: str, bad: Any, dialect: str) -> str:
 
 
 def catalog_unit_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    """Rows whose unit is not the catalog's for their series (from a compiled template when one
+    fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text("soda.catalog_unit", clause, sql.check_dialect(dialect),
+                              [shapes.Slot("name", dataset)],
+                              lambda c, v: _catalog_unit_sql(c, v[0], dialect))
+
+
+def _catalog_unit_sql(clause: Clause, dataset: str, dialect: str) -> str:
     from sqlglot import exp
 
     same = exp.EQ(this=sql.column(clause.param("column"), "d"),
@@ -119,6 +129,16 @@ def catalog_unit_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> s
 
 
 def catalog_bounds_sql(clause: Clause, dataset: str, dialect: str = "duckdb") -> str:
+    """Rows outside the catalog's bounds for their series (from a compiled template when one
+    fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text("soda.catalog_bounds", clause, sql.check_dialect(dialect),
+                              [shapes.Slot("name", dataset)],
+                              lambda c, v: _catalog_bounds_sql(c, v[0], dialect))
+
+
+def _catalog_bounds_sql(clause: Clause, dataset: str, dialect: str) -> str:
     from sqlglot import exp
 
     v = sql.column(clause.param("column"), "d")
