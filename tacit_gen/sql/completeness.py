@@ -7,6 +7,7 @@ columns, ``window_start_ms`` (the window's start, milliseconds since 1970-01-01 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -254,6 +255,24 @@ def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
     if gaps:
         holes.update(_outage_holes(clause, outages, dialect))
     return _fill(tree, holes, dialect)
+
+
+def templated(shape: str, clause: Clause, dialect: str, relation: str | None,
+              build: Callable[[Clause, str | None], str]) -> str:
+    """`build(clause, relation)`, the text of a completeness query, from a compiled SQL template
+    when one fits (`tacit_gen.sql.shapes`; `relation`, the data's relation name, is a slot when
+    given). Fixed windows only: their names go into the tree as identifiers (`_fill`'s holes),
+    while the per-session query pastes them into SQL text that sqlglot parses, where a name that
+    is also a keyword may read otherwise than a marker; that query is always printed."""
+    from tacit_gen.sql import shapes
+    from tacit_gen.sql.dialects import check_dialect
+
+    check_dialect(dialect)
+    if clause.param("window_seconds") is None:
+        return build(clause, relation)
+    slots = [shapes.Slot("name", relation)] if relation is not None else []
+    return shapes.clause_text(shape, clause, dialect, slots,
+                              lambda c, v: build(c, v[0] if v else None))
 
 
 def short_windows_sql(clause: Clause, data: Exp.Expression, dialect: str,

@@ -44,7 +44,9 @@ template. Templates are read and written only inside `scope`, which a cached ren
 
 Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
 unknown-columns query, the cadence queries of Soda and GX (in sessions or not, a fixed interval or
-the catalog's), the catalog unit and bounds queries of Soda and GX, and GX's freshness query. A caller must name as
+the catalog's), the catalog unit and bounds queries of Soda and GX, the completeness queries of
+dbt, Soda and GX over fixed windows (`tacit_gen.sql.completeness.templated`), and GX's freshness
+query. A caller must name as
 structure everything else its text reads: `clause_text` makes a clause's name parameters
 (`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
 reads the contract (a field's type, the catalog) must say so in its structure, or not use
@@ -277,6 +279,8 @@ NAME_PARAMS = frozenset((
     "calendar_catalog_key", "calendar_catalog_column", "catalog_column", "catalog_key", "relation",
     "key", "min_column", "max_column",
 ))
+# Not slots, so part of a query's shape: the outages relation's columns (`start`, `end` and `type`
+# by default; `end` is a keyword every dialect quotes, which would keep the query off templates)
 STRING_PARAMS = frozenset(("calendar",))
 
 

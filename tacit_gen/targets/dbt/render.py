@@ -291,10 +291,11 @@ def completeness_sql(clause: Clause, dialect: str) -> str:
     """The series windows short of readings (`tacit_gen.sql.completeness`) in `dialect`, the
     model and the outages, sessions and catalog relations as holes the macro fills."""
     from tacit_gen.sql import relation
-    from tacit_gen.sql.completeness import short_windows_sql
+    from tacit_gen.sql.completeness import short_windows_sql, templated
 
-    return short_windows_sql(clause, relation(MODEL_HOLE), dialect, relation(OUTAGES_HOLE),
-                             relation(SESSIONS_HOLE), relation(CATALOG_HOLE))
+    return templated("dbt.completeness", clause, dialect, None, lambda c, _: short_windows_sql(
+        c, relation(MODEL_HOLE), dialect, relation(OUTAGES_HOLE), relation(SESSIONS_HOLE),
+        relation(CATALOG_HOLE)))
 
 
 def completeness_relations(p: dict[str, Any]) -> dict[str, str]:

@@ -344,6 +344,7 @@ def references_query(clause: Clause, dialect: str = "duckdb") -> str:
     return _text(q, dialect)
 def completeness_query(clause: Clause, dialect: str = "duckdb") -> str:
     """The series windows short of readings (`tacit_gen.sql.completeness`), one row each."""
-    from tacit_gen.sql.completeness import short_windows
+    from tacit_gen.sql.completeness import short_windows, templated
 
-    return _text(short_windows(clause, _batch(), dialect), dialect)
+    return templated("gx.completeness", clause, dialect, None,
+                     lambda c, _: _text(short_windows(c, _batch(), dialect), dialect))

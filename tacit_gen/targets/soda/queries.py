@@ -295,9 +295,10 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
         rows = dimension_rows(clause, exp.alias_(sql.relation(ds), "d", table=True))
         return sql.pretty(rows, dialect) + "\n"
     if clause.kind == "completeness":
-        from tacit_gen.sql.completeness import short_windows
+        from tacit_gen.sql.completeness import short_windows, templated
 
-        return sql.pretty(short_windows(clause, sql.relation(ds), dialect), dialect) + "\n"
+        return templated("soda.completeness", clause, dialect, ds, lambda c, relation: sql.pretty(
+            short_windows(c, sql.relation(relation or ds), dialect), dialect) + "\n")
     if clause.kind == "catalog_unit":
         return catalog_unit_sql(clause, ds, dialect)
     if clause.kind in ("catalog_bounds", "plausible"):  # plausible: the same test, soft columns
