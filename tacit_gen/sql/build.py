@@ -9,7 +9,6 @@ parsed once with sqlglot and filled with tree nodes, never with text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -17,9 +16,10 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
+from tacit_gen.sql.names import PLAIN_TEXT as PLAIN_TEXT
 from tacit_gen.sql.names import RESERVED as RESERVED
 from tacit_gen.sql.names import SQLGLOT_QUOTES as SQLGLOT_QUOTES
-from tacit_gen.sql.names import needs_quotes
+from tacit_gen.sql.names import needs_quotes, plain_text, prints_as_itself
 
 if TYPE_CHECKING:
     from sqlglot import exp as Exp
@@ -111,7 +111,7 @@ def ident(name: str, dialect: str = "duckdb") -> str:
     A plain lower-case name that no dialect's generator quotes is printed as itself, which is
     what sqlglot prints for it (tested for every dialect over every keyword): a contract whose
     clauses need no other SQL renders without importing sqlglot."""
-    if not needs_quotes(name) and name not in SQLGLOT_QUOTES:
+    if prints_as_itself(name):
         check_dialect(dialect)
         return name
     return _fresh(identifier(name), dialect)
@@ -123,15 +123,12 @@ def qualified(name: str, schema: str | None, dialect: str = "duckdb") -> str:
     return _fresh(relation(name, schema), dialect)
 
 
-PLAIN_TEXT = re.compile(r"[\x20-\x26\x28-\x5b\x5d-\x7e]*")  # printable ASCII but ' and \
-
-
 @lru_cache(maxsize=4096)
 def literal(value: str, dialect: str = "duckdb") -> str:
     """A SQL string literal, escaped for the dialect. Printable ASCII without a quote or a
     backslash is written between quotes as it is, which is what sqlglot prints for it in every
     dialect (tested for every such character): a render need not import sqlglot for it."""
-    if PLAIN_TEXT.fullmatch(value):
+    if plain_text(value):
         check_dialect(dialect)
         return f"'{value}'"
     return _fresh(string(value), dialect)

@@ -1,5 +1,6 @@
-"""Which names print as themselves in every dialect: the rule `tacit_gen.sql.build.ident` and the
-compiled templates (`tacit_gen.sql.shapes`) share, without importing sqlglot."""
+"""Which names and string literals print as themselves in every dialect: the rules
+`tacit_gen.sql.build.ident` and `literal` and the compiled templates (`tacit_gen.sql.shapes`)
+share, without importing sqlglot."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ RESERVED = frozenset(
         "when", "where", "window", "with",
     )
 )
-_PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
 # The words sqlglot's generators quote even when a name is written unquoted (their
 # RESERVED_KEYWORDS, DuckDB's and BigQuery's; the other dialects have none), beyond RESERVED:
 # a plain name in neither set prints as itself in every dialect, without sqlglot (`ident`). A test
@@ -40,4 +41,20 @@ SQLGLOT_QUOTES = frozenset(
 
 def needs_quotes(name: str) -> bool:
     """A name is quoted unless it is lower-case plain and no keyword (the same in every dialect)."""
-    return not (_PLAIN.match(name) and name not in RESERVED)
+    return not (_PLAIN.fullmatch(name) and name not in RESERVED)
+
+
+def prints_as_itself(name: str) -> bool:
+    """Whether sqlglot prints the name unquoted, as itself, in every dialect: plain lower case,
+    and neither in `RESERVED` nor a word a generator quotes (`SQLGLOT_QUOTES`)."""
+    return not needs_quotes(name) and name not in SQLGLOT_QUOTES
+
+
+# A string literal's content that every dialect writes as it is between quotes: printable ASCII
+# but the quote and the backslash (tested against sqlglot for every such character).
+PLAIN_TEXT = re.compile(r"[\x20-\x26\x28-\x5b\x5d-\x7e]*")
+
+
+def plain_text(value: str) -> bool:
+    """Whether sqlglot prints `value` as a string literal ``'value'`` in every dialect."""
+    return PLAIN_TEXT.fullmatch(value) is not None

@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tacit_gen import diskcache
-from tacit_gen.sql.names import SQLGLOT_QUOTES, needs_quotes
+from tacit_gen.sql.names import plain_text, prints_as_itself
 
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
@@ -77,9 +77,7 @@ MAX_LEN = 63  # PostgreSQL's identifier limit
 MAX_SLOTS = 36
 MAX_FILES = 4096  # the folder is pruned to three quarters of this, least recently used first
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
-_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
-_SAFE_STRING = re.compile(r"[\x20-\x7e]*")
-_UNSAFE_STRING_CHARS = frozenset("'\\{}:%")
+_GX_SPECIAL = frozenset("{}:%")  # GX's query escaping touches these (`targets.gx.queries.gx_query`)
 
 
 LIST_SEP = "', '"  # between the items of a ``strings`` slot: `'a', 'b'` is the list's text
@@ -134,13 +132,13 @@ def safe(slot: Slot) -> bool:
     if not 2 <= len(v) <= MAX_LEN or _MARKER.search(v):
         return False
     if slot.kind == "name":
-        return bool(_PLAIN.fullmatch(v)) and not needs_quotes(v) and v not in SQLGLOT_QUOTES
+        return prints_as_itself(v)
     return _safe_string(v)
 
 
 def _safe_string(v: str) -> bool:
-    return 2 <= len(v) <= MAX_LEN and not _MARKER.search(v) and bool(_SAFE_STRING.fullmatch(v)) \
-        and not _UNSAFE_STRING_CHARS.intersection(v)
+    return 2 <= len(v) <= MAX_LEN and not _MARKER.search(v) and plain_text(v) \
+        and not _GX_SPECIAL.intersection(v)
 
 
 def _marker(i: int, length: int) -> str:
