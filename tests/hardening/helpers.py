@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,39 @@ def check_failing(report: dict[str, Any], failing: dict[str, int], checking: tup
     others = {cid: {t: v["status"] for t, v in r["verdicts"].items() if v["status"] not in ("pass", "n/a")}
               for cid, r in rows.items() if cid not in failing}
     assert {cid: bad for cid, bad in others.items() if bad} == {}, shown
+
+
+@dataclass(frozen=True)
+class FailingCase:
+    """A hand-made verify case: a contract, its data (and a catalog beside it), and the clauses
+    it fails with their hand-counted rows in the engines of `checking` (`check_failing`). The
+    case modules keep `write_case` and `check_report` as its `write` and `check`, which the Spark
+    parity batch calls."""
+
+    name: str
+    contract: str
+    data: str
+    failing: dict[str, int]
+    checking: tuple[str, ...]
+    catalog: tuple[str, str] | None = None  # (file name, text)
+    now: str = "2024-01-02T00:00:00Z"
+
+    def write(self, folder: Path) -> tuple[Path, ...]:
+        """The contract, its data file and the catalog when there is one, written into `folder`."""
+        contract, data = write_case(folder, self.name, self.contract, self.data)
+        if self.catalog is None:
+            return contract, data
+        catalog = folder / self.catalog[0]
+        catalog.write_text(self.catalog[1], encoding="utf-8")
+        return contract, data, catalog
+
+    def check(self, report: dict[str, Any], shown: str = "", checking: tuple[str, ...] | None = None) -> None:
+        """Each clause of `failing` fails its hand-counted rows in every engine of `checking`;
+        nothing else fails, errs or disagrees."""
+        check_failing(report, self.failing, self.checking if checking is None else checking, shown)
+
+    def verify(self, folder: Path, *args: str) -> None:
+        """`verify` of the case written into `folder` (ARGS: the engine), checked."""
+        contract, data, *catalog = self.write(folder)
+        with_catalog = ("--catalog", str(catalog[0])) if catalog else ()
+        self.check(*verify_json(contract, data, *with_catalog, "--now", self.now, *args))

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -33,7 +32,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr.bounds import compares_in_double, prints_in_double
 from tests.hardening import helpers
-from tests.hardening.helpers import cli, verify_json
+from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
 
@@ -85,26 +84,17 @@ SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
-def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
-    return helpers.write_case(folder, "double_bounds", CONTRACT, DATA)
-
-
-def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = SQL_AND_FRAMES) -> None:
-    """Each clause of FAILING fails its hand-counted rows in every engine of `checking`; nothing
-    else fails, errs or disagrees."""
-    helpers.check_failing(report, FAILING, checking, shown)
+CASE = helpers.FailingCase("double_bounds", CONTRACT, DATA, FAILING, SQL_AND_FRAMES)
+write_case = CASE.write  # the Spark batch writes and checks the case too
+check_report = CASE.check
 
 
 def test_bounds_are_exact_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z"))
+    CASE.verify(tmp_path)
 
 
 def test_bounds_are_exact_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", "--engine", "postgres",
-                              "--dsn", pg_server.dsn))
+    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
 
 
 @pytest.mark.parametrize(("bound", "column_type", "in_double", "printed"), [

@@ -14,14 +14,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.targets.jsonschema.engine import ecma_end
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -43,27 +41,18 @@ ENGINES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis", "jsonschema")
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
-def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
-    return helpers.write_case(folder, "pattern_newline", CONTRACT, DATA)
-
-
-def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = ENGINES) -> None:
-    """Each clause of FAILING fails its hand-counted rows in every engine of `checking`; nothing
-    else fails, errs or disagrees."""
-    helpers.check_failing(report, FAILING, checking, shown)
+CASE = helpers.FailingCase("pattern_newline", CONTRACT, DATA, FAILING, ENGINES)
+write_case = CASE.write  # the Spark batch writes and checks the case too
+check_report = CASE.check
 
 
 def test_a_final_newline_fails_the_pattern_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z"))
+    CASE.verify(tmp_path)
 
 
 def test_a_final_newline_fails_the_pattern_in_every_engine_on_postgres(pg_server: Server,
                                                                        tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", "--engine", "postgres",
-                              "--dsn", pg_server.dsn))
+    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
 
 
 def test_python_re_reads_dollar_differently_and_ecma_end_fixes_it() -> None:

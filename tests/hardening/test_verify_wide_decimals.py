@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -55,26 +53,15 @@ SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
-def write_case(folder: Path) -> tuple[Path, Path, Path]:
-    """The contract, its data and its catalog, written into `folder` (the Spark batch uses them)."""
-    contract, data = helpers.write_case(folder, "wide_decimals", CONTRACT, DATA)
-    catalog = folder / "wide_catalog.csv"
-    catalog.write_text(CATALOG, encoding="utf-8")
-    return contract, data, catalog
-
-
-def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, ...] = SQL_AND_FRAMES) -> None:
-    """Each clause of FAILING fails its hand-counted rows in every engine of `checking`; nothing
-    else fails, errs or disagrees."""
-    helpers.check_failing(report, FAILING, checking, shown)
+CASE = helpers.FailingCase("wide_decimals", CONTRACT, DATA, FAILING, SQL_AND_FRAMES,
+                           catalog=("wide_catalog.csv", CATALOG))
+write_case = CASE.write  # the Spark batch writes and checks the case too
+check_report = CASE.check
 
 
 def test_wide_decimals_compare_exactly_in_every_engine(tmp_path: Path) -> None:
-    contract, data, catalog = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--catalog", str(catalog), "--now", "2024-01-02T00:00:00Z"))
+    CASE.verify(tmp_path)
 
 
 def test_wide_decimals_compare_exactly_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data, catalog = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--catalog", str(catalog), "--now", "2024-01-02T00:00:00Z",
-                              "--engine", "postgres", "--dsn", pg_server.dsn))
+    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
