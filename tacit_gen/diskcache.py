@@ -17,6 +17,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+# The top folder's answers (entry points, units, sessions): one per environment and input, so
+# a machine that saw many (a fresh virtual environment per CI run) keeps the newest of them.
+MAX_TOP = 256
+
 
 def cache_dir() -> Path:
     """The folder of tacit-gen's cache files (see the module docstring)."""
@@ -48,6 +52,11 @@ def load(name: str) -> dict[str, Any] | None:
 def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
     """Write `data` under `name` (in `folder`, default `cache_dir()`) atomically; True when written.
     A failure to write is ignored (the cache is optional)."""
+    return store_text(name, json.dumps(data, sort_keys=True, separators=(",", ":")), folder)
+
+
+def store_text(name: str, text: str, folder: Path | None = None) -> bool:
+    """`store` of a text already made (ASCII JSON)."""
     import tempfile
 
     folder = cache_dir() if folder is None else folder
@@ -56,19 +65,23 @@ def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, sort_keys=True, separators=(",", ":"))
+                f.write(text)
             os.replace(tmp, folder / name)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
         return False
+    if folder == cache_dir():  # one answer per key, and keys change with each environment
+        prune(folder, MAX_TOP)
     return True
 
 
-def prune(folder: Path, most: int) -> None:
+def prune(folder: Path, most: int, keep_since: float | None = None) -> None:
     """Keep at most `most` JSON files in `folder`: past that, remove the least recently used
-    (oldest modification time) down to three quarters of it. Errors are ignored."""
+    (oldest modification time) down to three quarters of it, never one used at or after
+    `keep_since` (a run's own entries: a repository of more contracts than `most` keeps all of
+    its own, instead of evicting them as it writes them). Errors are ignored."""
     import contextlib
 
     try:
@@ -84,6 +97,7 @@ def prune(folder: Path, most: int) -> None:
         except OSError:
             return 0.0
 
-    for e in sorted(entries, key=used)[: len(entries) - most * 3 // 4]:
+    old = [e for e in entries if keep_since is None or used(e) < keep_since]
+    for e in sorted(old, key=used)[: len(entries) - most * 3 // 4]:
         with contextlib.suppress(OSError):
             os.unlink(e.path)

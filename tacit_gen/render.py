@@ -101,6 +101,16 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
 
     check_overrides(options, targets)  # raises TemplateFolderError (a ValueError)
     run = RenderRun()
+    # the cache's entries are written when every contract has rendered (one check that
+    # tacit-gen did not change meanwhile, instead of one per contract)
+    with cache.deferred() if cache is not None else contextlib.nullcontext():
+        _render_each(run, paths, targets, options, cache)
+    _dedupe(run)
+    return run
+
+
+def _render_each(run: RenderRun, paths: list[Path], targets: tuple[str, ...], options: RenderOptions,
+                 cache: RenderCache | None) -> None:
     for p in paths:
         try:
             contract = load(p)
@@ -119,6 +129,9 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
         # which contract: a repository's render names many, and a target's reason is the same
         run.unsupported.extend(dataclasses.replace(u, contract=contract.path or str(p))
                                for u in unsupported)
+
+
+def _dedupe(run: RenderRun) -> None:
     # Shared files (a macros file) render identically from every contract: keep one. Two
     # contracts writing different text to one path is a user error, reported, never overwritten.
     by_path: dict[str, Artifact] = {}
@@ -137,7 +150,6 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
             run.errors.append(Diagnostic(a.path, 1, 1, "error", "TG120",
                                          f"two contracts render different text to '{a.path}'", a.path))
     run.artifacts = uniq
-    return run
 
 
 class WriteError(Exception):

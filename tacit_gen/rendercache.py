@@ -18,12 +18,15 @@ Targets added by other packages (entry points) are never cached: their source is
 
 Entries live in ``<cache dir>/render/<key>.json`` (`tacit_gen.diskcache.cache_dir`: the
 ``TACIT_GEN_CACHE_DIR`` folder, else ``$XDG_CACHE_HOME/tacit-gen``), written atomically. An entry
-holds a digest of its own payload: one that does not parse, has another key or format, or whose
-payload does not match its digest is a miss, and the render that follows rewrites it. Nothing is
-stored when the inputs changed while the render ran (the key is computed again after it), nor when
-a file of tacit-gen was written less than `RACY_SECONDS` before the process started (the code
-running may not be the code on disk: git's "racily clean" rule). The folder keeps at most
-`MAX_ENTRIES` entries, the least recently used removed first; deleting it is always safe.
+holds a digest of its payload's text as written: one that does not parse, has another key or
+format, or whose payload text does not match its digest is a miss, and the render that follows
+rewrites it. Nothing is
+stored when the inputs changed while the render ran (the key is computed again after it), when
+tacit-gen's files changed (checked once when a run's entries are written, `RenderCache.deferred`),
+nor when a file of tacit-gen was written less than `RACY_SECONDS` before the process started (the
+code running may not be the code on disk: git's "racily clean" rule). Past `MAX_ENTRIES` entries
+the least recently used are removed, never one the current run used (a repository of more
+contracts than that keeps every one of its own); deleting the folder is always safe.
 """
 
 from __future__ import annotations
@@ -32,7 +35,10 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +49,7 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.targets.base import RenderOptions
 
-FORMAT = "tacit-gen render cache 1"
+FORMAT = "tacit-gen render cache 2"
 # The installed libraries whose version can change an artifact's bytes: tacit-gen's runtime
 # dependencies, and what sqlglot imports when it is there (mypy_extensions; its compiled
 # tokenizer and parser). tests/cli/test_render_cache.py fails when a render imports another.
@@ -122,6 +128,7 @@ class RenderCache:
         self.folder = folder
         self._base: str | None = None
         self._storable = False
+        self._pending: list[tuple[str, dict[str, Any]]] | None = None  # within `deferred`
 
     def _dir(self) -> Path:
         return self.folder if self.folder is not None else diskcache.cache_dir() / FOLDER
@@ -168,11 +175,20 @@ class RenderCache:
 
     def get(self, key: str) -> dict[str, RenderResult] | None:
         """The results stored under `key`, per target; None when absent or not whole."""
-        data = _load(self._dir() / f"{key}.json")
-        if not data or data.get("format") != FORMAT or data.get("key") != key:
+        try:
+            text = (self._dir() / f"{key}.json").read_text(encoding="ascii")
+        except (OSError, ValueError):
             return None
-        results = data.get("results")
-        if not isinstance(results, dict) or data.get("digest") != _digest(results):
+        # the layout `_entry_text` writes, exactly: the digest is of the results' own text
+        m = _ENTRY.fullmatch(text)
+        if m is None or m["format"] != FORMAT or m["key"] != key \
+                or hashlib.sha256(m["results"].encode("ascii")).hexdigest() != m["digest"]:
+            return None
+        try:
+            results = json.loads(m["results"])
+        except ValueError:
+            return None
+        if not isinstance(results, dict):
             return None
         out: dict[str, RenderResult] = {}
         try:
@@ -188,21 +204,53 @@ class RenderCache:
 
     def put(self, key: str, contract: Contract, targets: tuple[str, ...], options: RenderOptions,
             results: dict[str, RenderResult]) -> bool:
-        """Store `results` (of `targets`) under `key` when that is safe; True when stored."""
+        """Store `results` (of `targets`) under `key` when that is safe; True when stored (within
+        `deferred`: when queued, stored at its end if tacit-gen did not change meanwhile)."""
         if not self._storable or set(results) != set(targets):
             return False
-        base, storable = self._code()
-        if base != self._base or not storable or self.key(contract, targets, options) != key:
-            return False  # tacit-gen, a template or an input changed while rendering
+        if self.key(contract, targets, options) != key:
+            return False  # a template or an input changed while rendering
         payload = {name: {"artifacts": [[a.path, a.content] for a in r.artifacts],
                           "unsupported": [[u.target, u.clause_id, u.reason] for u in r.unsupported]}
                    for name, r in results.items()}
-        entry = {"format": FORMAT, "key": key, "results": payload, "digest": _digest(payload)}
+        if self._pending is not None:
+            self._pending.append((key, payload))
+            return True
+        return self._store([(key, payload)]) == 1
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Within this block `put` queues its entries, and they are written when it ends, after
+        one check that tacit-gen's files did not change while it ran (that check walks the
+        package: once per run, not once per contract of a repository). Nothing is written when
+        the block raises."""
+        if self._pending is not None:  # already deferred: the outer block writes
+            yield
+            return
+        self._pending = []
+        began = time.time()
+        try:
+            yield
+            pending = self._pending
+        finally:
+            self._pending = None
+        self._store(pending, began)
+
+    def _store(self, entries: list[tuple[str, dict[str, Any]]], began: float | None = None) -> int:
+        """Write `entries` when tacit-gen is unchanged since the keys were made; how many were.
+        Pruning keeps every entry used since `began` (the run's own)."""
+        if not entries:
+            return 0
+        base, storable = self._code()
+        if base != self._base or not storable:
+            return 0  # tacit-gen changed while rendering: the code of the keys is not on disk
         folder = self._dir()
-        if not diskcache.store(f"{key}.json", entry, folder=folder):
-            return False
-        diskcache.prune(folder, MAX_ENTRIES)
-        return True
+        written = 0
+        for key, payload in entries:
+            written += diskcache.store_text(f"{key}.json", _entry_text(key, payload), folder=folder)
+        if written:
+            diskcache.prune(folder, MAX_ENTRIES, keep_since=began)
+        return written
 
 
 def str_(value: Any) -> str:
@@ -211,14 +259,15 @@ def str_(value: Any) -> str:
     return value
 
 
-def _digest(payload: Any) -> str:
+_ENTRY = re.compile(r'\{"digest":"(?P<digest>[0-9a-f]{64})","format":"(?P<format>[^"\\]*)",'
+                    r'"key":"(?P<key>[0-9a-f]{64})","results":(?P<results>.*)\}', re.DOTALL)
+
+
+def _entry_text(key: str, payload: dict[str, Any]) -> str:
+    """An entry's file: one JSON object (digest, format, key, results, in that order), the
+    digest being the SHA-256 of the results' text as written, so reading it back checks the
+    bytes without writing them out again."""
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(blob.encode("ascii")).hexdigest()
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    digest = hashlib.sha256(blob.encode("ascii")).hexdigest()
+    return json.dumps({"digest": digest, "format": FORMAT, "key": key}, separators=(",", ":"))[:-1] \
+        + f',"results":{blob}}}'

@@ -23,7 +23,8 @@ from tacit_gen import rendercache
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.registry import BUILTIN
-from tacit_gen.render import render_contract
+from tacit_gen import render as render_mod
+from tacit_gen.render import render_all, render_contract
 from tacit_gen.rendercache import RenderCache
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import RenderOptions
@@ -227,9 +228,16 @@ def _corruptions(entry: bytes) -> list[bytes]:
     changed = json.loads(entry)
     changed["results"]["dbt"]["artifacts"][0] = [content[0], content[1].replace("not_null", "unique")]
     other_key = dict(data, key="0" * 64)
+
+    def compact(d: dict[str, object]) -> bytes:  # the layout the cache writes, digest kept
+        return json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
+
+    bad_types = dict(data, results={"dbt": {"artifacts": [[1, 2]], "unsupported": []}})
+    assert compact(data) == entry  # so the compact damages below differ from it only as said
     return [b"", entry[: len(entry) // 2], b"\xff\xfe garbage", b"[]", b'{"format": 1}',
-            json.dumps(changed).encode(), json.dumps(other_key).encode(),
-            json.dumps(dict(data, results={"dbt": {"artifacts": [[1, 2]], "unsupported": []}})).encode()]
+            json.dumps(changed).encode(), json.dumps(other_key).encode(), json.dumps(bad_types).encode(),
+            compact(changed), compact(other_key), compact(bad_types),
+            entry.replace(b"render cache", b"render cachE")]
 
 
 def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path: Path) -> None:
@@ -278,6 +286,56 @@ def test_the_folder_keeps_at_most_max_entries(tmp_path: Path, monkeypatch: pytes
         _render(CONTRACT, RenderOptions(dialect=d), cache)
     assert 1 <= len(_entries(tmp_path / "render")) <= 4
     assert len(DIALECTS) > 4
+
+
+def test_a_run_of_more_contracts_than_max_entries_keeps_its_own(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository larger than the folder's bound keeps every one of its entries (pruning
+    evicts only what an earlier run used): its next run renders nothing."""
+    monkeypatch.setattr(rendercache, "MAX_ENTRIES", 4)
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    text = CONTRACT.read_text(encoding="utf-8")
+    first = text.split("contract: ", 1)[1].split("\n", 1)[0].strip()
+    paths = []
+    for i in range(7):
+        p = folder / f"c{i}.yaml"
+        p.write_text(text.replace(f"contract: {first}", f"contract: {first}_{i}", 1), encoding="utf-8")
+        paths.append(p)
+    older = tmp_path / "render" / "old.json"
+    older.parent.mkdir()
+    older.write_text("{}", encoding="utf-8")
+    os.utime(older, (1, 1))
+    cache = RenderCache(tmp_path / "render")
+    first_run = render_all(paths, TARGETS, RenderOptions(), cache)
+    assert not first_run.errors
+    kept = _entries(tmp_path / "render")
+    assert len(kept) == 7 and older not in kept  # the old entry went; this run's seven stayed
+    rendered: list[str] = []
+    for name in TARGETS:  # a hit renders no target
+        monkeypatch.setattr(render_mod.registry.get(name), "render",
+                            lambda *a, _name=name, **k: rendered.append(_name))
+    second = render_all(paths, TARGETS, RenderOptions(), RenderCache(tmp_path / "render"))
+    assert rendered == [] and not second.errors
+    assert [(a.path, a.content) for a in second.artifacts] == [(a.path, a.content) for a in first_run.artifacts]
+
+
+def test_nothing_is_stored_when_tacit_gen_changes_during_a_run(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check that the code did not change runs once, when the run's entries are written."""
+    cache = RenderCache(tmp_path / "render")
+    real = rendercache.RenderCache._code
+    calls: list[int] = []
+
+    def code(self: RenderCache) -> tuple[str, bool]:
+        base, storable = real(self)
+        calls.append(1)
+        return (base if len(calls) == 1 else base + "changed"), storable
+
+    monkeypatch.setattr(rendercache.RenderCache, "_code", code)
+    run = render_all(list(BUNDLED), TARGETS, RenderOptions(), cache)
+    assert not run.errors and len(calls) == 2
+    assert _entries(tmp_path / "render") == []
 
 
 # ------------------------------------------------------------------------------ --check
