@@ -29,6 +29,35 @@ def _resolves_to_str(text: str) -> bool:
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
 
 
+# One line of printable ASCII, neither starting nor ending with a space: a scalar both emitters
+# write plain (block context) or else single-quoted, never double-quoted (no character needs an
+# escape) and never folded (unlimited width).
+_ONE_LINE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_ALWAYS_FIRST = frozenset("#,[]{}&*!|>'\"%@`")  # an indicator wherever it is followed
+_SPACED_FIRST = frozenset("?:-")  # an indicator when followed by a space or the end
+
+
+def _block_plain(text: str) -> bool:
+    """Whether a `_ONE_LINE` text has no indicator a block-context plain scalar may not hold:
+    a document marker at its start, an indicator character first, ``: `` or a final ``:``
+    anywhere, `` #`` anywhere (flow-only indicators such as ``,`` or ``[`` inside are allowed)."""
+    if text.startswith(("---", "...")) or text[0] in _ALWAYS_FIRST:
+        return False
+    if text[0] in _SPACED_FIRST and (len(text) == 1 or text[1] == " "):
+        return False
+    return not (": " in text or text.endswith(":") or " #" in text)
+
+
+def _one_line(text: str) -> str | None:
+    """What both emitters write after ``key:`` for a one-line printable ASCII string (plain when
+    it may be and reads back as a string, else single-quoted), or None for any other text."""
+    if not _ONE_LINE.fullmatch(text):
+        return None
+    if _block_plain(text) and _resolves_to_str(text):
+        return f" {text}\n"
+    return " '" + text.replace("'", "''") + "'\n"
+
+
 class _Fallback(Exception):
     """A shape the direct writer does not write: the reference dumper writes the document."""
 
@@ -77,6 +106,10 @@ class BlockWriter:
             body = value[:-1] if value.endswith("\n") else value
             lines = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
             return (" |\n" if value.endswith("\n") else " |-\n") + lines
+        if kind is str:
+            line = _one_line(value)
+            if line is not None:
+                return line
         if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
             raise _Fallback  # line breaks the re-indenting below does not see
         text = self.reference({"k": value})

@@ -6,7 +6,19 @@ seed's notation (``enum[good, suspect, bad]`` and ``decimal(12,4)`` unquoted in 
 is not plain YAML, so the baseline reads each contract's canonical form (``tacit-gen fmt``, made
 before timing): the same data, every contract loaded (a contract PyYAML refused used to cost the
 baseline nothing, which flattered it). The figure to watch is the ratio (goal: within 6x), not
-the seconds. Both are timed interleaved, median of R runs.
+the seconds. Every row is timed interleaved with the baseline, median of R runs.
+
+The N contracts are the bundled three, each copy with its own contract name and its own column
+names (``symbol`` becomes ``symbol_17`` in copy 17, in its key, invariants and every clause), so
+nothing of one copy's text is another's: a cache of contract content could not serve them. What
+they share is their queries' shapes, as the contracts of one team's repository do. Three rows:
+
+- ``render`` as the CLI runs it on a fresh machine (CI): every cache empty at the start, the
+  render cache written at the end, the SQL templates (`tacit_gen.sql.shapes`) compiled by the
+  first copy of each shape and filled in for the others;
+- ``render --no-cache``: every query printed by sqlglot, the figure for a repository where no
+  two contracts share a query's shape;
+- ``check`` with the render cache warm: every contract's artifacts read back, none rendered.
 
     python tests/benchmarks/bench_render.py [N] [--repeat R] [--json FILE]
 """
@@ -15,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -29,13 +42,51 @@ if str(ROOT) not in sys.path:
 from tests.benchmarks.rows import Row, emit, interleaved, use_json  # noqa: E402
 
 
+def _renamable(text: str, tag: str) -> list[str]:
+    """The field names of a contract text that can be renamed to ``<name>_<tag>`` everywhere
+    (as a whole word) and still give the same contract with only that column renamed: the
+    renamed text loads, and renaming back gives the original's canonical form. A name SQL must
+    quote (a keyword: `value`) is kept, so that its queries keep their cost (a quoted name is
+    printed by sqlglot, never from a template)."""
+    from tacit_gen.contract.loader import load
+    from tacit_gen.fmt import format_text
+    from tacit_gen.sql.names import prints_as_itself
+
+    original = load("bench.yaml", text)
+    canon = format_text(text, "bench.yaml")
+    out = []
+    for f in original.fields:
+        if not prints_as_itself(f.name):
+            continue
+        new = f"{f.name}_{tag}"
+        renamed = _rename(text, [f.name], tag)
+        try:
+            got = load("bench.yaml", renamed)
+        except Exception:
+            continue
+        back = re.sub(rf"\b{re.escape(new)}\b", f.name, format_text(renamed, "bench.yaml"))
+        if [g.name for g in got.fields] == [new if g.name == f.name else g.name for g in original.fields] \
+                and back == canon:
+            out.append(f.name)
+    return out
+
+
+def _rename(text: str, names: list[str], tag: str) -> str:
+    for name in names:
+        text = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", f"{name}_{tag}", text)
+    return text
+
+
 def make_contracts(folder: Path, n: int) -> list[Path]:
+    """N contracts: the bundled ones in turn, each copy with its own contract and column names."""
     sources = sorted((ROOT / "contracts").glob("*.yaml"))
+    texts = [src.read_text() for src in sources]
+    names = [_renamable(t, "0") for t in texts]
     out = []
     for i in range(n):
-        src = sources[i % len(sources)]
-        text = src.read_text()
+        text, renamable = texts[i % len(texts)], names[i % len(texts)]
         first = text.split("contract: ", 1)[1].split("\n", 1)[0].strip()
+        text = _rename(text, renamable, str(i))
         text = text.replace(f"contract: {first}", f"contract: {first}_{i:04d}", 1)
         p = folder / f"{first}_{i:04d}.yaml"
         p.write_text(text)
@@ -65,13 +116,19 @@ def baseline(paths: list[Path]) -> float:
     return time.perf_counter() - t0
 
 
-def run_render(paths: list[Path]) -> tuple[float, int]:
+def run_render(paths: list[Path], cache_dir: Path | None = None, fresh: bool = True) -> tuple[float, int]:
+    """Render every contract: with `cache_dir`, as the CLI does (its render cache and SQL
+    templates there; `fresh`: a folder not made yet, as on a new machine), else as ``--no-cache``."""
     from tacit_gen import registry
     from tacit_gen import render as r
+    from tacit_gen.rendercache import RenderCache
     from tacit_gen.targets.base import RenderOptions
 
+    if cache_dir is not None and fresh:
+        assert not cache_dir.exists()
+    cache = RenderCache(cache_dir / "render") if cache_dir is not None else None
     t0 = time.perf_counter()
-    result = r.render_all(paths, registry.names(), RenderOptions())
+    result = r.render_all(paths, registry.names(), RenderOptions(), cache)
     elapsed = time.perf_counter() - t0
     assert not result.errors, result.errors[:3]
     return elapsed, len(result.artifacts)
@@ -88,13 +145,24 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as d:
         paths = make_contracts(Path(d), n)
         plain = canonical(paths, Path(d) / "canonical")
-        run_render(paths[:3])  # warm imports and caches
-        res = interleaved({"render": lambda: run_render(paths), "base": lambda: baseline(plain)},
-                          args.repeat)
-    (elapsed, (_, count)), (base, _) = res["render"], res["base"]
-    emit(Row("render", f"render {n} contracts x every target ({count} files)", elapsed,
-             "CSafeLoader load + CSafeDumper YAML dump + JSON dump of the same contracts", base,
-             "slower", 6.0, args.repeat, note=f"{1000 * elapsed / n:.1f} ms a contract"))
+        warm = Path(d) / "cache-warm"
+        fresh = (Path(d) / f"cache-cold-{k}" for k in range(10**6))  # a new empty folder each run
+        run_render(paths[:3])  # warm imports and in-process caches (never the on-disk ones)
+        run_render(paths, warm)  # the warm cache of the `check` row
+        res = interleaved({"cli": lambda: run_render(paths, next(fresh)),
+                           "nocache": lambda: run_render(paths),
+                           "warm": lambda: run_render(paths, warm, fresh=False),
+                           "base": lambda: baseline(plain)}, args.repeat)
+    base = res["base"][0]
+    base_name = "CSafeLoader load + CSafeDumper YAML dump + JSON dump of the same contracts"
+    for key, what in (("cli", "render {n} contracts x every target ({count} files), every cache empty "
+                              "at the start (a fresh machine: the SQL templates compiled once per shape)"),
+                      ("nocache", "render --no-cache {n} contracts ({count} files): every query "
+                                  "printed by sqlglot, no shape reused"),
+                      ("warm", "check {n} contracts ({count} files), render cache warm: nothing rendered")):
+        elapsed, (_, count) = res[key]
+        emit(Row("render", what.format(n=n, count=count), elapsed, base_name, base, "slower", 6.0,
+                 args.repeat, note=f"{1000 * elapsed / n:.1f} ms a contract"))
 
 
 if __name__ == "__main__":

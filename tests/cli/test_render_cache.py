@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from tacit_gen import render as render_mod
 from tacit_gen import rendercache
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.registry import BUILTIN
-from tacit_gen import render as render_mod
 from tacit_gen.render import render_all, render_contract
 from tacit_gen.rendercache import RenderCache
 from tacit_gen.sql.dialects import DIALECTS
@@ -440,3 +440,20 @@ def test_options_repr_is_complete() -> None:
     """The key holds `repr(options)`: every field of the options objects shows in it."""
     for cls in (RenderOptions, DbtOptions):
         assert all(f.repr for f in dataclasses.fields(cls)), cls
+
+
+def test_the_top_cache_folder_keeps_its_newest_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One answer per environment (entry points, units, sessions): a machine that made a fresh
+    virtual environment per CI run does not keep every one of them."""
+    from tacit_gen import diskcache
+
+    monkeypatch.setenv("TACIT_GEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(diskcache, "MAX_TOP", 8)
+    for i in range(20):
+        assert diskcache.store(f"installed-{i:02d}.json", {"i": i})
+        os.utime(tmp_path / f"installed-{i:02d}.json", (1000 + i, 1000 + i))
+    kept = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert 1 <= len(kept) <= 8 and "installed-19.json" in kept and "installed-00.json" not in kept
+    assert diskcache.load("installed-19.json") == {"i": 19}
+    (tmp_path / "render").mkdir()  # another folder's entries are not the top folder's
+    assert diskcache.store("x.json", {}, folder=tmp_path / "render")
