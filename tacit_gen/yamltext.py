@@ -88,8 +88,12 @@ class BlockWriter:
         return "".join(out)
 
     def _key(self, value: Any) -> str:
-        if type(value) is str and len(value) < 128 and _PLAIN.fullmatch(value) and _resolves_to_str(value):
-            return str(value)
+        if type(value) is str and len(value) < 128:  # a simple key in both emitters
+            if _PLAIN.fullmatch(value) and _resolves_to_str(value):
+                return str(value)
+            line = _one_line(value)  # a simple key is styled as a value is
+            if line is not None:
+                return line[1:-1]
         text = self.reference({value: None})
         if not text.endswith(": null\n") or text.count("\n") != 1 or text.startswith("? "):
             raise _Fallback
