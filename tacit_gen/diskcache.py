@@ -52,11 +52,11 @@ def load(name: str) -> dict[str, Any] | None:
 def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
     """Write `data` under `name` (in `folder`, default `cache_dir()`) atomically; True when written.
     A failure to write is ignored (the cache is optional)."""
-    return store_text(name, json.dumps(data, sort_keys=True, separators=(",", ":")), folder)
+    return store_bytes(name, json.dumps(data, sort_keys=True, separators=(",", ":")).encode("ascii"), folder)
 
 
-def store_text(name: str, text: str, folder: Path | None = None) -> bool:
-    """`store` of a text already made (ASCII JSON)."""
+def store_bytes(name: str, data: bytes, folder: Path | None = None) -> bool:
+    """`store` of a file's bytes already made."""
     import tempfile
 
     folder = cache_dir() if folder is None else folder
@@ -64,8 +64,8 @@ def store_text(name: str, text: str, folder: Path | None = None) -> bool:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
             os.replace(tmp, folder / name)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -77,15 +77,16 @@ def store_text(name: str, text: str, folder: Path | None = None) -> bool:
     return True
 
 
-def prune(folder: Path, most: int, keep_since: float | None = None) -> None:
-    """Keep at most `most` JSON files in `folder`: past that, remove the least recently used
-    (oldest modification time) down to three quarters of it, never one used at or after
-    `keep_since` (a run's own entries: a repository of more contracts than `most` keeps all of
-    its own, instead of evicting them as it writes them). Errors are ignored."""
+def prune(folder: Path, most: int, keep_since: float | None = None,
+          suffixes: tuple[str, ...] = (".json",)) -> None:
+    """Keep at most `most` files named with one of `suffixes` in `folder`: past that, remove the
+    least recently used (oldest modification time) down to three quarters of it, never one used
+    at or after `keep_since` (a run's own entries: a repository of more contracts than `most`
+    keeps all of its own, instead of evicting them as it writes them). Errors are ignored."""
     import contextlib
 
     try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+        entries = [e for e in os.scandir(folder) if e.name.endswith(suffixes)]
     except OSError:
         return
     if len(entries) <= most:

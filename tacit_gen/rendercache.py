@@ -16,12 +16,12 @@ SHA-256 over every input a render of the built-in targets reads:
 
 Targets added by other packages (entry points) are never cached: their source is not in the key.
 
-Entries live in ``<cache dir>/render/<key>.json`` (`tacit_gen.diskcache.cache_dir`: the
-``TACIT_GEN_CACHE_DIR`` folder, else ``$XDG_CACHE_HOME/tacit-gen``), written atomically. An entry
-holds a digest of its payload's text as written: one that does not parse, has another key or
-format, or whose payload text does not match its digest is a miss, and the render that follows
-rewrites it. Nothing is
-stored when the inputs changed while the render ran (the key is computed again after it), when
+Entries live in ``<cache dir>/render/<key>.entry`` (`tacit_gen.diskcache.cache_dir`: the
+``TACIT_GEN_CACHE_DIR`` folder, else ``$XDG_CACHE_HOME/tacit-gen``), written atomically: a JSON
+line (digest, format, key), a JSON line indexing the artifacts, then their texts as they are (no
+escaping to write or undo: `_entry_bytes`). An entry whose bytes after the first line do not
+match its digest, that does not parse, or has another key or format is a miss, and the render that
+follows rewrites it. Nothing is stored when the inputs changed while the render ran (the key is computed again after it), when
 tacit-gen's files changed (checked once when a run's entries are written, `RenderCache.deferred`),
 nor when a file of tacit-gen was written less than `RACY_SECONDS` before the process started (the
 code running may not be the code on disk: git's "racily clean" rule). Past `MAX_ENTRIES` entries
@@ -35,7 +35,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Iterator
@@ -49,7 +48,8 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.targets.base import RenderOptions
 
-FORMAT = "tacit-gen render cache 2"
+FORMAT = "tacit-gen render cache 3"
+SUFFIX = ".entry"
 # The installed libraries whose version can change an artifact's bytes: tacit-gen's runtime
 # dependencies, and what sqlglot imports when it is there (mypy_extensions; its compiled
 # tokenizer and parser). tests/cli/test_render_cache.py fails when a render imports another.
@@ -175,32 +175,17 @@ class RenderCache:
 
     def get(self, key: str) -> dict[str, RenderResult] | None:
         """The results stored under `key`, per target; None when absent or not whole."""
+        path = self._dir() / f"{key}{SUFFIX}"
         try:
-            text = (self._dir() / f"{key}.json").read_text(encoding="ascii")
-        except (OSError, ValueError):
+            data = path.read_bytes()
+        except OSError:
             return None
-        # the layout `_entry_text` writes, exactly: the digest is of the results' own text
-        m = _ENTRY.fullmatch(text)
-        if m is None or m["format"] != FORMAT or m["key"] != key \
-                or hashlib.sha256(m["results"].encode("ascii")).hexdigest() != m["digest"]:
-            return None
-        try:
-            results = json.loads(m["results"])
-        except ValueError:
-            return None
-        if not isinstance(results, dict):
-            return None
-        out: dict[str, RenderResult] = {}
-        try:
-            for name, r in results.items():
-                arts = tuple(Artifact(str_(p), str_(c)) for p, c in r["artifacts"])
-                uns = tuple(Unsupported(str_(t), str_(i), str_(why)) for t, i, why in r["unsupported"])
-                out[name] = RenderResult(arts, uns)
-        except (KeyError, TypeError, ValueError):
+        results = _read_entry(data, key)
+        if results is None:
             return None
         with contextlib.suppress(OSError):  # least recently used goes first when the folder is full
-            os.utime(self._dir() / f"{key}.json")
-        return out
+            os.utime(path)
+        return results
 
     def put(self, key: str, contract: Contract, targets: tuple[str, ...], options: RenderOptions,
             results: dict[str, RenderResult]) -> bool:
@@ -210,13 +195,10 @@ class RenderCache:
             return False
         if self.key(contract, targets, options) != key:
             return False  # a template or an input changed while rendering
-        payload = {name: {"artifacts": [[a.path, a.content] for a in r.artifacts],
-                          "unsupported": [[u.target, u.clause_id, u.reason] for u in r.unsupported]}
-                   for name, r in results.items()}
         if self._pending is not None:
-            self._pending.append((key, payload))
+            self._pending.append((key, results))
             return True
-        return self._store([(key, payload)]) == 1
+        return self._store([(key, results)]) == 1
 
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
@@ -236,7 +218,7 @@ class RenderCache:
             self._pending = None
         self._store(pending, began)
 
-    def _store(self, entries: list[tuple[str, dict[str, Any]]], began: float | None = None) -> int:
+    def _store(self, entries: list[tuple[str, dict[str, RenderResult]]], began: float | None = None) -> int:
         """Write `entries` when tacit-gen is unchanged since the keys were made; how many were.
         Pruning keeps every entry used since `began` (the run's own)."""
         if not entries:
@@ -246,10 +228,10 @@ class RenderCache:
             return 0  # tacit-gen changed while rendering: the code of the keys is not on disk
         folder = self._dir()
         written = 0
-        for key, payload in entries:
-            written += diskcache.store_text(f"{key}.json", _entry_text(key, payload), folder=folder)
-        if written:
-            diskcache.prune(folder, MAX_ENTRIES, keep_since=began)
+        for key, results in entries:
+            written += diskcache.store_bytes(f"{key}{SUFFIX}", _entry_bytes(key, results), folder=folder)
+        if written:  # (earlier formats' `.json` entries age out with the others)
+            diskcache.prune(folder, MAX_ENTRIES, keep_since=began, suffixes=(SUFFIX, ".json"))
         return written
 
 
@@ -259,15 +241,42 @@ def str_(value: Any) -> str:
     return value
 
 
-_ENTRY = re.compile(r'\{"digest":"(?P<digest>[0-9a-f]{64})","format":"(?P<format>[^"\\]*)",'
-                    r'"key":"(?P<key>[0-9a-f]{64})","results":(?P<results>.*)\}', re.DOTALL)
+def _entry_bytes(key: str, results: dict[str, RenderResult]) -> bytes:
+    """An entry's file: a JSON line (digest, format, key), a JSON line indexing the artifacts
+    (per target: each artifact's path and length in characters, and the unsupported clauses),
+    then every artifact's text, one after another, as written: no escaping to write or undo.
+    The digest is the SHA-256 of everything after the first line."""
+    index = [[name, [[a.path, len(a.content)] for a in r.artifacts],
+              [[u.target, u.clause_id, u.reason] for u in r.unsupported]] for name, r in results.items()]
+    rest = (json.dumps(index, separators=(",", ":")) + "\n"
+            + "".join(a.content for r in results.values() for a in r.artifacts)).encode("utf-8", "surrogatepass")
+    head = json.dumps({"digest": hashlib.sha256(rest).hexdigest(), "format": FORMAT, "key": key},
+                      separators=(",", ":"))
+    return head.encode("ascii") + b"\n" + rest
 
 
-def _entry_text(key: str, payload: dict[str, Any]) -> str:
-    """An entry's file: one JSON object (digest, format, key, results, in that order), the
-    digest being the SHA-256 of the results' text as written, so reading it back checks the
-    bytes without writing them out again."""
-    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    digest = hashlib.sha256(blob.encode("ascii")).hexdigest()
-    return json.dumps({"digest": digest, "format": FORMAT, "key": key}, separators=(",", ":"))[:-1] \
-        + f',"results":{blob}}}'
+def _read_entry(data: bytes, key: str) -> dict[str, RenderResult] | None:
+    """The results of an entry's bytes (`_entry_bytes`), or None when they are not whole."""
+    head, nl, rest = data.partition(b"\n")
+    try:
+        meta = json.loads(head)
+        if not nl or not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("key") != key \
+                or meta.get("digest") != hashlib.sha256(rest).hexdigest():
+            return None
+        index_text, nl, body = rest.partition(b"\n")
+        index = json.loads(index_text)
+        text = body.decode("utf-8", "surrogatepass")
+        out: dict[str, RenderResult] = {}
+        at = 0
+        for name, arts, uns in index:
+            made = []
+            for path, n in arts:
+                if type(n) is not int or n < 0 or at + n > len(text):
+                    return None
+                made.append(Artifact(str_(path), text[at:at + n]))
+                at += n
+            out[str_(name)] = RenderResult(tuple(made), tuple(Unsupported(str_(t), str_(i), str_(why))
+                                                              for t, i, why in uns))
+    except (ValueError, TypeError):  # not JSON, not UTF-8, not the shape written
+        return None
+    return out if at == len(text) else None

@@ -47,7 +47,7 @@ def _render(path: Path, options: RenderOptions, cache: RenderCache | None) -> di
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.json"))
+    return sorted(folder.glob("*" + rendercache.SUFFIX))
 
 
 # ------------------------------------------------------------------------------ same bytes
@@ -223,20 +223,22 @@ def test_nothing_is_stored_while_a_file_of_tacit_gen_is_racily_new(tmp_path: Pat
 
 # ------------------------------------------------------------------------------ damage
 def _corruptions(entry: bytes) -> list[bytes]:
-    data = json.loads(entry)
-    content = data["results"]["dbt"]["artifacts"][0]
-    changed = json.loads(entry)
-    changed["results"]["dbt"]["artifacts"][0] = [content[0], content[1].replace("not_null", "unique")]
-    other_key = dict(data, key="0" * 64)
-
-    def compact(d: dict[str, object]) -> bytes:  # the layout the cache writes, digest kept
-        return json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
-
-    bad_types = dict(data, results={"dbt": {"artifacts": [[1, 2]], "unsupported": []}})
-    assert compact(data) == entry  # so the compact damages below differ from it only as said
+    """Damaged copies of an entry (a JSON line, an index line, the artifacts' texts)."""
+    head, index, body = entry.split(b"\n", 2)
+    meta = json.loads(head)
+    assert meta["key"] in entry.decode() and b"not_null" in body
+    changed_body = body.replace(b"not_null", b"unique__", 1)  # same length, digest left as it was
+    shifted = json.loads(index)
+    name, arts, uns = shifted[0]
+    shifted[0] = [name, [[arts[0][0], arts[0][1] - 1], [arts[1][0], arts[1][1] + 1], *arts[2:]], uns]
     return [b"", entry[: len(entry) // 2], b"\xff\xfe garbage", b"[]", b'{"format": 1}',
-            json.dumps(changed).encode(), json.dumps(other_key).encode(), json.dumps(bad_types).encode(),
-            compact(changed), compact(other_key), compact(bad_types),
+            head + b"\n" + index + b"\n" + changed_body,
+            json.dumps(dict(meta, key="0" * 64), separators=(",", ":")).encode() + b"\n" + index + b"\n" + body,
+            json.dumps(dict(meta, format="x"), separators=(",", ":")).encode() + b"\n" + index + b"\n" + body,
+            head + b"\n" + json.dumps(shifted, separators=(",", ":")).encode() + b"\n" + body,
+            head + b"\n" + index + b"\n" + body + b"x",
+            head + b"\n" + index + b"\n" + body[:-1],
+            head + index + body,
             entry.replace(b"render cache", b"render cachE")]
 
 
@@ -259,10 +261,9 @@ def test_a_damaged_entry_does_not_change_what_the_cli_writes(tmp_path: Path) -> 
     assert res.returncode == 0
     shutil.rmtree(out)
     (entry,) = _entries(tmp_path / "cache" / "render")
-    data = json.loads(entry.read_text(encoding="utf-8"))
-    for r in data["results"].values():  # every artifact's text changed, the digest left as it was
-        r["artifacts"] = [[p, c.replace("ohlcv", "OHLCV")] for p, c in r["artifacts"]]
-    entry.write_text(json.dumps(data), encoding="utf-8")
+    head, index, body = entry.read_bytes().split(b"\n", 2)
+    # every artifact's text changed (same lengths), the digest left as it was
+    entry.write_bytes(head + b"\n" + index + b"\n" + body.replace(b"ohlcv", b"OHLCV"))
     got, res = imported("render", str(CONTRACT), "--out", str(out), env=env)
     # a miss: rendered anew (its SQL from the templates the first run compiled: no sqlglot)
     assert res.returncode == 0 and "sqlglot" not in got
@@ -302,7 +303,7 @@ def test_a_run_of_more_contracts_than_max_entries_keeps_its_own(tmp_path: Path,
         p = folder / f"c{i}.yaml"
         p.write_text(text.replace(f"contract: {first}", f"contract: {first}_{i}", 1), encoding="utf-8")
         paths.append(p)
-    older = tmp_path / "render" / "old.json"
+    older = tmp_path / "render" / "old.json"  # an earlier format's entry
     older.parent.mkdir()
     older.write_text("{}", encoding="utf-8")
     os.utime(older, (1, 1))
@@ -310,7 +311,7 @@ def test_a_run_of_more_contracts_than_max_entries_keeps_its_own(tmp_path: Path,
     first_run = render_all(paths, TARGETS, RenderOptions(), cache)
     assert not first_run.errors
     kept = _entries(tmp_path / "render")
-    assert len(kept) == 7 and older not in kept  # the old entry went; this run's seven stayed
+    assert len(kept) == 7 and not older.exists()  # the old entry went; this run's seven stayed
     rendered: list[str] = []
     for name in TARGETS:  # a hit renders no target
         monkeypatch.setattr(render_mod.registry.get(name), "render",
