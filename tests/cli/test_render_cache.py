@@ -458,3 +458,23 @@ def test_the_top_cache_folder_keeps_its_newest_answers(tmp_path: Path, monkeypat
     assert diskcache.load("installed-19.json") == {"i": 19}
     (tmp_path / "render").mkdir()  # another folder's entries are not the top folder's
     assert diskcache.store("x.json", {}, folder=tmp_path / "render")
+
+
+def test_an_entry_keeps_any_text_exactly(tmp_path: Path) -> None:
+    """An entry holds the artifacts' texts as they are (format 3): non-ASCII, line breaks of
+    every kind, a NUL, a lone surrogate, an empty artifact and an empty target read back equal."""
+    from tacit_gen.targets.base import Artifact, RenderResult, Unsupported
+
+    contract = load(CONTRACT)
+    targets = ("dbt", "soda", "gx")
+    texts = ["°C ≤ 1e3 … 温度\r\n", "a\nb\x00c\u2028d\x85", "", "\ud800 lone", "{\"k\": \"\\n\"}\n"]
+    results = {
+        "dbt": RenderResult(tuple(Artifact(f"dbt/{i}.yml", t) for i, t in enumerate(texts)),
+                            (Unsupported("dbt", "clause:x", "why ✓"),)),
+        "soda": RenderResult((), ()),
+        "gx": RenderResult((Artifact("gx/é.json", texts[0] * 3),), ()),
+    }
+    cache = RenderCache(tmp_path / "render")
+    key = cache.key(contract, targets, RenderOptions())
+    assert cache.put(key, contract, targets, RenderOptions(), results)
+    assert RenderCache(tmp_path / "render").get(key) == results
