@@ -21,10 +21,11 @@ Entries live in ``<cache dir>/render/<key>.entry`` (`tacit_gen.diskcache.cache_d
 line (digest, format, key), a JSON line indexing the artifacts, then their texts as they are (no
 escaping to write or undo: `_entry_bytes`). An entry whose bytes after the first line do not
 match its digest, that does not parse, or has another key or format is a miss, and the render that
-follows rewrites it. Nothing is stored when the inputs changed while the render ran (the key is computed again after it), when
-tacit-gen's files changed (checked once when a run's entries are written, `RenderCache.deferred`),
-nor when a file of tacit-gen was written less than `RACY_SECONDS` before the process started (the
-code running may not be the code on disk: git's "racily clean" rule). Past `MAX_ENTRIES` entries
+follows rewrites it. Nothing is stored when the inputs changed while the render ran (the key is
+computed again after it), when tacit-gen's files changed (checked once when a run's entries are
+written, `RenderCache.deferred`), nor when a file of tacit-gen was written less than
+`RACY_SECONDS` before the process started (the code running may not be the code on disk: git's
+"racily clean" rule). Past `MAX_ENTRIES` entries
 the least recently used are removed, never one the current run used (a repository of more
 contracts than that keeps every one of its own); deleting the folder is always safe.
 """
@@ -128,7 +129,7 @@ class RenderCache:
         self.folder = folder
         self._base: str | None = None
         self._storable = False
-        self._pending: list[tuple[str, dict[str, Any]]] | None = None  # within `deferred`
+        self._pending: list[tuple[str, dict[str, RenderResult]]] | None = None  # within `deferred`
 
     def _dir(self) -> Path:
         return self.folder if self.folder is not None else diskcache.cache_dir() / FOLDER
