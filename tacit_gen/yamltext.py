@@ -1,8 +1,9 @@
 """Block-style YAML written directly, byte for byte the text of a given PyYAML dumper.
 
 PyYAML's emitter (pure Python, and the representer even with libyaml's) was a large part of a
-render. `BlockWriter` writes block mappings and sequences itself, plain keys and plain strings
-whose style is certain, and literal blocks; every other scalar is written once by the reference
+render. `BlockWriter` writes block mappings and sequences itself, one-line printable ASCII keys
+and strings (plain or single-quoted, by the emitters' own rule: `_one_line`), and literal blocks;
+every other scalar is written once by the reference
 dumper (``dump({"k": value})``) and its text reused. Anything it does not write the same way (an
 alias, a complex key, a multi-line quoted scalar, an unknown type) makes `write` return None, and
 the caller dumps the whole document with the reference dumper.
@@ -18,9 +19,6 @@ from typing import Any
 import yaml
 import yaml.resolver
 
-# A string every emitter writes plain in block context, if it resolves to a string (no
-# indicator, no leading or trailing space, no line break, printable ASCII).
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_ ./()=<>*+-]*(?<! )")
 _LITERAL_OK = re.compile(r"[\x20-\x7e\n]*")  # printable ASCII and \n: '|' allowed unless ' \n'
 _RESOLVER = yaml.resolver.Resolver()  # the one SafeDumper and CSafeDumper use
 
@@ -89,8 +87,6 @@ class BlockWriter:
 
     def _key(self, value: Any) -> str:
         if type(value) is str and len(value) < 128:  # a simple key in both emitters
-            if _PLAIN.fullmatch(value) and _resolves_to_str(value):
-                return str(value)
             line = _one_line(value)  # a simple key is styled as a value is
             if line is not None:
                 return line[1:-1]
@@ -103,17 +99,15 @@ class BlockWriter:
         """What the reference writes after ``key:`` (leading space, trailing newline), in a
         mapping at indent 0: a literal block's lines are indented by 2."""
         kind = type(value)
-        if kind is str and _PLAIN.fullmatch(value) and _resolves_to_str(value):
-            return f" {value}\n"
+        if kind is str:
+            line = _one_line(value)
+            if line is not None:
+                return line
         if kind is self.literal and value and _LITERAL_OK.fullmatch(value) and " \n" not in value \
                 and not value.endswith((" ", "\n\n")) and value[0] not in " \n" and value != "\n":
             body = value[:-1] if value.endswith("\n") else value
             lines = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
             return (" |\n" if value.endswith("\n") else " |-\n") + lines
-        if kind is str:
-            line = _one_line(value)
-            if line is not None:
-                return line
         if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
             raise _Fallback  # line breaks the re-indenting below does not see
         text = self.reference({"k": value})

@@ -26,6 +26,7 @@ they share is their queries' shapes, as the contracts of one team's repository d
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         paths = make_contracts(Path(d), n)
         plain = canonical(paths, Path(d) / "canonical")
         warm = Path(d) / "cache-warm"
-        fresh = (Path(d) / f"cache-cold-{k}" for k in range(10**6))  # a new empty folder each run
+        fresh = (Path(d) / f"cache-cold-{k}" for k in itertools.count())  # a new empty folder each run
         run_render(paths[:3])  # warm imports and in-process caches (never the on-disk ones)
         run_render(paths, warm)  # the warm cache of the `check` row
         res = interleaved({"cli": lambda: run_render(paths, next(fresh)),
