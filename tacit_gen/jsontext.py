@@ -41,44 +41,58 @@ def _key(key: Any) -> str:
     raise TypeError(key)
 
 
-def _write(value: Any, pad: str, out: list[str]) -> None:
+def _scalar(value: Any) -> str:
+    """A scalar's text (a subclass of str, int or float as its base type writes), else TypeError."""
     if isinstance(value, str):
-        out.append(_STR(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(_float(value))
-    elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        inner = pad + "  "
-        out.append("[\n" + inner)
-        for i, item in enumerate(value):
-            if i:
-                out.append(",\n" + inner)
-            _write(item, inner, out)
-        out.append("\n" + pad + "]")
-    elif isinstance(value, dict):
+        return _STR(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _float(value)
+    raise TypeError(value)
+
+
+def _write(value: Any, pad: str, out: list[str]) -> None:
+    """`value` at `pad`. Exact types are dispatched first (a string value is written in the
+    container's loop, without a call); subclasses go through the `isinstance` chain."""
+    kind = type(value)
+    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, dict)):
         if not value:
             out.append("{}")
             return
         inner = pad + "  "
-        out.append("{\n" + inner)
-        for i, (k, v) in enumerate(value.items()):
-            if i:
-                out.append(",\n" + inner)
-            out.append(_key(k) + ": ")
-            _write(v, inner, out)
+        sep = "{\n" + inner
+        for k, v in value.items():
+            head = sep + (_STR(k) if type(k) is str else _key(k)) + ": "
+            sep = ",\n" + inner
+            if type(v) is str:
+                out.append(head + _STR(v))
+            else:
+                out.append(head)
+                _write(v, inner, out)
         out.append("\n" + pad + "}")
+    elif kind is list or kind is tuple or isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = pad + "  "
+        sep = "[\n" + inner
+        for item in value:
+            if type(item) is str:
+                out.append(sep + _STR(item))
+            else:
+                out.append(sep)
+                _write(item, inner, out)
+            sep = ",\n" + inner
+        out.append("\n" + pad + "]")
     else:
-        raise TypeError(value)
+        out.append(_scalar(value))
 
 
 def dumps(data: Any) -> str:

@@ -24,6 +24,13 @@ _RESOLVER = yaml.resolver.Resolver()  # the one SafeDumper and CSafeDumper use
 
 
 def _resolves_to_str(text: str) -> bool:
+    """Whether a non-empty plain scalar reads back as a string. The resolver only tries the
+    patterns listed under the text's first character (and those for any character, listed under
+    None): a text whose first character has none, in a resolver without path rules, is a string
+    without a call (most names and words)."""
+    implicit = _RESOLVER.yaml_implicit_resolvers
+    if text[0] not in implicit and None not in implicit and not _RESOLVER.yaml_path_resolvers:
+        return True
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
 
 
@@ -118,48 +125,65 @@ class BlockWriter:
             raise _Fallback  # a multi-line quoted scalar: its continuation lines depend on context
         return rest
 
-    def _value(self, head: str, value: Any, indent: int, out: list[str], seen: set[int],
-               under_key: bool) -> None:
-        """`head` (``key:`` or ``-`` at its indent) followed by `value`, whose container is at
-        `indent`."""
-        if type(value) in (dict, list):  # exact types: the safe dumpers refuse subclasses
-            if not value:
-                out.append(head + (" {}\n" if type(value) is dict else " []\n"))
-                return
-            out.append(head + "\n")
-            step = 0 if (under_key and self.indentless and type(value) is list) else 2
-            self._block(value, indent + step, out, seen)
-            return
-        if type(value) not in self.types:
-            raise _Fallback
-        text = self.scalar(value)
-        if indent and text.count("\n") > 1:  # a literal block: its lines follow the container
-            first, _, lines = text.partition("\n")
-            pad = " " * indent
-            text = first + "\n" + "".join(
-                pad + line + "\n" if line else "\n" for line in lines[:-1].split("\n"))
-        out.append(head + text)
+    def _reindent(self, text: str, indent: int) -> str:
+        """A literal block's text (its lines indented by 2) under a container at `indent`."""
+        first, _, lines = text.partition("\n")
+        pad = " " * indent
+        return first + "\n" + "".join(pad + line + "\n" if line else "\n" for line in lines[:-1].split("\n"))
 
     def _block(self, data: Any, indent: int, out: list[str], seen: set[int], inline: bool = False) -> None:
         """A non-empty block mapping or sequence at `indent`; `inline`: its first line continues
-        a ``- `` already written."""
+        a ``- `` already written. Each entry is `head` (``key:`` or ``-`` at its indent) and its
+        value: a nested collection (a sequence under a key starts at the key's column when
+        `indentless`), or a scalar as `scalar` writes it (a literal block's lines follow the
+        container). The loops are written out, not shared through a helper: they run for every
+        value of every artifact."""
         if id(data) in seen:
             raise _Fallback  # the reference writes an anchor and an alias
         seen.add(id(data))
         pad = " " * indent
-        if type(data) is dict and data:
-            for i, (k, v) in enumerate(data.items()):
-                if type(k) not in self.types or type(k) is self.literal or k is None:
+        lead = "" if inline else pad
+        types, scalar, append = self.types, self.scalar, out.append
+        kind = type(data)  # exact types: the safe dumpers refuse subclasses
+        if kind is dict and data:
+            key, literal = self.key, self.literal
+            for k, v in data.items():
+                tk = type(k)
+                if tk not in types or tk is literal or k is None:
                     raise _Fallback
-                self._value(("" if inline and i == 0 else pad) + self.key(k) + ":", v, indent, out,
-                            seen, True)
-        elif type(data) is list and data:
-            for i, item in enumerate(data):
-                head = ("" if inline and i == 0 else pad) + "-"
-                if type(item) in (dict, list) and item:
-                    out.append(head + " ")
-                    self._block(item, indent + 2, out, seen, inline=True)
+                head = lead + key(k) + ":"
+                lead = pad
+                tv = type(v)
+                if tv is dict or tv is list:
+                    if not v:
+                        append(head + (" {}\n" if tv is dict else " []\n"))
+                    else:
+                        append(head + "\n")
+                        self._block(v, indent + (0 if tv is list and self.indentless else 2), out, seen)
+                elif tv in types:
+                    text = scalar(v)
+                    if indent and text.count("\n") > 1:
+                        text = self._reindent(text, indent)
+                    append(head + text)
                 else:
-                    self._value(head, item, indent, out, seen, False)
+                    raise _Fallback
+        elif kind is list and data:
+            for item in data:
+                head = lead + "-"
+                lead = pad
+                tv = type(item)
+                if tv is dict or tv is list:
+                    if not item:
+                        append(head + (" {}\n" if tv is dict else " []\n"))
+                    else:
+                        append(head + " ")
+                        self._block(item, indent + 2, out, seen, inline=True)
+                elif tv in types:
+                    text = scalar(item)
+                    if indent and text.count("\n") > 1:
+                        text = self._reindent(text, indent)
+                    append(head + text)
+                else:
+                    raise _Fallback
         else:
             raise _Fallback  # a scalar or an empty collection at the root

@@ -6,6 +6,7 @@ file; `load_report` returns the contract (or None) with every diagnostic, warnin
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -880,11 +881,20 @@ def _hash(data: Any) -> str:
 def display_path(path: str | os.PathLike[str]) -> str:
     """A path as shown in messages: relative to the working directory when below it, else as
     given (so an editor can open it)."""
-    p = Path(path)
-    try:
-        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return p.as_posix()
+    resolved = os.path.realpath(path)
+    cwd = _real_cwd(os.getcwd())
+    if resolved == cwd:
+        return "."
+    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    if resolved.startswith(prefix):
+        return Path(resolved[len(prefix):]).as_posix()
+    return Path(path).as_posix()
+
+
+@functools.lru_cache(maxsize=16)
+def _real_cwd(cwd: str) -> str:
+    """The working directory with its links resolved (keyed by its name: one per folder)."""
+    return os.path.realpath(cwd)
 
 
 def project_root(path: str | os.PathLike[str]) -> Path:
@@ -892,20 +902,31 @@ def project_root(path: str | os.PathLike[str]) -> Path:
     (a `.git` folder or file), else the folder holding the nearest `contracts/` folder, else the
     file's own folder. Never the working directory: the same contract gets the same header
     wherever the command runs."""
-    resolved = Path(os.path.realpath(path))
-    for parent in resolved.parents:
-        if (parent / ".git").exists():
-            return parent
-    for parent in resolved.parents:
-        if parent.name == "contracts":
-            return parent.parent
-    return resolved.parent
+    return Path(_root_of(os.path.realpath(path)))
+
+
+def _root_of(resolved: str) -> str:
+    """`project_root` of a path already resolved, as a string."""
+    parents = []
+    folder = os.path.dirname(resolved)
+    while True:
+        parents.append(folder)
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            break
+        folder = up
+    for folder in parents:
+        if os.path.basename(folder) == "contracts":
+            return os.path.dirname(folder)
+    return parents[0]
 
 
 def portable_path(path: str | os.PathLike[str]) -> str:
     """A path for artifact headers, never machine-specific: relative to `project_root`."""
-    resolved = Path(os.path.realpath(path))
-    return resolved.relative_to(project_root(resolved)).as_posix()
+    resolved = os.path.realpath(path)
+    return Path(os.path.relpath(resolved, _root_of(resolved))).as_posix()
 
 
 def load_report(

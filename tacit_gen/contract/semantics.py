@@ -5,11 +5,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from decimal import Decimal
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tacit_gen.contract import units
-from tacit_gen.contract.model import Contract, Invariant
+from tacit_gen.contract.model import Contract, Field, Invariant
 from tacit_gen.contract.types import DataType
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.check import DEFERRED, ColumnInfo, Problem, check
@@ -19,14 +18,29 @@ if TYPE_CHECKING:
     from tacit_gen.diagnostics import Diagnostics
 
 
+# The last answer of `column_infos`, kept with the fields it was made from: a contract's
+# invariants are resolved one after the other (by the loader, the plan and the targets), and each
+# asked for the same infos. The fields tuple is kept, so `is` cannot match a new tuple at its address.
+_LAST_INFOS: list[tuple[tuple[Field, ...], tuple[str, ...], dict[str, ColumnInfo]]] = []
+
+
 def column_infos(contract: Contract, broken: Iterable[str] = ()) -> dict[str, ColumnInfo]:
-    """What the expression checker knows about each column.
+    """What the expression checker knows about each column (the checker only reads it).
 
     `broken` names fields whose definition has an error already reported: they resolve as
     columns of unknown type, so one mistake is not reported again in every invariant.
     """
+    broken = tuple(broken)
+    if _LAST_INFOS and _LAST_INFOS[0][0] is contract.fields and _LAST_INFOS[0][1] == broken:
+        return _LAST_INFOS[0][2]
+    out = _column_infos(contract.fields, broken)
+    _LAST_INFOS[:] = [(contract.fields, broken, out)]
+    return out
+
+
+def _column_infos(fields: tuple[Field, ...], broken: tuple[str, ...]) -> dict[str, ColumnInfo]:
     out = {name: ColumnInfo(family="any", unit=DEFERRED) for name in broken}
-    for f in contract.fields:
+    for f in fields:
         unit: str | None = None
         if f.unit_from_catalog:
             unit = DEFERRED
@@ -65,17 +79,12 @@ def _quoted(text: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-@lru_cache(maxsize=4096)
-def _parse_cached(text: str) -> n.Node:
-    return parse(text)
-
-
 def resolve(
     contract: Contract, text: str, broken: Iterable[str] = ()
 ) -> tuple[n.Node | None, list[Problem]]:
     """Parse and resolve one invariant text against a contract."""
     try:
-        ast = _parse_cached(text)
+        ast = parse(text)
     except ExprSyntaxError as e:
         return None, [Problem("TG108", f"invalid invariant '{_quoted(text)}': {e}", e.offset, e.word)]
     try:

@@ -6,6 +6,7 @@ Lowest to highest: ``only when`` < ``or`` < ``and`` < ``not`` < predicate (compa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from tacit_gen.expr import nodes as n
@@ -226,8 +227,11 @@ class _Parser:
         raise self.error(f"unexpected '{t.text}'")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(text: str) -> n.Node:
-    """Parse invariant text into an AST of unresolved names.
+    """Parse invariant text into an AST of unresolved names. The nodes are immutable, so one
+    text's tree is parsed once and shared (the loader, the linter and the plan each read every
+    invariant).
 
     Raises:
         ExprSyntaxError: with the offset and text of the offending token.

@@ -164,24 +164,48 @@ def _fill(template: str, slots: Sequence[Slot]) -> str:
     return _MARKER.sub(lambda m: slots[_DIGITS.index(m.group(1))].value, template)
 
 
+# A template file's bytes → (its key, text, bounds), or None when they are not a template: a
+# render reads the same few templates hundreds of times, and parses each once. Keyed by content,
+# so a file rewritten (or broken) between two reads is parsed again.
+_PARSED: dict[bytes, tuple[str, str, tuple[tuple[int, int], ...]] | None] = {}
+
+
+def _parse(raw: bytes) -> tuple[str, str, tuple[tuple[int, int], ...]] | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("key"), str):
+        return None
+    text, bounds = data.get("text"), data.get("bounds")
+    if not isinstance(text, str) or not isinstance(bounds, list) or len(bounds) > MAX_SLOTS:
+        return None
+    if not all(isinstance(b, list) and len(b) == 2 and all(type(x) is int for x in b) for b in bounds):
+        return None
+    if {m.group(1) for m in _MARKER.finditer(text)} - set(_DIGITS[:len(bounds)]):
+        return None
+    return data["key"], text, tuple((b[0], b[1]) for b in bounds)
+
+
 def _read(path: Path, key: str, slots: Sequence[Slot]) -> str | None:
     """The template stored under `key` when it holds for the slots' lengths, else None."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError:
         return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
+    if raw in _PARSED:
+        parsed = _PARSED[raw]
+    else:
+        if len(_PARSED) >= MAX_FILES:
+            _PARSED.clear()
+        parsed = _PARSED[raw] = _parse(raw)
+    if parsed is None or parsed[0] != key or len(parsed[2]) != len(slots):
         return None
-    text, bounds = data.get("text"), data.get("bounds")
-    if not isinstance(text, str) or not isinstance(bounds, list) or len(bounds) != len(slots):
-        return None
-    for s, b in zip(slots, bounds, strict=True):
-        if not (isinstance(b, list) and len(b) == 2 and all(isinstance(x, int) for x in b)
-                and b[0] <= len(s.value) <= b[1]):
+    for s, (low, high) in zip(slots, parsed[2], strict=True):
+        if not low <= len(s.value) <= high:
             return None
-    if {m.group(1) for m in _MARKER.finditer(text)} - set(_DIGITS[:len(slots)]):
-        return None
-    return text
+    return parsed[1]
 
 
 def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str],

@@ -222,7 +222,7 @@ def jinja_safe(text: str) -> str:
     A string holding a Jinja opener becomes ``{{ "<json-escaped text>" }}``, which dbt renders
     back to the exact text; other strings are left as they are.
     """
-    if any(o in text for o in _JINJA_OPENERS):
+    if "{" in text and any(o in text for o in _JINJA_OPENERS):
         return "{{ " + json.dumps(text, ensure_ascii=False) + " }}"
     return text
 

@@ -81,6 +81,9 @@ def class_name(contract: Contract) -> str:
     return name
 
 
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_]")  # each character that is not an ASCII letter, digit or _
+
+
 def attribute_name(column: str, taken: set[str]) -> str:
     """A Python attribute name for a data column (``col_`` prefix when it is not usable)."""
     if (
@@ -92,8 +95,7 @@ def attribute_name(column: str, taken: set[str]) -> str:
     ):
         name = column
     else:
-        cleaned = "".join(ch if (ch.isascii() and (ch.isalnum() or ch == "_")) else "_"
-                          for ch in column).strip("_")
+        cleaned = _NOT_WORD.sub("_", column).strip("_")
         name = "col_" + cleaned if cleaned else "col"
     base, k = name, 2
     while name in taken:
