@@ -15,11 +15,11 @@ from contextvars import ContextVar
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
-from tacit_gen.sql.dialects import check_dialect, sqlglot_dialect
+from tacit_gen.sql.dialects import BACKTICK, check_dialect, sqlglot_dialect
 from tacit_gen.sql.names import PLAIN_TEXT as PLAIN_TEXT
 from tacit_gen.sql.names import RESERVED as RESERVED
 from tacit_gen.sql.names import SQLGLOT_QUOTES as SQLGLOT_QUOTES
-from tacit_gen.sql.names import needs_quotes, plain_text, prints_as_itself
+from tacit_gen.sql.names import needs_quotes, plain_text, prints_as_itself, quoted_as_itself
 
 if TYPE_CHECKING:
     from sqlglot import exp as Exp
@@ -108,12 +108,16 @@ def _fresh(tree: Exp.Expression, dialect: str) -> str:
 def ident(name: str, dialect: str = "duckdb") -> str:
     """A column or relation name as SQL text, quoted (and escaped) only when it must be.
 
-    A plain lower-case name that no dialect's generator quotes is printed as itself, which is
-    what sqlglot prints for it (tested for every dialect over every keyword): a contract whose
-    clauses need no other SQL renders without importing sqlglot."""
+    A plain lower-case name that no dialect's generator quotes is printed as itself, and a word
+    tacit-gen quotes (a keyword, a capital letter) between the dialect's identifier quotes, which
+    is what sqlglot prints for them (tested for every dialect over every keyword): a contract
+    whose clauses need no other SQL renders without importing sqlglot."""
     if prints_as_itself(name):
         check_dialect(dialect)
         return name
+    if quoted_as_itself(name):  # a keyword or a capital, nothing to escape: quoted as it is
+        check_dialect(dialect)
+        return f"`{name}`" if dialect in BACKTICK else f'"{name}"'
     return _fresh(identifier(name), dialect)
 
 

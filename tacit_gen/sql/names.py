@@ -44,6 +44,16 @@ def needs_quotes(name: str) -> bool:
     return not (_PLAIN.fullmatch(name) and name not in RESERVED)
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quoted_as_itself(name: str) -> bool:
+    """Whether tacit-gen quotes the name (`needs_quotes`: a keyword such as ``value``, or a
+    capital letter) and it is a word of ASCII letters, digits and underscores: sqlglot then
+    prints it between the dialect's identifier quotes, as it is (no character to escape)."""
+    return _WORD.fullmatch(name) is not None and needs_quotes(name)
+
+
 def prints_as_itself(name: str) -> bool:
     """Whether sqlglot prints the name unquoted, as itself, in every dialect: plain lower case,
     and neither in `RESERVED` nor a word a generator quotes (`SQLGLOT_QUOTES`)."""

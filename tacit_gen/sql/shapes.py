@@ -16,10 +16,14 @@ A template is only used where it is provably the text sqlglot would print:
   (`tacit_gen.sql.build.ident`'s rule, tested against every keyword of the pinned sqlglot); a
   string slot is printable ASCII without a quote, backslash, brace, colon or percent sign (no
   dialect escapes it, and GX's text escaping leaves it alone). Each is 2 to `MAX_LEN`
-  characters and does not look like a marker (``z0``, ``z1__``). A list slot (``strings``) holds
+  characters and does not look like a marker (``z0``, ``Z1__``). A list slot (``strings``) holds
   the items of a flat list of string literals, each a safe string: the list is one literal's
-  content in the template, so a column added to the list keeps it. Any other value renders
-  through sqlglot, as before.
+  content in the template, so a column added to the list keeps it. A name tacit-gen quotes (a
+  keyword such as ``value``, or one with a capital letter) is a ``quoted`` slot when it is a
+  word of ASCII letters, digits and underscores: every dialect prints it between its identifier
+  quotes as it is, and its marker (``Z0__``, a capital) is printed quoted the same way; such a
+  template is stored only when it also gives sqlglot's text for a name of the other sort
+  (``Q0qq``: mixed case, no keyword). Any other value renders through sqlglot, as before.
 - **Equal values are part of the shape.** Slots holding the same value share one marker, and
   the key records which slots do: a query that depends on two names being equal never gets the
   template of two distinct ones.
@@ -66,12 +70,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tacit_gen import diskcache
-from tacit_gen.sql.names import plain_text, prints_as_itself
+from tacit_gen.sql.names import plain_text, prints_as_itself, quoted_as_itself
 
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
 
-FORMAT = "tacit-gen sql template 1"
+FORMAT = "tacit-gen sql template 2"
 FOLDER = "sql"
 MAX_LEN = 63  # PostgreSQL's identifier limit
 MAX_SLOTS = 36
@@ -89,9 +93,11 @@ class Slot:
     """A value the caller puts into the query: a ``name`` (a column or one-part relation), a
     ``string`` literal's content, or ``strings``: the items of a flat list of string literals
     (``IN ('a', 'b')``) joined by `LIST_SEP`, so that the list is one string literal's content
-    in the template (a list of any length fills one template: sqlglot never breaks a flat list)."""
+    in the template (a list of any length fills one template: sqlglot never breaks a flat list).
+    A ``quoted`` slot is a name that prints between quotes (`text` makes it from a ``name``
+    slot whose value is a keyword or has a capital letter); callers pass names as ``name``."""
 
-    kind: Literal["name", "string", "strings"]
+    kind: Literal["name", "quoted", "string", "strings"]
     value: str
 
 
@@ -133,6 +139,8 @@ def safe(slot: Slot) -> bool:
         return False
     if slot.kind == "name":
         return prints_as_itself(v)
+    if slot.kind == "quoted":
+        return quoted_as_itself(v)
     return _safe_string(v)
 
 
@@ -141,12 +149,20 @@ def _safe_string(v: str) -> bool:
         and not _GX_SPECIAL.intersection(v)
 
 
-def _marker(i: int, length: int) -> str:
-    """Slot `i`'s marker, `length` characters long (at least 2)."""
-    return "z" + _DIGITS[i] + "_" * (length - 2)
+def _marker(i: int, length: int, kind: str = "name") -> str:
+    """Slot `i`'s marker, `length` characters long (at least 2): ``Z0__`` for a quoted name (a
+    capital letter, so that the query prints it quoted, as it prints the real name), else
+    ``z0__``."""
+    return ("Z" if kind == "quoted" else "z") + _DIGITS[i] + "_" * (length - 2)
 
 
-_MARKER = re.compile(r"\bz([0-9a-z])_*\b")
+def _probe(i: int, length: int) -> str:
+    """Another quoted name for slot `i`, `length` characters long: mixed case and no keyword
+    (``Q0qq``), where the real name may be a lower-case keyword (``value``)."""
+    return "Q" + _DIGITS[i] + "q" * (length - 2)
+
+
+_MARKER = re.compile(r"\b[zZ]([0-9a-z])_*\b")
 
 
 def _layout(text: str) -> str:
@@ -220,13 +236,21 @@ def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str],
     alike, to `MAX_LEN`, `MAX_LIST` for a list) while the layout holds."""
 
     def printed(lengths: Sequence[int]) -> str:
-        return build([_marker(i, n) for i, n in enumerate(lengths)])
+        return build([_marker(i, n, s.kind) for i, (s, n) in enumerate(zip(slots, lengths, strict=True))])
 
     reals = [len(s.value) for s in slots]
     caps = [max(MAX_LIST if s.kind == "strings" else MAX_LEN, n) for s, n in zip(slots, reals, strict=True)]
     at_real = printed(reals)
     if _fill(at_real, slots) != real:
         return None
+    if any(s.kind == "quoted" for s in slots):
+        # a quoted name is a keyword or has capitals: the template must also give what sqlglot
+        # prints for a quoted name of the other sort, not only for the real one
+        probe = [Slot(s.kind, _probe(i, len(s.value))) if s.kind == "quoted" else s
+                 for i, s in enumerate(slots)]
+        values = [p.value for p in probe]
+        if len(set(values)) != len(values) or _fill(at_real, probe) != build(values):
+            return None
     target = _layout(at_real)
 
     def down(t: int) -> list[int]:
@@ -262,7 +286,11 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
     """
     sc = _SCOPE.get()
     values = [s.value for s in slots]
-    if sc is None or len(slots) > MAX_SLOTS or not all(safe(s) for s in slots):
+    if sc is None or len(slots) > MAX_SLOTS:
+        return build(values)
+    slots = [Slot("quoted", s.value) if s.kind == "name" and quoted_as_itself(s.value) else s
+             for s in slots]
+    if not all(safe(s) for s in slots):
         return build(values)
     # slots holding one value share one marker, and the key says which do: a query may depend
     # on two names being equal (a template of two distinct names must not serve equal ones)

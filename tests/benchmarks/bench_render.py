@@ -6,7 +6,9 @@ seed's notation (``enum[good, suspect, bad]`` and ``decimal(12,4)`` unquoted in 
 is not plain YAML, so the baseline reads each contract's canonical form (``tacit-gen fmt``, made
 before timing): the same data, every contract loaded (a contract PyYAML refused used to cost the
 baseline nothing, which flattered it). The figure to watch is the ratio (goal: within 6x), not
-the seconds. Every row is timed interleaved with the baseline, median of R runs.
+the seconds. Every row is timed interleaved with the baseline, median of R runs. Each row's note
+also says how much text each side writes: a render writes every target's artifacts, dozens of
+times the text the baseline writes back.
 
 The N contracts are the bundled three, each copy with its own contract name and its own column
 names (``symbol`` becomes ``symbol_17`` in copy 17, in its key, invariants and every clause), so
@@ -47,8 +49,8 @@ def _renamable(text: str, tag: str) -> list[str]:
     """The field names of a contract text that can be renamed to ``<name>_<tag>`` everywhere
     (as a whole word) and still give the same contract with only that column renamed: the
     renamed text loads, and renaming back gives the original's canonical form. A name SQL must
-    quote (a keyword: `value`) is kept, so that its queries keep their cost (a quoted name is
-    printed by sqlglot, never from a template)."""
+    quote (a keyword: `value`) is kept, as the bundled contract has it: its queries take the
+    templates of quoted names (`tacit_gen.sql.shapes`), compiled from the first copy."""
     from tacit_gen.contract.loader import load
     from tacit_gen.fmt import format_text
     from tacit_gen.sql.names import prints_as_itself
@@ -117,6 +119,24 @@ def baseline(paths: list[Path]) -> float:
     return time.perf_counter() - t0
 
 
+def baseline_bytes(paths: list[Path]) -> int:
+    """The characters the baseline writes (its YAML and JSON texts), for the rows' notes."""
+    total = 0
+    for p in paths:
+        data = yaml.load(p.read_text(), Loader=yaml.CSafeLoader)
+        total += len(yaml.dump(data, Dumper=yaml.CSafeDumper)) + len(json.dumps(data, default=str))
+    return total
+
+
+def artifact_bytes(paths: list[Path]) -> int:
+    """The characters a render of `paths` writes (every artifact's text)."""
+    from tacit_gen import registry
+    from tacit_gen import render as r
+    from tacit_gen.targets.base import RenderOptions
+
+    return sum(len(a.content) for a in r.render_all(paths, registry.names(), RenderOptions()).artifacts)
+
+
 def run_render(paths: list[Path], cache_dir: Path | None = None, fresh: bool = True) -> tuple[float, int]:
     """Render every contract: with `cache_dir`, as the CLI does (its render cache and SQL
     templates there; `fresh`: a folder not made yet, as on a new machine), else as ``--no-cache``."""
@@ -149,6 +169,7 @@ def main(argv: list[str] | None = None) -> None:
         warm = Path(d) / "cache-warm"
         fresh = (Path(d) / f"cache-cold-{k}" for k in itertools.count())  # a new empty folder each run
         run_render(paths[:3])  # warm imports and in-process caches (never the on-disk ones)
+        written, base_written = artifact_bytes(paths), baseline_bytes(plain)
         run_render(paths, warm)  # the warm cache of the `check` row
         res = interleaved({"cli": lambda: run_render(paths, next(fresh)),
                            "nocache": lambda: run_render(paths),
@@ -163,7 +184,10 @@ def main(argv: list[str] | None = None) -> None:
                       ("warm", "check {n} contracts ({count} files), render cache warm: nothing rendered")):
         elapsed, (_, count) = res[key]
         emit(Row("render", what.format(n=n, count=count), elapsed, base_name, base, "slower", 6.0,
-                 args.repeat, note=f"{1000 * elapsed / n:.1f} ms a contract"))
+                 args.repeat, note=f"{1000 * elapsed / n:.1f} ms a contract; artifacts of "
+                                   f"{written / n / 1000:.1f} kB a contract against the baseline's "
+                                   f"{base_written / n / 1000:.1f} kB of YAML and JSON "
+                                   f"({written / base_written:.0f}x the text)"))
 
 
 if __name__ == "__main__":

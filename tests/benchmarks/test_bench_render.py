@@ -20,7 +20,7 @@ def test_each_copy_has_its_own_names_and_renders(tmp_path: Path) -> None:
         for b in contracts[i + 3::3]:  # copies of the same bundled contract
             shared = {f.name for f in a.fields} & {f.name for f in b.fields}
             # what cannot be renamed: `revision` (the provenance column), `unit` (also a key of
-            # the contract format) and `value` (a keyword, kept so its queries keep their cost)
+            # the contract format) and `value` (a keyword, kept as the bundled contract has it)
             assert shared <= {"revision", "unit", "value"}, shared
             assert len(a.fields) == len(b.fields) and len(a.invariants) == len(b.invariants)
     run = render_all(paths, registry.names(), RenderOptions())

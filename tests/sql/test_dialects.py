@@ -124,9 +124,10 @@ def test_division_is_exact_and_null_on_zero() -> None:
 
 
 def test_plain_names_print_as_sqlglot_prints_them_without_it() -> None:
-    """`ident` prints a plain name itself, without sqlglot, unless a generator would quote it:
-    the shipped set is the pinned sqlglot's, and for every keyword of every dialect's tokenizer
-    and generator, and plain names around them, the fast answer is sqlglot's own."""
+    """`ident` prints a plain name itself, without sqlglot, unless a generator would quote it,
+    and a word tacit-gen quotes (a keyword, a capital) between the dialect's quotes: the shipped
+    set is the pinned sqlglot's, and for every keyword of every dialect's tokenizer and
+    generator, and names around them, the fast answer is sqlglot's own."""
     from tacit_gen.sql.build import RESERVED, SQLGLOT_QUOTES, identifier
     from tacit_gen.sql.dialects import sqlglot_dialect
 
@@ -138,6 +139,10 @@ def test_plain_names_print_as_sqlglot_prints_them_without_it() -> None:
         words |= {k.lower() for k in dialect.tokenizer_class.KEYWORDS if k.isidentifier()}
     assert frozenset(quoted - RESERVED) == SQLGLOT_QUOTES
     words |= set(RESERVED) | set(SQLGLOT_QUOTES) | {w + "_x" for w in SQLGLOT_QUOTES}
+    # names tacit-gen quotes without sqlglot (`quoted_as_itself`): capitals, every keyword in
+    # capitals and in title case, a leading underscore; and some it hands to sqlglot
+    words |= {"Upper", "ID", "Price_USD", "A1", "_X", "x_Y", "has space", 'q"uote', "back`tick"}
+    words |= {w.upper() for w in RESERVED} | {w.title() for w in SQLGLOT_QUOTES}
     assert len(words) > 300
     for d in DIALECTS:
         for w in sorted(words):
