@@ -26,19 +26,8 @@ def _float(value: float) -> str:
 
 
 def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return _STR(key)
-    if key is True:
-        return '"true"'
-    if key is False:
-        return '"false"'
-    if key is None:
-        return '"null"'
-    if isinstance(key, int):
-        return _STR(int.__repr__(key))
-    if isinstance(key, float):
-        return _STR(_float(key))
-    raise TypeError(key)
+    """A key's text: a string as it is, a scalar's text as a string (``"true"``, ``"1"``)."""
+    return _STR(key) if isinstance(key, str) else _STR(_scalar(key))
 
 
 def _scalar(value: Any) -> str:

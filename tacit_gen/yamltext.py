@@ -136,54 +136,47 @@ class BlockWriter:
         a ``- `` already written. Each entry is `head` (``key:`` or ``-`` at its indent) and its
         value: a nested collection (a sequence under a key starts at the key's column when
         `indentless`), or a scalar as `scalar` writes it (a literal block's lines follow the
-        container). The loops are written out, not shared through a helper: they run for every
-        value of every artifact."""
+        container). One loop for both, without a call per scalar value: it runs for every value
+        of every artifact."""
         if id(data) in seen:
             raise _Fallback  # the reference writes an anchor and an alias
         seen.add(id(data))
-        pad = " " * indent
-        lead = "" if inline else pad
-        types, scalar, append = self.types, self.scalar, out.append
+        types = self.types
         kind = type(data)  # exact types: the safe dumpers refuse subclasses
         if kind is dict and data:
             key, literal = self.key, self.literal
-            for k, v in data.items():
+            heads = []
+            for k in data:
                 tk = type(k)
                 if tk not in types or tk is literal or k is None:
                     raise _Fallback
-                head = lead + key(k) + ":"
-                lead = pad
-                tv = type(v)
-                if tv is dict or tv is list:
-                    if not v:
-                        append(head + (" {}\n" if tv is dict else " []\n"))
-                    else:
-                        append(head + "\n")
-                        self._block(v, indent + (0 if tv is list and self.indentless else 2), out, seen)
-                elif tv in types:
-                    text = scalar(v)
-                    if indent and text.count("\n") > 1:
-                        text = self._reindent(text, indent)
-                    append(head + text)
-                else:
-                    raise _Fallback
+                heads.append(key(k) + ":")
+            values: Any = data.values()
+            # a collection under a key starts on the next line; a sequence there at the key's
+            # column when `indentless`
+            opener, inline_child, list_step = "\n", False, 0 if self.indentless else 2
         elif kind is list and data:
-            for item in data:
-                head = lead + "-"
-                lead = pad
-                tv = type(item)
-                if tv is dict or tv is list:
-                    if not item:
-                        append(head + (" {}\n" if tv is dict else " []\n"))
-                    else:
-                        append(head + " ")
-                        self._block(item, indent + 2, out, seen, inline=True)
-                elif tv in types:
-                    text = scalar(item)
-                    if indent and text.count("\n") > 1:
-                        text = self._reindent(text, indent)
-                    append(head + text)
-                else:
-                    raise _Fallback
+            heads, values = ["-"] * len(data), data
+            opener, inline_child, list_step = " ", True, 2  # an item's collection starts inline
         else:
             raise _Fallback  # a scalar or an empty collection at the root
+        pad = " " * indent
+        lead = "" if inline else pad
+        scalar, append = self.scalar, out.append
+        for head, v in zip(heads, values, strict=True):
+            head = lead + head
+            lead = pad
+            tv = type(v)
+            if tv is dict or tv is list:
+                if not v:
+                    append(head + (" {}\n" if tv is dict else " []\n"))
+                else:
+                    append(head + opener)
+                    self._block(v, indent + (list_step if tv is list else 2), out, seen, inline_child)
+            elif tv in types:
+                text = scalar(v)
+                if indent and text.count("\n") > 1:
+                    text = self._reindent(text, indent)
+                append(head + text)
+            else:
+                raise _Fallback

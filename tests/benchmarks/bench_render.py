@@ -171,6 +171,9 @@ def main(argv: list[str] | None = None) -> None:
         run_render(paths[:3])  # warm imports and in-process caches (never the on-disk ones)
         written, base_written = artifact_bytes(paths), baseline_bytes(plain)
         run_render(paths, warm)  # the warm cache of the `check` row
+        if not any((warm / "render").rglob("*.entry")):  # else every row measures no cache
+            sys.exit("the render cache stored nothing: tacit-gen's files changed within 2 s "
+                     "before this run (a checkout, an edit); run the bench again")
         res = interleaved({"cli": lambda: run_render(paths, next(fresh)),
                            "nocache": lambda: run_render(paths),
                            "warm": lambda: run_render(paths, warm, fresh=False),
