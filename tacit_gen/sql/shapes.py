@@ -22,8 +22,9 @@ A template is only used where it is provably the text sqlglot would print:
   keyword such as ``value``, or one with a capital letter) is a ``quoted`` slot when it is a
   word of ASCII letters, digits and underscores: every dialect prints it between its identifier
   quotes as it is, and its marker (``Z0__``, a capital) is printed quoted the same way; such a
-  template is stored only when it also gives sqlglot's text for a name of the other sort
-  (``Q0qq``: mixed case, no keyword). Any other value renders through sqlglot, as before.
+  template is stored only when it also gives sqlglot's text for names of the other sorts
+  (``Q0qq``: mixed case, no keyword; ``all``: a keyword). Any other value renders through
+  sqlglot, as before.
 - **Equal values are part of the shape.** Slots holding the same value share one marker, and
   the key records which slots do: a query that depends on two names being equal never gets the
   template of two distinct ones.
@@ -70,7 +71,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tacit_gen import diskcache
-from tacit_gen.sql.names import plain_text, prints_as_itself, quoted_as_itself
+from tacit_gen.sql.names import RESERVED, plain_text, prints_as_itself, quoted_as_itself
 
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
@@ -156,10 +157,20 @@ def _marker(i: int, length: int, kind: str = "name") -> str:
     return ("Z" if kind == "quoted" else "z") + _DIGITS[i] + "_" * (length - 2)
 
 
-def _probe(i: int, length: int) -> str:
-    """Another quoted name for slot `i`, `length` characters long: mixed case and no keyword
-    (``Q0qq``), where the real name may be a lower-case keyword (``value``)."""
-    return "Q" + _DIGITS[i] + "q" * (length - 2)
+def _probes(slots: Sequence[Slot]) -> list[list[Slot]]:
+    """Other values for the quoted slots, each set of the other sorts than a real name may be:
+    mixed case and no keyword (``Q0qq``, the real length), and a lower-case keyword (``all``,
+    ``and``, ...: one each, in order). A template of quoted names holds only if it also gives
+    sqlglot's text for these: a query that printed a keyword otherwise than a capitalised name
+    (as a generator's own keyword quoting would) is never stored."""
+    mixed = [Slot(s.kind, "Q" + _DIGITS[i] + "q" * (len(s.value) - 2)) if s.kind == "quoted" else s
+             for i, s in enumerate(slots)]
+    words = iter(_KEYWORDS)
+    keyword = [Slot(s.kind, next(words)) if s.kind == "quoted" else s for s in slots]
+    return [mixed, keyword]
+
+
+_KEYWORDS = sorted(w for w in RESERVED if len(w) >= 2 and quoted_as_itself(w))  # more than MAX_SLOTS
 
 
 _MARKER = re.compile(r"\b[zZ]([0-9a-z])_*\b")
@@ -246,11 +257,11 @@ def _compile(slots: Sequence[Slot], build: Callable[[list[str]], str],
     if any(s.kind == "quoted" for s in slots):
         # a quoted name is a keyword or has capitals: the template must also give what sqlglot
         # prints for a quoted name of the other sort, not only for the real one
-        probe = [Slot(s.kind, _probe(i, len(s.value))) if s.kind == "quoted" else s
-                 for i, s in enumerate(slots)]
-        values = [p.value for p in probe]
-        if len(set(values)) != len(values) or _fill(at_real, probe) != build(values):
-            return None
+        for probe in _probes(slots):
+            values = [p.value for p in probe]
+            if len(set(values)) != len(values) or \
+                    _fill(printed([len(v) for v in values]), probe) != build(values):
+                return None
     target = _layout(at_real)
 
     def down(t: int) -> list[int]:

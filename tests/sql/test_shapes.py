@@ -157,7 +157,8 @@ def test_quoted_names_fill_their_templates(tmp_path: Path) -> None:
 
 def test_a_quoted_template_is_checked_with_a_name_of_the_other_sort(tmp_path: Path) -> None:
     """A query that prints a keyword and a marker alike, but a mixed-case name otherwise, is not
-    stored: the template is also filled with a mixed-case probe and compared."""
+    stored: the template is also filled with a mixed-case probe and with a keyword, and
+    compared."""
     from tacit_gen.sql.build import ident
 
     def odd(values: list[str]) -> str:
@@ -167,6 +168,16 @@ def test_a_quoted_template_is_checked_with_a_name_of_the_other_sort(tmp_path: Pa
     with shapes.scope("tests", True, tmp_path / "odd"):
         assert shapes.text("test", "", [shapes.Slot("name", "value")], odd) == 'SELECT "value"'
     assert list((tmp_path / "odd").glob("*.json")) == []
+    # nor one that quotes a keyword and leaves a capitalised name bare (as a generator's own
+    # keyword quoting would), compiled from a capitalised name: the keyword probe shows it
+    from tacit_gen.sql.names import RESERVED
+
+    def generator_like(values: list[str]) -> str:
+        return f'SELECT "{values[0]}"' if values[0] in RESERVED else f"SELECT {values[0]}"
+
+    with shapes.scope("tests", True, tmp_path / "keyword"):
+        assert shapes.text("test", "", [shapes.Slot("name", "Orders")], generator_like) == "SELECT Orders"
+    assert list((tmp_path / "keyword").glob("*.json")) == []
     with shapes.scope("tests", True, tmp_path / "even"):  # the same query without the branch
         assert shapes.text("test", "", [shapes.Slot("name", "value")],
                            lambda v: f"SELECT {ident(v[0])}") == 'SELECT "value"'

@@ -110,10 +110,11 @@ def _kwargs(pairs: list[tuple[str, Any]], indent: str) -> str:
 
 
 def _column_source(
-    contract: Contract, clauses: tuple[Clause, ...], name: str, attr: str
+    contract: Contract, clauses: tuple[Clause, ...], clause: Clause, attr: str
 ) -> tuple[str, set[str]]:
-    """The annotated attribute's source, and the names it needs imported."""
-    clause = next(c for c in clauses if c.id == f"column:{name}")
+    """The annotated attribute's source (`clause`: the column's ``column`` clause), and the
+    names it needs imported."""
+    name = str(clause.param("column"))
     type_text = str(clause.param("type"))
     field = contract.field(name)
     dtype = parse_type(type_text)
@@ -192,7 +193,7 @@ class IbisTarget:
             if c.kind != "column":
                 continue
             name = str(c.param("column"))
-            src, needs = _column_source(contract, clauses, name, attribute_name(name, taken))
+            src, needs = _column_source(contract, clauses, c, attribute_name(name, taken))
             columns.append(src)
             used |= needs
         unsupported: tuple[Unsupported, ...] = ()
