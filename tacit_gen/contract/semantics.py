@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 # The last answer of `column_infos`, kept with the fields it was made from: a contract's
 # invariants are resolved one after the other (by the loader, the plan and the targets), and each
-# asked for the same infos. The fields tuple is kept, so `is` cannot match a new tuple at its address.
-_LAST_INFOS: list[tuple[tuple[Field, ...], tuple[str, ...], dict[str, ColumnInfo]]] = []
+# asked for the same infos. The fields tuple is kept, so `is` cannot match a new tuple at its
+# address. One slot, read once and replaced whole: two threads never mix their answers.
+_LAST_INFOS: list[tuple[tuple[Field, ...], tuple[str, ...], dict[str, ColumnInfo]] | None] = [None]
 
 
 def column_infos(contract: Contract, broken: Iterable[str] = ()) -> dict[str, ColumnInfo]:
@@ -31,10 +32,11 @@ def column_infos(contract: Contract, broken: Iterable[str] = ()) -> dict[str, Co
     columns of unknown type, so one mistake is not reported again in every invariant.
     """
     broken = tuple(broken)
-    if _LAST_INFOS and _LAST_INFOS[0][0] is contract.fields and _LAST_INFOS[0][1] == broken:
-        return _LAST_INFOS[0][2]
+    last = _LAST_INFOS[0]
+    if last is not None and last[0] is contract.fields and last[1] == broken:
+        return last[2]
     out = _column_infos(contract.fields, broken)
-    _LAST_INFOS[:] = [(contract.fields, broken, out)]
+    _LAST_INFOS[0] = (contract.fields, broken, out)
     return out
 
 
