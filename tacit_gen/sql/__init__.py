@@ -27,6 +27,7 @@ from tacit_gen.sql.build import (
     orders_strings,
     parse,
     pattern_match,
+    pattern_sql,
     pretty,
     qualified,
     read_pattern_match,
@@ -54,6 +55,6 @@ __all__ = [
     "ADAPTER_DIALECT", "BACKSLASH_ESCAPES", "DIALECTS", "RESERVED", "UnknownDialect",
     "check_dialect", "column", "condition", "epoch_ms", "epoch_us", "fill", "generate", "ident",
     "identifier", "instant", "int_div", "is_not_null", "is_null", "lag_over", "left_join", "literal",
-    "needs_quotes", "number", "orders_strings", "parse", "pattern_match", "pretty", "qualified", "read_pattern_match", "read_revision_by", "relation", "revision_by_ok", "shared", "shared_texts", "sqlglot_dialect",
+    "needs_quotes", "number", "orders_strings", "parse", "pattern_match", "pattern_sql", "pretty", "qualified", "read_pattern_match", "read_revision_by", "relation", "revision_by_ok", "shared", "shared_texts", "sqlglot_dialect",
     "string", "table_name", "to_sql", "utc_date", "weekdays_through",
 ]

@@ -15,11 +15,17 @@ from contextvars import ContextVar
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
-from tacit_gen.sql.dialects import BACKTICK, check_dialect, sqlglot_dialect
+from tacit_gen.sql.dialects import BACKSLASH_ESCAPES, BACKTICK, check_dialect, sqlglot_dialect
 from tacit_gen.sql.names import PLAIN_TEXT as PLAIN_TEXT
+from tacit_gen.sql.names import (
+    QUOTABLE_TEXT,
+    needs_quotes,
+    plain_text,
+    prints_as_itself,
+    quoted_as_itself,
+)
 from tacit_gen.sql.names import RESERVED as RESERVED
 from tacit_gen.sql.names import SQLGLOT_QUOTES as SQLGLOT_QUOTES
-from tacit_gen.sql.names import needs_quotes, plain_text, prints_as_itself, quoted_as_itself
 
 if TYPE_CHECKING:
     from sqlglot import exp as Exp
@@ -129,12 +135,16 @@ def qualified(name: str, schema: str | None, dialect: str = "duckdb") -> str:
 
 @lru_cache(maxsize=4096)
 def literal(value: str, dialect: str = "duckdb") -> str:
-    """A SQL string literal, escaped for the dialect. Printable ASCII without a quote or a
-    backslash is written between quotes as it is, which is what sqlglot prints for it in every
-    dialect (tested for every such character): a render need not import sqlglot for it."""
+    """A SQL string literal, escaped for the dialect. Printable ASCII without a quote is written
+    between quotes as it is (a backslash doubled in the dialects where it escapes), which is what
+    sqlglot prints for it in every dialect (tested for every such character): a render need not
+    import sqlglot for it."""
     if plain_text(value):
         check_dialect(dialect)
         return f"'{value}'"
+    if QUOTABLE_TEXT.fullmatch(value):  # a backslash, and nothing else to escape
+        check_dialect(dialect)
+        return "'" + (value.replace("\\", "\\\\") if dialect in BACKSLASH_ESCAPES else value) + "'"
     return _fresh(string(value), dialect)
 
 
@@ -560,6 +570,28 @@ def pattern_match(name: str, body: str, dialect: str = "duckdb") -> Exp.Expressi
     from tacit_gen.sql.pattern import DIALECT_FLAVOR, full_match
 
     return exp.RegexpLike(this=column(name), expression=string(full_match(body, DIALECT_FLAVOR[dialect])))
+
+
+# `pattern_match`'s text in each dialect: sqlglot's form of a regex match (tested against it)
+_REGEX_FORM = {
+    "duckdb": "REGEXP_MATCHES({c}, {p})",
+    "postgres": "{c} ~ {p}",
+    "spark": "{c} RLIKE {p}",
+    "databricks": "REGEXP_LIKE({c}, {p})",
+    "snowflake": "REGEXP_LIKE({c}, {p})",
+    "bigquery": "REGEXP_CONTAINS({c}, {p})",
+}
+
+
+def pattern_sql(name: str, body: str, dialect: str = "duckdb") -> str:
+    """The SQL text of `pattern_match`, written as sqlglot prints it: the dialect's form with the
+    name (`ident`) and the whole-match regex (`literal`), so that a plain name and a regex of
+    printable ASCII need no sqlglot."""
+    from tacit_gen.sql.pattern import DIALECT_FLAVOR, full_match
+
+    check_dialect(dialect)
+    return _REGEX_FORM[dialect].format(c=ident(name, dialect),
+                                       p=literal(full_match(body, DIALECT_FLAVOR[dialect]), dialect))
 
 
 def revision_by_ok(by_column: str, values: tuple[str, ...], revision_column: str = "revision") -> Exp.Expression:

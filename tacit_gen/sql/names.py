@@ -65,6 +65,11 @@ def prints_as_itself(name: str) -> bool:
 PLAIN_TEXT = re.compile(r"[\x20-\x26\x28-\x5b\x5d-\x7e]*")
 
 
+# Printable ASCII but the quote: every dialect writes it between quotes as it is, a backslash
+# doubled where a backslash escapes (`tacit_gen.sql.dialects.BACKSLASH_ESCAPES`; tested).
+QUOTABLE_TEXT = re.compile(r"[\x20-\x26\x28-\x7e]*")
+
+
 def plain_text(value: str) -> bool:
     """Whether sqlglot prints `value` as a string literal ``'value'`` in every dialect."""
     return PLAIN_TEXT.fullmatch(value) is not None

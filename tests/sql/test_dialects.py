@@ -165,3 +165,22 @@ def test_plain_string_literals_print_as_sqlglot_prints_them_without_it() -> None
         for s in ["it's", "a\\b", "tab\there", "é", "line\n"]:
             assert not PLAIN_TEXT.fullmatch(s)
             assert literal(s, d) == string(s).sql(dialect=sqlglot_dialect(d)), (d, s)
+        # a backslash (the regexes of `pattern:`) is written without sqlglot too: as it is, or
+        # doubled where it escapes; beside every other printable character
+        for s in ["\\", "\\\\", "^(a\\.b)\\z", "\\d{3}-\\d{4}", *("\\" + c for c in plain), "".join(plain) + "\\"]:
+            assert literal(s, d) == string(s).sql(dialect=sqlglot_dialect(d)), (d, s)
+
+
+def test_a_pattern_match_is_written_as_sqlglot_prints_it() -> None:
+    """`pattern_sql` (the dbt test's expression) is sqlglot's text of `pattern_match` in every
+    dialect, for plain, keyword, capitalised and odd column names and regexes with backslashes,
+    quotes and non-ASCII characters."""
+    from tacit_gen.sql.build import generate, pattern_match, pattern_sql
+
+    names = ["series_id", "value", "Value", "order", "has space", 'q"uote', "é"]
+    bodies = ["[a-z][a-z0-9_]{0,62}[0-9]", "\\d{3}-\\d{4}", "a\\.b", "(foo|bar)+", "[^x]*", "it's",
+              "é+", "[A-Z]{2}\\s?[0-9]+"]
+    for d in DIALECTS:
+        for name in names:
+            for body in bodies:
+                assert pattern_sql(name, body, d) == generate(pattern_match(name, body, d), d), (d, name, body)

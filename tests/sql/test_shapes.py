@@ -344,11 +344,11 @@ def test_a_clause_query_that_reads_the_clause_id_is_never_stored(tmp_path: Path)
     assert dataclasses.replace(first).id == first.id
 
 
-@pytest.mark.parametrize("name", ["ohlcv_1m", "fct_sensor_readings"])
+@pytest.mark.parametrize("name", ["ohlcv_1m", "fct_sensor_readings", "plant_sensor_reading"])
 def test_a_cold_render_that_finds_its_templates_imports_no_sqlglot(tmp_path: Path, name: str) -> None:
     """The bench's cold render (issue 16): the render cache emptied, the templates kept.
-    (`plant_sensor_reading` still imports sqlglot: its `pattern:` query takes no template. Its
-    `value` column's queries do: a quoted name is a slot of its own kind.)"""
+    (`plant_sensor_reading` too: its `value` column's queries take templates of quoted names,
+    and its `pattern:` query is written without sqlglot, `sql.build.pattern_sql`.)"""
     env_code = (
         "import sys, runpy\n"
         f"sys.argv = ['tacit-gen', 'render', 'contracts/{name}.yaml', '--out', sys.argv[1]]\n"

@@ -571,15 +571,14 @@ class DbtTarget:
             elif k == "range":
                 self._range(cl, p, native, unique_name, col_test, inline)
             elif k in ("pattern", "revision_by"):
-                from tacit_gen.sql import generate, pattern_match, revision_by_ok
+                from tacit_gen.sql import generate, pattern_sql, revision_by_ok
 
                 dialect = _DIALECT[adapter]
-                tree = (pattern_match(p["column"], p["pattern"], dialect) if k == "pattern"
-                        else revision_by_ok(p["column"], tuple(p["values"]), p["revision_column"]))
+                text = (pattern_sql(p["column"], p["pattern"], dialect) if k == "pattern"
+                        else generate(revision_by_ok(p["column"], tuple(p["values"]), p["revision_column"]),
+                                      dialect))
                 kind = "tacit_expression_is_true" if native else "dbt_utils.expression_is_true"
-                model_tests.append(
-                    _test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(generate(tree, dialect))})
-                )
+                model_tests.append(_test(kind, cl, unique_name(cl.id), {"expression": jinja_safe(text)}))
             elif k == "references":  # dbt's built-in relationships test (NULLs pass)
                 args = {"to": relation_ref(p["to_relation"]), "field": ident(p["to_column"], adapter)}
                 col_test(p["column"], _test("relationships", cl, unique_name(cl.id), args))
