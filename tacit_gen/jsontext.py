@@ -51,7 +51,7 @@ def _write(value: Any, pad: str, out: list[str]) -> None:
     """`value` at `pad`. Exact types are dispatched first (a string value is written in the
     container's loop, without a call); subclasses go through the `isinstance` chain."""
     kind = type(value)
-    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, dict)):
+    if kind is dict or isinstance(value, dict):
         if not value:
             out.append("{}")
             return

@@ -20,7 +20,6 @@ from tacit_gen.sql.names import PLAIN_TEXT as PLAIN_TEXT
 from tacit_gen.sql.names import (
     QUOTABLE_TEXT,
     needs_quotes,
-    plain_text,
     prints_as_itself,
     quoted_as_itself,
 )
@@ -139,10 +138,7 @@ def literal(value: str, dialect: str = "duckdb") -> str:
     between quotes as it is (a backslash doubled in the dialects where it escapes), which is what
     sqlglot prints for it in every dialect (tested for every such character): a render need not
     import sqlglot for it."""
-    if plain_text(value):
-        check_dialect(dialect)
-        return f"'{value}'"
-    if QUOTABLE_TEXT.fullmatch(value):  # a backslash, and nothing else to escape
+    if QUOTABLE_TEXT.fullmatch(value):  # nothing to escape but a backslash
         check_dialect(dialect)
         return "'" + (value.replace("\\", "\\\\") if dialect in BACKSLASH_ESCAPES else value) + "'"
     return _fresh(string(value), dialect)
