@@ -146,7 +146,7 @@ def bench(session: nox.Session) -> None:
             os.remove(target)
         env["TACIT_BENCH_JSON"] = target  # every bench script appends its rows there
     session.run("python", "tests/benchmarks/bench_render.py", "501", env=env)
-    # start-up of lint / render / check of one contract vs `python -c "import yaml, jinja2, click"`
+    # start-up of lint / render / check of each bundled contract vs `python -c "import yaml, jinja2, click"`
     session.run("python", "tests/benchmarks/bench_startup.py", env=env, success_codes=[0, 1])
     # verify of the three bundled contracts in one run vs three separate verify runs
     session.run("python", "tests/benchmarks/bench_verify_many.py", env=env, success_codes=[0, 1])
