@@ -130,6 +130,7 @@ class RenderCache:
         self._base: str | None = None
         self._storable = False
         self._pending: list[tuple[str, dict[str, RenderResult]]] | None = None  # within `deferred`
+        self._sql_memo: dict[str, Any] = {}  # the SQL templates this cache's run read or stored
 
     def _dir(self) -> Path:
         return self.folder if self.folder is not None else diskcache.cache_dir() / FOLDER
@@ -172,7 +173,7 @@ class RenderCache:
         if self._base is None:
             self._base, self._storable = self._code()
         folder = self._dir().parent / shapes.FOLDER
-        return shapes.scope(self._base, self._storable, folder)
+        return shapes.scope(self._base, self._storable, folder, self._sql_memo)
 
     def get(self, key: str) -> dict[str, RenderResult] | None:
         """The results stored under `key`, per target; None when absent or not whole."""

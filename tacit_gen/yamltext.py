@@ -133,50 +133,59 @@ class BlockWriter:
 
     def _block(self, data: Any, indent: int, out: list[str], seen: set[int], inline: bool = False) -> None:
         """A non-empty block mapping or sequence at `indent`; `inline`: its first line continues
-        a ``- `` already written. Each entry is `head` (``key:`` or ``-`` at its indent) and its
-        value: a nested collection (a sequence under a key starts at the key's column when
-        `indentless`), or a scalar as `scalar` writes it (a literal block's lines follow the
-        container). One loop for both, without a call per scalar value: it runs for every value
-        of every artifact."""
+        a ``- `` already written. Each entry is its head (``key:`` or ``-`` at its indent) and
+        its value: a nested collection (under a key on the next line, a sequence at the key's
+        column when `indentless`; under ``-`` on the same line), or a scalar as `scalar` writes
+        it (a literal block's lines follow the container). A loop each for mappings and
+        sequences, without a call per scalar value: it runs for every value of every artifact."""
         if id(data) in seen:
             raise _Fallback  # the reference writes an anchor and an alias
         seen.add(id(data))
-        types = self.types
+        types, scalar, append = self.types, self.scalar, out.append
+        pad = " " * indent
+        lead = "" if inline else pad
         kind = type(data)  # exact types: the safe dumpers refuse subclasses
         if kind is dict and data:
             key, literal = self.key, self.literal
-            heads = []
-            for k in data:
+            in_map, in_list = indent + 2, indent if self.indentless else indent + 2
+            for k, v in data.items():
                 tk = type(k)
                 if tk not in types or tk is literal or k is None:
                     raise _Fallback
-                heads.append(key(k) + ":")
-            values: Any = data.values()
-            # a collection under a key starts on the next line; a sequence there at the key's
-            # column when `indentless`
-            opener, inline_child, list_step = "\n", False, 0 if self.indentless else 2
+                head = lead + key(k) + ":"
+                lead = pad
+                tv = type(v)
+                if tv is dict or tv is list:
+                    if v:
+                        append(head + "\n")
+                        self._block(v, in_map if tv is dict else in_list, out, seen)
+                    else:
+                        append(head + (" {}\n" if tv is dict else " []\n"))
+                elif tv in types:
+                    text = scalar(v)
+                    if indent and text.count("\n") > 1:
+                        text = self._reindent(text, indent)
+                    append(head + text)
+                else:
+                    raise _Fallback
         elif kind is list and data:
-            heads, values = ["-"] * len(data), data
-            opener, inline_child, list_step = " ", True, 2  # an item's collection starts inline
+            inner = indent + 2  # an item's collection starts on its ``-`` line
+            for v in data:
+                head = lead + "-"
+                lead = pad
+                tv = type(v)
+                if tv is dict or tv is list:
+                    if v:
+                        append(head + " ")
+                        self._block(v, inner, out, seen, True)
+                    else:
+                        append(head + (" {}\n" if tv is dict else " []\n"))
+                elif tv in types:
+                    text = scalar(v)
+                    if indent and text.count("\n") > 1:
+                        text = self._reindent(text, indent)
+                    append(head + text)
+                else:
+                    raise _Fallback
         else:
             raise _Fallback  # a scalar or an empty collection at the root
-        pad = " " * indent
-        lead = "" if inline else pad
-        scalar, append = self.scalar, out.append
-        for head, v in zip(heads, values, strict=True):
-            head = lead + head
-            lead = pad
-            tv = type(v)
-            if tv is dict or tv is list:
-                if not v:
-                    append(head + (" {}\n" if tv is dict else " []\n"))
-                else:
-                    append(head + opener)
-                    self._block(v, indent + (list_step if tv is list else 2), out, seen, inline_child)
-            elif tv in types:
-                text = scalar(v)
-                if indent and text.count("\n") > 1:
-                    text = self._reindent(text, indent)
-                append(head + text)
-            else:
-                raise _Fallback

@@ -66,7 +66,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -102,23 +102,34 @@ class Slot:
     value: str
 
 
+_Parsed = tuple[str, str, tuple[tuple[int, int], ...]]  # a template file: (key, text, each slot's bounds)
+
+
 @dataclass(frozen=True)
 class _Scope:
     folder: Path
     code: str
     storable: bool
+    # the templates this run has read or stored, by key (None: no file under the key): a render
+    # of many contracts reads each template file once, not once per query (see `scope`)
+    memo: dict[str, _Parsed | None] = field(compare=False)
 
 
 _SCOPE: ContextVar[_Scope | None] = ContextVar("tacit_sql_templates", default=None)
 
 
 @contextlib.contextmanager
-def scope(code: str, storable: bool, folder: Path | None = None) -> Iterator[None]:
+def scope(code: str, storable: bool, folder: Path | None = None,
+          memo: dict[str, _Parsed | None] | None = None) -> Iterator[None]:
     """Templates are read (and, when `storable`, written) within this block; `code` is the key
-    of tacit-gen and its libraries (see the module docstring)."""
+    of tacit-gen and its libraries (see the module docstring). `memo`: the templates already read
+    or stored by earlier blocks of the same run (a render opens one block per contract and
+    passes the same dict to each): a template file is read, and its time touched, once a run.
+    A file another process rewrites meanwhile is not read again; any text of the same key is a
+    template that held against sqlglot's, so either serves."""
     token = _SCOPE.set(_Scope(folder if folder is not None else diskcache.cache_dir() / FOLDER,
                               hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest(),
-                              storable))
+                              storable, {} if memo is None else memo))
     try:
         yield
     finally:
@@ -194,10 +205,10 @@ def _fill(template: str, slots: Sequence[Slot]) -> str:
 # A template file's bytes → (its key, text, bounds), or None when they are not a template: a
 # render reads the same few templates hundreds of times, and parses each once. Keyed by content,
 # so a file rewritten (or broken) between two reads is parsed again.
-_PARSED: dict[bytes, tuple[str, str, tuple[tuple[int, int], ...]] | None] = {}
+_PARSED: dict[bytes, _Parsed | None] = {}
 
 
-def _parse(raw: bytes) -> tuple[str, str, tuple[tuple[int, int], ...]] | None:
+def _parse(raw: bytes) -> _Parsed | None:
     try:
         data = json.loads(raw)
     except ValueError:
@@ -214,8 +225,9 @@ def _parse(raw: bytes) -> tuple[str, str, tuple[tuple[int, int], ...]] | None:
     return data["key"], text, tuple((b[0], b[1]) for b in bounds)
 
 
-def _read(path: Path, key: str, slots: Sequence[Slot]) -> str | None:
-    """The template stored under `key` when it holds for the slots' lengths, else None."""
+def _load(path: Path) -> _Parsed | None:
+    """The template file at `path`, parsed, or None when it is absent or not a template. A file
+    read is touched: the least recently used go first when the folder is pruned."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -227,6 +239,22 @@ def _read(path: Path, key: str, slots: Sequence[Slot]) -> str | None:
         if len(_PARSED) >= MAX_FILES:
             _PARSED.clear()
         parsed = _PARSED[raw] = _parse(raw)
+    if parsed is not None:
+        with contextlib.suppress(OSError):
+            path.touch()
+    return parsed
+
+
+_UNREAD = object()
+
+
+def _read(sc: _Scope, path: Path, key: str, slots: Sequence[Slot]) -> str | None:
+    """The template stored under `key` when it holds for the slots' lengths, else None (the
+    file read once a scope's run: `scope`'s memo)."""
+    got = sc.memo.get(key, _UNREAD)
+    if got is _UNREAD:
+        got = sc.memo[key] = _load(path)
+    parsed = got if isinstance(got, tuple) else None
     if parsed is None or parsed[0] != key or len(parsed[2]) != len(slots):
         return None
     for s, (low, high) in zip(slots, parsed[2], strict=True):
@@ -310,10 +338,8 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
     distinct = [Slot(slots[where.index(i)].kind, v) for i, v in enumerate(unique)]
     key = _key(sc, shape, structure + "\n" + ",".join(map(str, where)), slots)
     path = sc.folder / f"{key[:32]}.json"
-    template = _read(path, key, distinct)
+    template = _read(sc, path, key, distinct)
     if template is not None:
-        with contextlib.suppress(OSError):  # least recently used goes first when pruning
-            path.touch()
         return _fill(template, distinct)
     real = build(values)
 
@@ -328,6 +354,7 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
         entry = {"format": FORMAT, "key": key, "text": compiled[0],
                  "bounds": [list(b) for b in compiled[1]]}
         if diskcache.store(path.name, entry, folder=sc.folder):
+            sc.memo[key] = (key, compiled[0], tuple((low, high) for low, high in compiled[1]))
             diskcache.prune(sc.folder, MAX_FILES)
     return real
 

@@ -3,6 +3,8 @@ then the repository's `templates/` (an editable install). One lookup for every t
 
 from __future__ import annotations
 
+import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -14,11 +16,25 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 def roots(target: str, options: RenderOptions) -> list[Path]:
     """The template folders of a target, in lookup order (existing folders only)."""
-    found = []
     if options.templates_dir:
-        found.append(Path(options.templates_dir) / target)
-    found += [_PACKAGE / "_templates" / target, _PACKAGE.parent / "templates" / target]
-    return [r for r in found if r.is_dir()]
+        user = Path(options.templates_dir) / target
+        if user.is_dir():  # asked each time: a user's folder may come and go
+            return [user, *_shipped(target)]
+    return list(_shipped(target))
+
+
+@lru_cache(maxsize=64)
+def _shipped(target: str) -> tuple[Path, ...]:
+    """The target's folders of tacit-gen itself: the wheel's, then the repository's (an editable
+    install). Looked up once a process: a render asks for them for every contract."""
+    found = [_PACKAGE / "_templates" / target, _PACKAGE.parent / "templates" / target]
+    return tuple(r for r in found if r.is_dir())
+
+
+# A shipped template file's text by path, with the (modification time, change time, size) it was
+# read at: a render asks for the same few files for every contract, and one `stat` tells whether
+# the text still holds. A user's template (`--templates`) is read each time.
+_TEXTS: dict[str, tuple[int, int, int, str]] = {}
 
 
 def packaged_root(target: str) -> Path:
@@ -28,10 +44,24 @@ def packaged_root(target: str) -> Path:
 
 def read_template(target: str, name: str, options: RenderOptions) -> str:
     """A template file's text, from the first folder that has it."""
+    shipped = _shipped(target)
     for root in roots(target, options):
         p = root / name
-        if p.is_file():
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        if root not in shipped:
             return p.read_text(encoding="utf-8")
+        key = str(p)
+        known = _TEXTS.get(key)
+        if known is not None and known[:3] == (st.st_mtime_ns, st.st_ctime_ns, st.st_size):
+            return known[3]
+        text = p.read_text(encoding="utf-8")
+        _TEXTS[key] = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, text)
+        return text
     raise FileNotFoundError(f"template {target}/{name} not found in {roots(target, options)}")
 
 

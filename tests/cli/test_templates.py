@@ -111,3 +111,33 @@ def test_an_edited_template_is_compiled_again_never_served_stale(tmp_path: Path)
     assert compiled, "no compiled template was kept"
     assert rendered("# second\n").endswith("# second\n")
     assert rendered("# first\n").endswith("# first\n")
+
+
+def test_a_user_template_is_read_anew_and_a_shipped_one_once(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A render asks for the dbt macros template for every contract: the shipped file is read
+    once a process (while its `stat` is unchanged), a user's file every time (edited between two
+    renders of one process, the second render has the edit)."""
+    from tacit_gen.targets import templates
+    from tacit_gen.targets.base import RenderOptions
+
+    reads: list[Path] = []
+    real = Path.read_text
+
+    def read_text(self: Path, *args: object, **kwargs: object) -> str:
+        reads.append(self)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(templates, "_TEXTS", {})
+    monkeypatch.setattr(Path, "read_text", read_text)
+    shipped = templates.packaged_root("dbt") / "tacit_tests.sql"
+    for _ in range(3):
+        assert templates.read_template("dbt", "tacit_tests.sql", RenderOptions()) == real(shipped)
+    assert reads == [shipped]
+    user = tmp_path / "dbt" / "tacit_tests.sql"
+    user.parent.mkdir()
+    options = RenderOptions(templates_dir=str(tmp_path))
+    for text in ("-- one\n", "-- two\n", "-- six\n"):  # same size, within one clock tick
+        user.write_text(text)
+        assert templates.read_template("dbt", "tacit_tests.sql", options) == text
+    assert reads == [shipped, user, user, user]

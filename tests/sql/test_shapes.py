@@ -45,8 +45,8 @@ FILLS: list[str] = []  # the templates read (and filled) while a case runs
 def _count_fills(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     real = shapes._read
 
-    def read(path: Path, key: str, slots: list[shapes.Slot]) -> str | None:
-        template = real(path, key, slots)
+    def read(sc: shapes._Scope, path: Path, key: str, slots: list[shapes.Slot]) -> str | None:
+        template = real(sc, path, key, slots)
         if template is not None:
             FILLS.append(template)
         return template
@@ -319,6 +319,26 @@ def test_a_bad_or_foreign_template_is_a_miss(tmp_path: Path) -> None:
     with shapes.scope("other code", True, tmp_path):
         to_sql(one, "duckdb")
     assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_a_run_reads_each_template_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scopes sharing a memo (a render's contracts) read a template file once, take the one the
+    first stored without reading it, and fill it with their own names: sqlglot's text."""
+    loads: list[Path] = []
+    real = shapes._load
+    monkeypatch.setattr(shapes, "_load", lambda path: loads.append(path) or real(path))
+    memo: dict[str, shapes._Parsed | None] = {}
+    names = [("low", "open", "high"), ("lo_2", "op_2", "hi_2"), ("lo_3", "op_3", "hi_3")]
+    for a, b, c in names:
+        with shapes.scope("tests", True, tmp_path, memo):
+            assert to_sql(_expressions(a, b, c)[0], "duckdb") == f"({a} <= {b} AND {b} <= {c})"
+    assert len(FILLS) == 2  # the second and third filled the stored template
+    (entry,) = tmp_path.glob("*.json")
+    assert loads == [entry]  # the first scope's miss, before the file existed
+    # a scope of its own (another run) reads the file again
+    with shapes.scope("tests", True, tmp_path):
+        to_sql(_expressions("x_1", "y_1", "z_1")[0], "duckdb")
+    assert loads == [entry, entry] and len(FILLS) == 3
 
 
 def test_nothing_is_stored_when_not_storable_or_outside_a_scope(tmp_path: Path) -> None:
