@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tacit_gen import registry, sql
 from tacit_gen.contract.errors import ContractError, Diagnostic
-from tacit_gen.contract.loader import load, project_root
+from tacit_gen.contract.loader import load_rooted, project_root
 from tacit_gen.contract.model import Contract
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
@@ -130,7 +130,7 @@ def _render_each(run: RenderRun, paths: list[Path], targets: tuple[str, ...], op
                  cache: RenderCache | None) -> None:
     for p in paths:
         try:
-            contract = load(p)
+            contract, root = load_rooted(p)  # its project root found while loading
             clauses = plan(contract)  # what only the plan can check (severity names a clause)
         except ContractError as e:
             run.errors.extend(e.diagnostics)
@@ -138,7 +138,6 @@ def _render_each(run: RenderRun, paths: list[Path], targets: tuple[str, ...], op
             continue
         run.contracts.append(contract)
         run.plans.append(clauses)
-        root = project_root(p)  # a walk up the folders, stat by stat: once a contract
         if root not in run.roots:
             run.roots.append(root)
         arts, unsupported = render_contract(contract, targets, options, clauses, cache)

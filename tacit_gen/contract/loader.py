@@ -144,6 +144,8 @@ class _Ctx(Diagnostics):
     """The loader's collector: the diagnostics, plus what loading one file needs."""
 
     file: str = ""  # the path as given, for the portable header path
+    resolved: str = ""  # its realpath
+    root: str | None = None  # its project root, once `_portable` found it
     protected: str = ""
     suggested: set[tuple[int, str]] = field(default_factory=set)  # (map start, key) did-you-mean
 
@@ -878,10 +880,10 @@ def _hash(data: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def display_path(path: str | os.PathLike[str]) -> str:
+def display_path(path: str | os.PathLike[str], resolved: str | None = None) -> str:
     """A path as shown in messages: relative to the working directory when below it, else as
-    given (so an editor can open it)."""
-    resolved = os.path.realpath(path)
+    given (so an editor can open it). `resolved`: its `realpath`, when the caller has it."""
+    resolved = os.path.realpath(path) if resolved is None else resolved
     cwd = _real_cwd(os.getcwd())
     if resolved == cwd:
         return "."
@@ -929,6 +931,27 @@ def portable_path(path: str | os.PathLike[str]) -> str:
     return Path(os.path.relpath(resolved, _root_of(resolved))).as_posix()
 
 
+def _portable(ctx: _Ctx) -> str:
+    """`portable_path` of the file being loaded (its realpath already known); its project root
+    is kept on `ctx`."""
+    resolved = ctx.resolved or os.path.realpath(ctx.file)
+    ctx.root = _root_of(resolved)
+    return Path(os.path.relpath(resolved, ctx.root)).as_posix()
+
+
+def load_rooted(path: str | os.PathLike[str]) -> tuple[Contract, Path]:
+    """`load`, with the contract's `project_root` (found while loading: the path is resolved,
+    and its folders walked, once for both).
+
+    Raises:
+        ContractError: with every error diagnostic of the file.
+    """
+    contract, diags, root = _load(path, None)
+    if contract is None:
+        raise ContractError([d for d in diags if d.severity == "error"])
+    return contract, Path(root if root is not None else _root_of(os.path.realpath(path)))
+
+
 def load_report(
     path: str | os.PathLike[str], text: str | None = None
 ) -> tuple[Contract | None, list[Diagnostic]]:
@@ -938,8 +961,16 @@ def load_report(
         path: the contract file (read unless `text` is given; `path` is then only for messages).
         text: the file's text, if already read.
     """
-    shown = display_path(path)
-    ctx = _Ctx(shown, file=os.fspath(path))
+    contract, diags, _ = _load(path, text)
+    return contract, diags
+
+
+def _load(path: str | os.PathLike[str], text: str | None
+          ) -> tuple[Contract | None, list[Diagnostic], str | None]:
+    """`load_report`, and the project root when the contract was built (None before)."""
+    resolved = os.path.realpath(path)
+    shown = display_path(path, resolved)
+    ctx = _Ctx(shown, file=os.fspath(path), resolved=resolved)
     try:
         if text is None:
             text = yamlpos.read_text(path)
@@ -947,7 +978,7 @@ def load_report(
     except yamlpos.YamlSyntaxError as e:
         at = f" at '{e.word}'" if e.word and e.code == "TG100" else ""
         ctx.diags.append(Diagnostic(shown, e.line, e.col, "error", e.code, f"{e}{at}", e.word))
-        return None, ctx.diags
+        return None, ctx.diags, None
     ctx.protected = protected
     for dup, first in dups:
         ctx.error(
@@ -959,12 +990,12 @@ def load_report(
     if root is None or root.kind != "map":
         ctx.error(root, "TG103", "a contract is a mapping with 'contract', 'version', 'fields', ...",
                   root.raw if root is not None else "")
-        return None, ctx.diags
+        return None, ctx.diags, None
     _check_keys(ctx, root, TOP_KEYS, "the contract")
     contract = _build(ctx, root, text)
     if any(d.severity == "error" for d in ctx.diags):
-        return None, ctx.sorted()
-    return contract, ctx.sorted()
+        return None, ctx.sorted(), ctx.root
+    return contract, ctx.sorted(), ctx.root
 
 
 def load(path: str | os.PathLike[str], text: str | None = None) -> Contract:
@@ -1190,7 +1221,7 @@ def _build(ctx: _Ctx, root: YNode, text: str) -> Contract | None:
         calendar=calendar,
         severity=severity,
         severity_pos=severity_pos,
-        path=portable_path(ctx.file) if ctx.file else ctx.path,
+        path=_portable(ctx) if ctx.file else ctx.path,
         source=text,
         canonical_hash=_hash(canonical_data(root)),
         key_pos=_pos(knode) if knode is not None else Pos(0, 0),

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen.contract.loader import display_path, portable_path, project_root
+from tacit_gen.contract.loader import display_path, load, load_rooted, portable_path, project_root
+from tests.conftest import ROOT
 
 
 def _root(path: Path) -> Path:
@@ -59,3 +60,17 @@ def test_path_helpers_match_pathlib(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert portable_path(files[2]) == "contracts/c.yaml"
     assert portable_path(files[3]) == "d.yaml"
     assert display_path(cwd) == "."
+
+
+def test_load_rooted_is_load_and_project_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `render` calls for each contract: the contract `load` gives (its header path
+    included), and the folder `project_root` gives, the path resolved once for both."""
+    files = _layout(tmp_path)
+    text = (ROOT / "contracts" / "ohlcv_1m.yaml").read_text()
+    monkeypatch.chdir(tmp_path / "repo")
+    for f in files:
+        f.write_text(text)
+        for given in (f, Path(os.path.relpath(f, tmp_path / "repo"))):
+            contract, root = load_rooted(given)
+            assert root == project_root(given) == _root(given), given
+            assert contract == load(given) and contract.path == load(given).path == portable_path(given)
