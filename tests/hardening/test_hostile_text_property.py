@@ -17,11 +17,12 @@ import pytest
 import sqlglot
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tacit_gen.cli import main
 from tacit_gen.contract.yamlpos import forbidden_character
+from tacit_gen.targets.dbt.render import jinja_unsafe
 from tacit_gen.targets.gx.queries import gx_unquery
 
 PIECES = ["'", '"', "''", "'''", '"""', "\\", "\\\\", "{", "}", "{{", "}}", "{%", "%}", "{{ x }}",
@@ -82,8 +83,11 @@ def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
         elif p.suffix in (".yml", ".yaml"):
             data = yaml.safe_load(text)
             for expr in re.findall(r"expression: (.*)", text):
-                if p.parent.name == "dbt" and not expr.startswith(("{", "'{")):
-                    _sql_ok(f"SELECT * FROM t WHERE {yaml.safe_load(expr)}", str(p), dialect)
+                if p.parent.name == "dbt":
+                    # the text dbt renders: a `{{ "..." }}` wrapper (any YAML quoting) unwrapped
+                    sql = jinja_unsafe(yaml.safe_load(expr))
+                    assert "{{" not in yaml.safe_load(expr) or sql != yaml.safe_load(expr), expr
+                    _sql_ok(f"SELECT * FROM t WHERE {sql}", str(p), dialect)
             assert data is not None, p
         elif p.suffix in (".json", ".avsc"):
             data = json.loads(text)
@@ -98,6 +102,9 @@ def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
           derandomize=os.environ.get("TACIT_HOSTILE_EXAMPLES") is None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(TEXTS)
+# found at 300 examples: a Jinja-wrapped dbt expression that YAML double-quotes (a character
+# outside ASCII), once skipped by the check instead of unwrapped and parsed
+@example({**dict.fromkeys(SLOTS, "'"), "literal": '"{{\U0001f600'})
 def test_hostile_text_in_every_slot(texts: dict[str, str]) -> None:
     import tempfile
 
