@@ -24,10 +24,27 @@ def one_line(text: str) -> str:
 
 def notes(contract: Contract) -> list[str]:
     """What the contract states that no clause checks: carried into every artifact, never dropped."""
+    return list(_notes(contract))
+
+
+def _notes(contract: Contract) -> tuple[str, ...]:
     from tacit_gen.plan import unenforced
 
-    return [one_line(f"not checked: {text} ({why}; contract line {line})")
-            for line, text, why in unenforced(contract)]
+    global _LAST_NOTES
+    last = _LAST_NOTES  # one read: another thread may replace it meanwhile
+    if last is not None and last[0] is contract:
+        return last[1]
+    got = tuple(one_line(f"not checked: {text} ({why}; contract line {line})")
+                for line, text, why in unenforced(contract))
+    _LAST_NOTES = (contract, got)
+    return got
+
+
+# The last contract's notes and header lines (a contract is immutable), kept with the contract
+# itself so that its identity cannot be another's: every target of a render asks for the same
+# contract's, one after another.
+_LAST_NOTES: tuple[Contract, tuple[str, ...]] | None = None
+_LAST_LINES: tuple[Contract, tuple[str, ...]] | None = None
 
 
 def plain_value(value: Any) -> Any:
@@ -57,11 +74,21 @@ def waivers(contract: Contract) -> list[str]:
 
 def header_lines(contract: Contract) -> list[str]:
     """Plain text lines (no comment marker) for the top of an artifact."""
+    global _LAST_LINES
+    last = _LAST_LINES
+    if last is not None and last[0] is contract:
+        return list(last[1])
+    lines = _header_lines(contract)
+    _LAST_LINES = (contract, tuple(lines))
+    return lines
+
+
+def _header_lines(contract: Contract) -> list[str]:
     return [
         one_line(f"{GENERATED_MARK} from {contract.path}. Do not edit: change the contract and re-render."),
         f"contract {contract.name} version {contract.version} sha256:{contract.canonical_hash}",
         *([one_line(f"source system: {contract.source_system}")] if contract.source_system else []),
-        *notes(contract),
+        *_notes(contract),
         *waivers(contract),
         *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
           for key, value in x_metadata(contract)),

@@ -246,3 +246,25 @@ def test_unsupported_warnings_name_the_contract(tmp_path: Path) -> None:
     assert {(u["contract"], u["target"]) for u in entries if u["clause_id"] == "range:revision"} == {
         (c, t) for c in ("contracts/ohlcv_1m.yaml", "contracts/fct_sensor_readings.yaml")
         for t in ("avro", "protobuf", "jsonschema")}
+
+
+def test_header_lines_are_each_contracts_own_in_any_order() -> None:
+    """The header keeps the last contract's lines and notes (every target of a render asks for
+    the same contract's): asked in turn for other contracts, and for a contract equal to one
+    before but another object, each gets its own, as built anew."""
+    from tacit_gen.contract.loader import load
+    from tacit_gen.plan import unenforced
+    from tacit_gen.targets import header
+
+    paths = sorted((ROOT / "contracts").glob("*.yaml"))
+    contracts = [load(p) for p in paths] + [load(paths[0])]
+    fresh = [(header._header_lines(c), [header.one_line(f"not checked: {t} ({w}; contract line {n})")
+                                       for n, t, w in unenforced(c)])
+             for c in contracts]
+    assert len({tuple(lines) for lines, _ in fresh}) == len(paths)  # the contracts differ
+    assert len({tuple(notes) for _, notes in fresh}) > 1  # and their notes too
+    for c, (lines, notes) in [*zip(contracts, fresh, strict=True), *zip(contracts[::-1], fresh[::-1], strict=True)]:
+        assert header.header_lines(c) == header.header_lines(c) == lines
+        assert header.notes(c) == notes and header.header_meta(c)["not_checked"] == notes
+        header.header_lines(c).append("changed by a caller")  # a copy: the next caller's is whole
+        assert header.header_lines(c) == lines
