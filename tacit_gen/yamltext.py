@@ -23,14 +23,33 @@ _LITERAL_OK = re.compile(r"[\x20-\x7e\n]*")  # printable ASCII and \n: '|' allow
 _RESOLVER = yaml.resolver.Resolver()  # the one SafeDumper and CSafeDumper use
 
 
+def _union(resolvers: list[tuple[str, re.Pattern[str]]]) -> re.Pattern[str] | None:
+    """One pattern matching where any of a first character's resolvers matches (None when their
+    flags differ): none of the implicit tags is a string's, so a text is a string exactly when
+    none matches, and one `match` replaces the resolver's loop over them."""
+    flags = {rx.flags for _, rx in resolvers}
+    if len(flags) != 1:
+        return None
+    return re.compile("|".join(f"(?:{rx.pattern})" for _, rx in resolvers), flags.pop())
+
+
+# per first character: (how many resolvers the union covers, the union)
+_UNIONS = {first: (len(rs), _union(rs)) for first, rs in _RESOLVER.yaml_implicit_resolvers.items()}
+
+
 def _resolves_to_str(text: str) -> bool:
     """Whether a non-empty plain scalar reads back as a string. The resolver only tries the
     patterns listed under the text's first character (and those for any character, listed under
     None): a text whose first character has none, in a resolver without path rules, is a string
-    without a call (most names and words)."""
+    without a call (most names and words); one with some is a string when their union does not
+    match it."""
     implicit = _RESOLVER.yaml_implicit_resolvers
-    if text[0] not in implicit and None not in implicit and not _RESOLVER.yaml_path_resolvers:
-        return True
+    if None not in implicit and not _RESOLVER.yaml_path_resolvers:
+        if text[0] not in implicit:
+            return True
+        count, union = _UNIONS.get(text[0], (-1, None))
+        if union is not None and len(implicit[text[0]]) == count:  # (none added since)
+            return union.match(text) is None
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
 
 

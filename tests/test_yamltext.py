@@ -99,3 +99,32 @@ def test_one_line_ascii_strings_match_the_reference(lines: list[str], writer: st
     if all(x and x == x.strip() for x in lines):  # no edge space: written directly
         assert direct is not None
     assert direct is None or direct == reference
+
+
+RESOLVED = ["yes", "No", "TRUE", "false", "on", "Off", "null", "Null", "~", "1", "-1", "+1.5", "0x1F",
+            "017", "1_000", "1:20", "190:20:30", "2024-01-01", "2024-01-01T00:00:00Z", ".5",
+            ".inf", "-.Inf", ".NaN", "<<", "=", "1.0e+5", "0b101", "2001-12-14 21:59:43.10 -5", "01"]
+# PyYAML reads YAML 1.1: `0o17` and `1e5` (no dot) are strings there
+STRINGS = ["not_null", "tests", "name", "yesno", "nullable", "3.14.15", "2024-1-1", "-", "+", "._",
+           "1e", "true_value", "onward", "0x", "<", "<<<", "==", "1.2.3", "--1", "+-1", "12:5x",
+           "0o17", "1e5", "1E+5"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from([*RESOLVED, *STRINGS]) | st.text("yYnNtTfFoOeE-+0189.:_<~= ", max_size=6),
+                min_size=1, max_size=3).map("".join).filter(lambda t: t.strip() == t and t))
+def test_a_plain_text_is_a_string_exactly_when_the_resolver_says_so(text: str) -> None:
+    """The union of a first character's resolver patterns answers as PyYAML's resolver does."""
+    import yaml
+
+    from tacit_gen.yamltext import _RESOLVER, _resolves_to_str
+
+    assert _resolves_to_str(text) == (
+        _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str")
+
+
+def test_the_resolver_union_answers_for_the_words_yaml_reads_otherwise() -> None:
+    from tacit_gen.yamltext import _resolves_to_str
+
+    assert not any(_resolves_to_str(w) for w in RESOLVED)
+    assert all(_resolves_to_str(w) for w in STRINGS)
