@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +72,16 @@ def _sql_ok(text: str, where: str, dialect: str = "duckdb") -> None:
         raise AssertionError(f"{where}: SQL does not parse: {text!r}: {e}") from None
 
 
+def _expressions(node: object) -> list[str]:
+    """Every `expression:` value of a loaded YAML document, at any depth."""
+    if isinstance(node, dict):
+        return [x for k, v in node.items()
+                for x in ([v] if k == "expression" and isinstance(v, str) else _expressions(v))]
+    if isinstance(node, list):
+        return [x for v in node for x in _expressions(v)]
+    return []
+
+
 def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
     files = [p for p in sorted(out.rglob("*")) if p.is_file()]
     assert files
@@ -82,12 +91,14 @@ def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
             compile(text, str(p), "exec")
         elif p.suffix in (".yml", ".yaml"):
             data = yaml.safe_load(text)
-            for expr in re.findall(r"expression: (.*)", text):
-                if p.parent.name == "dbt":
-                    # the text dbt renders: a `{{ "..." }}` wrapper (any YAML quoting) unwrapped
-                    sql = jinja_unsafe(yaml.safe_load(expr))
-                    assert "{{" not in yaml.safe_load(expr) or sql != yaml.safe_load(expr), expr
-                    _sql_ok(f"SELECT * FROM t WHERE {sql}", str(p), dialect)
+            if p.parent.name == "dbt":
+                assert _expressions(data), p  # the invariant's test
+            for expr in _expressions(data) if p.parent.name == "dbt" else ():
+                # the text dbt renders: a `{{ "..." }}` wrapper unwrapped (whatever the YAML
+                # quoting, on as many lines as it takes)
+                sql = jinja_unsafe(expr)
+                assert "{{" not in expr or sql != expr, expr
+                _sql_ok(f"SELECT * FROM t WHERE {sql}", str(p), dialect)
             assert data is not None, p
         elif p.suffix in (".json", ".avsc"):
             data = json.loads(text)
@@ -105,6 +116,8 @@ def _check_artifacts(out: Path, dialect: str = "duckdb") -> None:
 # found at 300 examples: a Jinja-wrapped dbt expression that YAML double-quotes (a character
 # outside ASCII), once skipped by the check instead of unwrapped and parsed
 @example({**dict.fromkeys(SLOTS, "'"), "literal": '"{{\U0001f600'})
+# found at 3000: an expression on two lines (a line break in the literal), read by its first line
+@example({**dict.fromkeys(SLOTS, "'"), "literal": "\n"})
 def test_hostile_text_in_every_slot(texts: dict[str, str]) -> None:
     import tempfile
 
