@@ -156,7 +156,9 @@ class BlockWriter:
         its value: a nested collection (under a key on the next line, a sequence at the key's
         column when `indentless`; under ``-`` on the same line), or a scalar as `scalar` writes
         it (a literal block's lines follow the container). A loop each for mappings and
-        sequences, without a call per scalar value: it runs for every value of every artifact."""
+        sequences, without a call per scalar value: it runs for every value of every artifact.
+        (The two loops' bodies are alike on purpose: one loop over built (head, value) pairs
+        took 14% longer on the bench's dbt and Soda documents.)"""
         if id(data) in seen:
             raise _Fallback  # the reference writes an anchor and an alias
         seen.add(id(data))
