@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from tacit_gen.expr.nodes import Node
@@ -86,10 +87,13 @@ class Clause:
         return self.severity == "warn"
 
     def param(self, key: str, default: Any = None) -> Any:
-        for k, v in self.params:
-            if k == key:
-                return v
-        return default
+        """The value of a parameter (the first, were a key given twice), else `default`."""
+        return self._by_key.get(key, default)
+
+    @cached_property
+    def _by_key(self) -> dict[str, Any]:
+        # built at the first lookup: a render asks each clause for its parameters a dozen times
+        return dict(reversed(self.params))
 
     @property
     def params_dict(self) -> dict[str, Any]:

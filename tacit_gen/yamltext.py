@@ -37,7 +37,7 @@ def _union(resolvers: list[tuple[str, re.Pattern[str]]]) -> re.Pattern[str] | No
 _UNIONS = {first: (len(rs), _union(rs)) for first, rs in _RESOLVER.yaml_implicit_resolvers.items()}
 
 
-def _resolves_to_str(text: str) -> bool:
+def resolves_to_str(text: str) -> bool:
     """Whether a non-empty plain scalar reads back as a string. The resolver only tries the
     patterns listed under the text's first character (and those for any character, listed under
     None): a text whose first character has none, in a resolver without path rules, is a string
@@ -77,7 +77,7 @@ def _one_line(text: str) -> str | None:
     it may be and reads back as a string, else single-quoted), or None for any other text."""
     if not _ONE_LINE.fullmatch(text):
         return None
-    if _block_plain(text) and _resolves_to_str(text):
+    if _block_plain(text) and resolves_to_str(text):
         return f" {text}\n"
     return " '" + text.replace("'", "''") + "'\n"
 

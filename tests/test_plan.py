@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
-from tacit_gen.plan_types import KINDS
+from tacit_gen.plan_types import KINDS, Clause
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,3 +73,11 @@ def test_plan_is_deterministic() -> None:
     for name in ("ohlcv_1m", "plant_sensor_reading", "fct_sensor_readings"):
         assert _plan(name) == _plan(name)
         assert [c.id for c in _plan(name)] == [c.id for c in _plan(name)]
+
+
+def test_a_clause_parameter_is_the_first_given_else_the_default() -> None:
+    c = Clause("x", "range", ("a",), (("column", "a"), ("min", 1), ("min", 2)), "a >= 1")
+    assert c.param("min") == 1 and c.param("column") == "a"
+    assert c.param("max") is None and c.param("max", 7) == 7
+    assert c.param("min") == 1  # asked again: from the table built at the first lookup
+    assert c == Clause("x", "range", ("a",), (("column", "a"), ("min", 1), ("min", 2)), "a >= 1")
