@@ -22,19 +22,29 @@ they share is their queries' shapes, as the contracts of one team's repository d
   two contracts share a query's shape;
 - ``check`` with the render cache warm: every contract's artifacts read back, none rendered.
 
+Four more rows say where the fresh render's time goes, each the same render with a part of it
+made free (a measurement only: the artifacts are not right then): the contracts already loaded
+(what loading costs is the difference from the fresh row), the YAML and JSON writers returning
+nothing, the render cache's entries not written, and all three at once, which leaves the
+targets' own work (planning, building each document, the SQL). They have no goal.
+
     python tests/benchmarks/bench_render.py [N] [--repeat R] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import itertools
 import json
 import re
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -43,6 +53,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.benchmarks.rows import Row, emit, interleaved, use_json  # noqa: E402
+
+_PARTS = (("load",), ("write",), ("store",), ("load", "write", "store"))
+_PART_NAMES = {"load": "loading the contracts", "write": "writing YAML and JSON",
+               "store": "writing the render cache's entries"}
 
 
 def _renamable(text: str, tag: str) -> list[str]:
@@ -155,6 +169,29 @@ def run_render(paths: list[Path], cache_dir: Path | None = None, fresh: bool = T
     return elapsed, len(result.artifacts)
 
 
+@contextlib.contextmanager
+def made_free(parts: tuple[str, ...], loaded: dict[Path, Any]) -> Iterator[None]:
+    """Within the block, the render skips `parts`: ``load`` (each contract taken from `loaded`,
+    made before timing), ``write`` (the YAML and JSON writers return an empty text), ``store``
+    (the render cache's entries are not written). For the decomposition rows only."""
+    from tacit_gen import jsontext, yamltext
+    from tacit_gen import render as r
+    from tacit_gen.rendercache import RenderCache
+
+    saved = (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store)
+    try:
+        if "load" in parts:
+            r.load_rooted = loaded.__getitem__  # type: ignore[assignment]
+        if "write" in parts:
+            yamltext.BlockWriter.write = lambda self, data: ""  # type: ignore[method-assign]
+            jsontext.dumps = lambda data: ""
+        if "store" in parts:
+            RenderCache._store = lambda self, entries, began=None: 0  # type: ignore[method-assign]
+        yield
+    finally:
+        r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store = saved  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("n", nargs="?", type=int, default=501)
@@ -174,9 +211,18 @@ def main(argv: list[str] | None = None) -> None:
         if not any((warm / "render").rglob("*.entry")):  # else every row measures no cache
             sys.exit("the render cache stored nothing: tacit-gen's files changed within 2 s "
                      "before this run (a checkout, an edit); run the bench again")
+        from tacit_gen.render import load_rooted
+
+        loaded = {p: load_rooted(p) for p in paths}
+
+        def free(*parts: str) -> tuple[float, int]:
+            with made_free(parts, loaded):
+                return run_render(paths, next(fresh))
+
         res = interleaved({"cli": lambda: run_render(paths, next(fresh)),
                            "nocache": lambda: run_render(paths),
                            "warm": lambda: run_render(paths, warm, fresh=False),
+                           **{f"free:{'+'.join(parts)}": functools.partial(free, *parts) for parts in _PARTS},
                            "base": lambda: baseline(plain)}, args.repeat)
     base = res["base"][0]
     base_name = "CSafeLoader load + CSafeDumper YAML dump + JSON dump of the same contracts"
@@ -191,6 +237,16 @@ def main(argv: list[str] | None = None) -> None:
                                    f"{written / n / 1000:.1f} kB a contract against the baseline's "
                                    f"{base_written / n / 1000:.1f} kB of YAML and JSON "
                                    f"({written / base_written:.0f}x the text)"))
+    cli = res["cli"][0]
+    for parts in _PARTS:
+        elapsed, _ = res[f"free:{'+'.join(parts)}"]
+        what = _PART_NAMES[parts[0]] if len(parts) == 1 else "all three"
+        left = " (left: the targets' own work)" if len(parts) > 1 else ""
+        emit(Row("render", f"the fresh render of {n} contracts with {what} made free{left}: "
+                           "a decomposition, not a goal", elapsed, base_name, base, "slower", None,
+                 args.repeat, note=f"{what}: {cli - elapsed:.3f} s of the fresh render's {cli:.3f} s "
+                                   f"({100 * (cli - elapsed) / cli:.0f}%, {(cli - elapsed) / base:.2f}x the "
+                                   "baseline)"))
 
 
 if __name__ == "__main__":
