@@ -227,7 +227,7 @@ def contract(request: pytest.FixtureRequest,
 
 
 def _weekdays_sql(d: str) -> str:
-    days = f"date_diff('day', DATE '1900-01-01', {d})"
+    days = f"date_diff('day', DATE '0001-01-01', {d})"
     return f"(5 * ({days} // 7) + least({days} % 7 + 1, 5))"
 
 

@@ -38,9 +38,9 @@
 {#- the UTC day of an instant, whatever the session time zone -#}
 {% macro spark__tacit_utc_date(value) %}date_from_unix_date(cast(floor(unix_micros({{ value }}) / 86400000000) as int)){% endmacro %}
 
-{#- Mon-Fri days from Monday 1900-01-01 up to and including the date (a running weekday count; the epoch of tacit_gen/semantics/calendar.py, shared by every target). -#}
+{#- Mon-Fri days from Monday 0001-01-01 up to and including the date (a running weekday count; the epoch of tacit_gen/semantics/calendar.py, shared by every target). -#}
 {% macro tacit_weekday_number(value) -%}
-  {%- set d = dbt.datediff("cast('1900-01-01' as date)", tacit_utc_date(value), 'day') -%}
+  {%- set d = dbt.datediff("cast('0001-01-01' as date)", tacit_utc_date(value), 'day') -%}
   (5 * floor(({{ d }}) / 7.0) + least(({{ d }}) - 7 * floor(({{ d }}) / 7.0) + 1, 5))
 {%- endmacro %}
 
@@ -150,7 +150,7 @@ latest as (
 ),
 {%- if sessions_relation is none %}
 placed as (
-    {%- set d = dbt.datediff("cast('1900-01-01' as date)", tacit_utc_date('l.tacit_t'), 'day') %}
+    {%- set d = dbt.datediff("cast('0001-01-01' as date)", tacit_utc_date('l.tacit_t'), 'day') %}
     select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t,
         case when ({{ d }}) - 7 * floor(({{ d }}) / 7.0) < 5 and ({{ since_epoch }}) % 86400 = 0
              then {{ tacit_weekday_number('l.tacit_t') }} end as tacit_sn

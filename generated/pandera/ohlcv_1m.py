@@ -505,7 +505,7 @@ def _revision_window_check(
 # ---------------------------------------------------------------------------------------------
 
 _DAY_US = 86_400_000_000
-_DAYS_1900_TO_1970 = 25_567  # Monday 1900-01-01, the epoch of the Monday-to-Friday count
+_DAYS_0001_TO_1970 = 719_162  # Monday 0001-01-01, the epoch of the Monday-to-Friday count
 
 
 def _no_sessions(name: str, error: str, relation: str) -> pa.Check:
@@ -600,7 +600,7 @@ def _session_cadence_check(
         pts = pts.sort_values([*keys, "t"], kind="stable")
         t = np.asarray(pts["t"].astype("int64"), dtype="int64")
         if frame is None:  # `1 trading day` without a calendar: Monday to Friday
-            days = t // _DAY_US + _DAYS_1900_TO_1970
+            days = t // _DAY_US + _DAYS_0001_TO_1970
             ok = (days % 7 < 5) & (t % _DAY_US == 0)
             number = 5 * (days // 7) + np.minimum(days % 7 + 1, 5)
         elif per_series:

@@ -1,7 +1,7 @@
 """Trading days, counted one way everywhere.
 
 Without an exchange calendar, trading (business) days are Mon-Fri days from `WEEKDAY_EPOCH`
-(Monday 1900-01-01) through a date, inclusive: a revision window of N business days holds when
+(Monday 0001-01-01) through a date, inclusive: a revision window of N business days holds when
 ``weekday_number(ingest day) - weekday_number(event day) <= N``. The reference evaluator
 (`sample`) counts Python dates, the runtime builds the same formula as an ibis expression
 (`least=ibis.least`), `tacit_gen.sql.weekdays_through` as a sqlglot tree from the same epoch,
@@ -19,7 +19,11 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-WEEKDAY_EPOCH = date(1900, 1, 1)  # a Monday
+# A Monday no earlier than any date Python and the engines share: the days since it are never
+# negative, so the SQL's integer division and remainder (which truncate toward zero) are exact.
+# It was 1900-01-01 until 2026-12-04, and Soda's and GX's SQL and the runtime numbered the days
+# before it otherwise than dbt, pandera and this module (tests/hardening/test_verify_before_1900.py).
+WEEKDAY_EPOCH = date(1, 1, 1)
 
 # exchange_calendars.get_calendar_names(include_aliases=True), exchange_calendars 4.13
 CALENDAR_CODES = (

@@ -503,7 +503,8 @@ def int_div(a: Exp.Expression, b: Exp.Expression, dialect: str) -> Exp.Expressio
 
 
 def days_since_weekday_epoch(date: Exp.Expression, dialect: str) -> Exp.Expression:
-    """Days from 1900-01-01 (a Monday) to `date`: modulo 7, 0-4 are Monday to Friday."""
+    """Days from 0001-01-01 (a Monday, `WEEKDAY_EPOCH`) to `date`: modulo 7, 0-4 are Monday to
+    Friday. Never negative for a date after it, so `int_div` and the remainder are exact."""
     from tacit_gen.semantics.calendar import WEEKDAY_EPOCH
 
     return fill(_DAYS_SINCE_EPOCH[check_dialect(dialect)].format(epoch=WEEKDAY_EPOCH.isoformat()),
@@ -511,7 +512,7 @@ def days_since_weekday_epoch(date: Exp.Expression, dialect: str) -> Exp.Expressi
 
 
 def weekdays_through(date: Exp.Expression, dialect: str) -> Exp.Expression:
-    """Mon-Fri days from 1900-01-01 (a Monday) through `date`, inclusive: the formula of
+    """Mon-Fri days from 0001-01-01 (a Monday) through `date`, inclusive: the formula of
     `tacit_gen.semantics.calendar.weekday_number`, as a tree."""
     from sqlglot import exp
 

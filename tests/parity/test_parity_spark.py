@@ -28,6 +28,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.hardening import test_verify_before_1900 as before_1900
 from tests.hardening import test_verify_before_1970 as before_1970
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
@@ -106,7 +107,8 @@ def _case_id(case: tuple[str, str | None]) -> str:
 
 HARDENING: tuple[tuple[str, Any], ...] = (
     ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
-    ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970))
+    ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
+    ("before_1900", before_1900))
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +154,8 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     #   DECIMAL) and dbt's text bound;
     # - pattern_newline: Java's `$` matches before a final newline, Spark's patterns end with `\z`;
     # - wide_decimals: decimals whose common type passes 38 digits (Spark rounds the comparison);
-    # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does.
+    # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does;
+    # - before_1900: trading days counted from 0001-01-01 (Spark's dates and timestamps of year 1).
     for name, module in HARDENING:
         contract, data, *catalog = module.write_case(root / name)
         cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
@@ -278,6 +281,15 @@ def test_wide_decimals_on_spark(spark_reports: dict[str, Any]) -> None:
     assert inv["disagreement"] is None, verdict_table(report)
     assert {t: inv["verdicts"][t]["status"] for t in (*sql_engines, "pandera")} == \
         dict.fromkeys((*sql_engines, "pandera"), "fail")
+
+
+def test_trading_days_before_1900_on_spark(spark_reports: dict[str, Any]) -> None:
+    """A revision window in trading days and a `1 trading day` cadence across 1900: the
+    reference's verdicts in every Spark engine."""
+    report, _ = spark_reports["before_1900"]
+    checking = tuple(t for t in before_1900.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    before_1900.check_report(report.as_json(), verdict_table(report), checking)
 
 
 def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]) -> None:
