@@ -82,6 +82,15 @@ class Clause:
         return dict(self.types).get(column)
 
     @property
+    def singles(self) -> frozenset[str]:
+        """The float32 columns the clause reads: every target widens them to a double before any
+        arithmetic or comparison (`tacit_gen.sql.condition`), so a value is compared as what it
+        holds. DuckDB compares a FLOAT with a decimal literal, and adds FLOATs, in float32, where
+        PostgreSQL and Spark widen first: ``x <= 0.1`` passed a stored 0.1 (0.100000001490116)
+        on DuckDB and failed it on PostgreSQL (found 2026-12-04)."""
+        return frozenset(c for c, t in self.types if t == "float32")
+
+    @property
     def warn(self) -> bool:
         """Whether a violation is a warning (``severity: warn``), not a failure."""
         return self.severity == "warn"

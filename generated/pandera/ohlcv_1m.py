@@ -53,10 +53,14 @@ _US_PER_UNIT = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 
 def _c(df: pd.DataFrame, name: str) -> Any:
-    """Column ``name`` as an Arrow array; dictionary-encoded text (an enum) is decoded."""
+    """Column ``name`` as an Arrow array; dictionary-encoded text (an enum) is decoded, and a
+    float32 is read as a float64 (computed and compared as the value it holds, as every target
+    does: float32 arithmetic rounds)."""
     arr = pyarrow.array(df[name])
     if pyarrow.types.is_dictionary(arr.type):
         arr = pc.cast(arr, arr.type.value_type)
+    elif pyarrow.types.is_float32(arr.type):
+        arr = pc.cast(arr, pyarrow.float64())
     return arr
 
 

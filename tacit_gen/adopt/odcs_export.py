@@ -76,7 +76,7 @@ def _tacit(clause: Any) -> list[dict[str, Any]]:
 def _sql_rule(clause: Any) -> dict[str, Any]:
     from tacit_gen.sql import to_sql
 
-    cond = to_sql(clause.expr, "duckdb", clause.integers, clause.strings)
+    cond = to_sql(clause.expr, "duckdb", clause.integers, clause.strings, clause.singles)
     return {"name": clause.id, "description": clause.text, "type": "sql",
             "dimension": _DIMENSION[clause.kind],
             "query": f"SELECT COUNT(*) FROM ${{table}} WHERE NOT ({cond})", "mustBe": 0,

@@ -41,7 +41,7 @@ RULES: dict[str, tuple[str, str]] = {
     "TG222": ("error", "a foreign key to a contract of the same folder names one of its fields, of a comparable type (a join on unlike types matches nothing)"),
     "TG223": ("warning", "the revision column orders restatements (the latest is the largest) when it is a provenance column, under a revision policy or a cadence: as text '10' sorts before '9'; declare it int32 or int64"),
     "TG224": ("warning", "an invariant that names no column is the same for every row: it always passes or always fails"),
-    "TG225": ("warning", "a float32 field compared with a number float32 cannot hold: DuckDB rounds the number to float32, PostgreSQL, Spark, pandas and GX compare exactly, so a value stored from that number passes in one engine and fails in another"),
+    "TG225": ("warning", "a float32 field compared with a number float32 cannot hold: every target compares the value the column holds, exactly, so a value stored from that number is not that number (a stored 0.1 is 0.100000001490116: `x <= 0.1` fails it)"),
     "TG226": ("error", "invariants that bound one column to no value together (`x > 5`, then `x < 3`) fail every row that has one"),
 }
 # Column names that say money: declared dimensionless, they are a lie that passes TG201.
@@ -214,10 +214,9 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
                 _field_adder(ctx, f32)(
                     "TG225", inv.pos,
                     f"'{name}' is float32 and {number} is not a float32 value (the nearest is "
-                    f"{_nearest_float32(number)}): DuckDB rounds {number} to float32 and PostgreSQL, "
-                    "Spark, pandas and GX compare exactly, so a value stored from it passes in one "
-                    "engine and fails in another (verify: a disagreement); declare the field float64 "
-                    "or decimal(p,s)", number)
+                    f"{_nearest_float32(number)}): every target compares the value the column "
+                    f"holds, exactly, so a value stored from {number} is not {number}; declare the "
+                    "field float64 or decimal(p,s), or compare with a number float32 holds", number)
         if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
             add("TG210", inv.pos, "catalog form used without a 'catalog' section; assuming relation 'series_catalog' with columns unit, hard_min, hard_max, cadence_seconds", "catalog")
             catalog_noted = True

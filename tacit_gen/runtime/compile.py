@@ -145,7 +145,7 @@ class ExprCompiler:
 
         if isinstance(node, n.Column | n.Name):
             if node.name in self.columns:
-                return self.table[node.name]
+                return widened(self.table[node.name], self.columns[node.name])
             if isinstance(node, n.Column):
                 raise CompileError(f"unknown column {node.name!r}")
             return ibis.literal(node.name)  # bare enum literal
@@ -223,12 +223,23 @@ def parse_invariant(text: str) -> n.Node:
     return parse(text)
 
 
+def widened(col: Any, column_type: DataType | None) -> Any:
+    """A float32 column as a float64: compared and computed as the value it holds, as the SQL
+    targets write it (`tacit_gen.sql.build.widened`). ibis leaves a float32 compared with a
+    decimal literal to the engine, and DuckDB compares it in float32: a stored 0.1 passed
+    ``x <= 0.1`` there and failed on PostgreSQL (found 2026-12-04)."""
+    if column_type is not None and column_type.kind == "float32":
+        return col.cast("float64")
+    return col
+
+
 def range_condition(
     col: ir.Value, column_type: DataType | None, params: Mapping[str, Any]
 ) -> ir.BooleanValue:
     """``min <= col <= max`` with the clause's inclusivity; a missing side is unbounded."""
     import ibis
 
+    col = widened(col, column_type)
     parts: list[Any] = []
     lo, hi = params.get("min"), params.get("max")
     if lo is not None:

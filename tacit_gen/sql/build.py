@@ -212,6 +212,18 @@ def exact_integer(x: Exp.Expression, dialect: str) -> Exp.Expression:
     return exp.Cast(this=x, to=to)
 
 
+def widened(x: Exp.Expression) -> Exp.Expression:
+    """A float32 column as a double (``CAST(x AS DOUBLE)``; DOUBLE PRECISION in PostgreSQL,
+    FLOAT64 in BigQuery). DuckDB compares a FLOAT with a decimal literal in float32 (the literal
+    rounded: a stored 0.1 is ``<= 0.1``) and adds FLOATs, and a FLOAT and a decimal, in float32;
+    PostgreSQL and Spark widen to double first (a stored 0.1 is 0.100000001490116, above 0.1):
+    the same row failed ``x <= 0.1`` in one and passed in the other (found 2026-12-04). Widened,
+    every engine compares the value the column holds, as pandera and the runtime do."""
+    from sqlglot import exp
+
+    return exp.Cast(this=x, to=exp.DataType.build("DOUBLE"))
+
+
 _ORDERING = frozenset(("<", "<=", ">", ">="))
 
 
@@ -236,7 +248,7 @@ def orders_strings(node: n.Node, strings: Collection[str]) -> bool:
 
 
 def condition(node: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
-              strings: Collection[str] = ()) -> Exp.Expression:
+              strings: Collection[str] = (), singles: Collection[str] = ()) -> Exp.Expression:
     """The boolean tree of a resolved invariant (SQL CHECK semantics: NULL operands pass).
 
     `integers` names the integer-typed columns (`Clause.integers`): as operands of ``+ - *`` and
@@ -244,7 +256,9 @@ def condition(node: n.Node, dialect: str = "duckdb", integers: Collection[str] =
     string and enum columns (`Clause.strings`): strings order by code point, as in DuckDB, Spark,
     Snowflake, BigQuery and pandas; PostgreSQL orders them by the database's collation (under
     ``en_US``, ``'B' < 'b'`` is false), so there a string column that is an operand of an
-    ordering comparison or of ``between`` is compared ``COLLATE "C"``.
+    ordering comparison or of ``between`` is compared ``COLLATE "C"``. `singles` names the
+    float32 columns (`Clause.singles`): each is read as a double (:func:`widened`), so it is
+    compared and computed as the value it holds, in every dialect.
 
     Raises:
         ValueError: a catalog form (not an expression of one row).
@@ -282,7 +296,7 @@ def condition(node: n.Node, dialect: str = "duckdb", integers: Collection[str] =
 
     def go(x: n.Node) -> Exp.Expression:
         if isinstance(x, n.Column | n.Name):
-            return column(x.name)
+            return widened(column(x.name)) if x.name in singles else column(x.name)
         if isinstance(x, n.EnumLiteral | n.String):
             return string(x.value)
         if isinstance(x, n.Number):
@@ -358,35 +372,39 @@ def shared(key: Hashable, make: Callable[[], _T]) -> _T:
 
 
 def to_sql(node: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
-           strings: Collection[str] = ()) -> str:
-    """The SQL text of a resolved invariant in a dialect (`integers`, `strings`: as for
-    :func:`condition`; a clause's own are `Clause.integers` and `Clause.strings`)."""
-    ints, texts = frozenset(integers), frozenset(strings)
-    return shared(("to_sql", node, dialect, ints, texts), lambda: _to_sql(node, dialect, ints, texts))
+           strings: Collection[str] = (), singles: Collection[str] = ()) -> str:
+    """The SQL text of a resolved invariant in a dialect (`integers`, `strings`, `singles`: as for
+    :func:`condition`; a clause's own are `Clause.integers`, `Clause.strings`, `Clause.singles`)."""
+    ints, texts, f32 = frozenset(integers), frozenset(strings), frozenset(singles)
+    return shared(("to_sql", node, dialect, ints, texts, f32),
+                  lambda: _to_sql(node, dialect, ints, texts, f32))
 
 
-def _to_sql(node: n.Node, dialect: str, ints: frozenset[str], texts: frozenset[str]) -> str:
+def _to_sql(node: n.Node, dialect: str, ints: frozenset[str], texts: frozenset[str],
+            f32: frozenset[str] = frozenset()) -> str:
     """`to_sql`, from a compiled template when one fits (`tacit_gen.sql.shapes`): the columns are
     the slots, everything else of the expression is its shape."""
     from tacit_gen.expr.nodes import columns
     from tacit_gen.sql import shapes
 
     if not shapes.active():
-        return generate(condition(node, dialect, ints, texts), dialect)
+        return generate(condition(node, dialect, ints, texts, f32), dialect)
     names = columns(node)
     check_dialect(dialect)
 
     def build(values: list[str]) -> str:
         if values == list(names):
-            return generate(condition(node, dialect, ints, texts), dialect)
+            return generate(condition(node, dialect, ints, texts, f32), dialect)
         to = dict(zip(names, values, strict=True))
         return generate(condition(renamed(node, to), dialect, frozenset(to[c] for c in ints if c in to),
-                                  frozenset(to[c] for c in texts if c in to)), dialect)
+                                  frozenset(to[c] for c in texts if c in to),
+                                  frozenset(to[c] for c in f32 if c in to)), dialect)
 
     canon = {c: f"c{i}" for i, c in enumerate(names)}
     structure = "\n".join([dialect, repr(renamed(node, canon)),
                            ",".join(canon[c] for c in names if c in ints),
-                           ",".join(canon[c] for c in names if c in texts)])
+                           ",".join(canon[c] for c in names if c in texts),
+                           *([",".join(canon[c] for c in names if c in f32)] if f32 else [])])
     return shapes.text("invariant", structure, [shapes.Slot("name", c) for c in names], build)
 
 

@@ -204,5 +204,5 @@ def sql_projection(clause: Clause, dialect: str = "duckdb") -> Clause:
         from tacit_gen.sql import to_sql
 
         with contextlib.suppress(ValueError):
-            params["sql"] = to_sql(clause.expr, dialect, clause.integers, clause.strings)
+            params["sql"] = to_sql(clause.expr, dialect, clause.integers, clause.strings, clause.singles)
     return replace(clause, params=tuple(sorted(params.items())))

@@ -28,6 +28,13 @@
 {#- dbt-spark's millisecond datediff ends in an unparenthesised sum: subtract epoch microseconds. -#}
 {% macro spark__tacit_seconds_between(start, stop) %}((unix_micros({{ stop }}) - unix_micros({{ start }})) / 1000000.0){% endmacro %}
 
+{#- A float32 column read as a double: compared as the value it holds (DuckDB compares a FLOAT with a number in float32). -#}
+{% macro tacit_double(value) %}{{ return(adapter.dispatch('tacit_double')(value)) }}{% endmacro %}
+{% macro default__tacit_double(value) %}cast({{ value }} as double precision){% endmacro %}
+{% macro bigquery__tacit_double(value) %}cast({{ value }} as float64){% endmacro %}
+{% macro databricks__tacit_double(value) %}cast({{ value }} as double){% endmacro %}
+{% macro spark__tacit_double(value) %}cast({{ value }} as double){% endmacro %}
+
 {% macro tacit_utc_date(value) %}{{ return(adapter.dispatch('tacit_utc_date')(value)) }}{% endmacro %}
 {% macro default__tacit_utc_date(value) %}cast(({{ value }}) at time zone 'UTC' as date){% endmacro %}
 {% macro bigquery__tacit_utc_date(value) %}date({{ value }}, 'UTC'){% endmacro %}
@@ -315,15 +322,16 @@ group by {{ col_list }}
 having count(*) > 1
 {% endtest %}
 
-{% test tacit_accepted_range(model, column_name, min_value=none, max_value=none, min_inclusive=true, max_inclusive=true) %}
+{% test tacit_accepted_range(model, column_name, min_value=none, max_value=none, min_inclusive=true, max_inclusive=true, as_double=false) %}
+{%- set value = tacit_double(column_name) if as_double else column_name %}
 select *
 from {{ model }}
 where 1 = 2
 {%- if min_value is not none %}
-   or not ({{ column_name }} {{ '>=' if min_inclusive else '>' }} {{ min_value }})
+   or not ({{ value }} {{ '>=' if min_inclusive else '>' }} {{ min_value }})
 {%- endif %}
 {%- if max_value is not none %}
-   or not ({{ column_name }} {{ '<=' if max_inclusive else '<' }} {{ max_value }})
+   or not ({{ value }} {{ '<=' if max_inclusive else '<' }} {{ max_value }})
 {%- endif %}
 {% endtest %}
 

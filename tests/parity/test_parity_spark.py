@@ -32,6 +32,7 @@ from tests.hardening import test_verify_before_1900 as before_1900
 from tests.hardening import test_verify_before_1970 as before_1970
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
+from tests.hardening import test_verify_float32 as float32
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
 from tests.hardening import test_verify_wide_decimals as wide_decimals
@@ -108,7 +109,7 @@ def _case_id(case: tuple[str, str | None]) -> str:
 HARDENING: tuple[tuple[str, Any], ...] = (
     ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
     ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
-    ("before_1900", before_1900))
+    ("before_1900", before_1900), ("float32", float32))
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +156,8 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     # - pattern_newline: Java's `$` matches before a final newline, Spark's patterns end with `\z`;
     # - wide_decimals: decimals whose common type passes 38 digits (Spark rounds the comparison);
     # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does;
-    # - before_1900: trading days counted from 0001-01-01 (Spark's dates and timestamps of year 1).
+    # - before_1900: trading days counted from 0001-01-01 (Spark's dates and timestamps of year 1);
+    # - float32: float32 columns widened to double (Spark's FloatType plus an int adds in float32).
     for name, module in HARDENING:
         contract, data, *catalog = module.write_case(root / name)
         cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
@@ -290,6 +292,15 @@ def test_trading_days_before_1900_on_spark(spark_reports: dict[str, Any]) -> Non
     checking = tuple(t for t in before_1900.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     before_1900.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_float32_widened_on_spark(spark_reports: dict[str, Any]) -> None:
+    """float32 columns compared and added as the doubles they hold (Spark widens a FloatType
+    compared with a decimal itself; the casts keep it so): the hand counts in every Spark engine."""
+    report, _ = spark_reports["float32"]
+    checking = tuple(t for t in float32.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    float32.check_report(report.as_json(), verdict_table(report), checking)
 
 
 def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]) -> None:

@@ -591,7 +591,7 @@ class DbtTarget:
                     )
                     continue
                 try:
-                    sql = to_sql(cl.expr, _DIALECT[adapter], cl.integers, cl.strings)
+                    sql = to_sql(cl.expr, _DIALECT[adapter], cl.integers, cl.strings, cl.singles)
                 except ValueError as e:
                     unsupported.append(Unsupported(NAME, cl.id, str(e)))
                     continue
@@ -732,10 +732,15 @@ class DbtTarget:
         def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
             return _make_test(kind, clause, name, args, inline)
 
+        from tacit_gen.expr.bounds import pasted_exactly
+
         lo, hi = p.get("min"), p.get("max")
         lo_inc, hi_inc = bool(p.get("min_inclusive", True)), bool(p.get("max_inclusive", True))
         col = p["column"]
-        if native:
+        # a float32 column and a bound float32 does not hold: compared as a double (DuckDB
+        # compares a FLOAT with a number in float32), with tacit's test in either style
+        widen = not all(pasted_exactly(str(b), cl.column_type(col)) for b in (lo, hi) if b is not None)
+        if native or widen:
             args: dict[str, Any] = {}
             if lo is not None:
                 args["min_value"] = yaml_number(str(lo))
@@ -743,6 +748,8 @@ class DbtTarget:
             if hi is not None:
                 args["max_value"] = yaml_number(str(hi))
                 args["max_inclusive"] = hi_inc
+            if widen:
+                args["as_double"] = True
             col_test(col, _test("tacit_accepted_range", cl, unique_name(cl.id), args))
             return
         if lo is None or hi is None or lo_inc == hi_inc:

@@ -249,7 +249,7 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
             except NoNative:
                 pass
         try:
-            custom = unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings),
+            custom = unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings, clause.singles),
                                      f"rows violating: {p('expr')}")
             return [custom if exact else {**custom, "meta": {"tacit_types": dict(clause.types)}}]
         except ValueError as e:

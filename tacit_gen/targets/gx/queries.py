@@ -101,10 +101,10 @@ def unexpected_rows(query: str, description: str) -> dict[str, Any]:
 
 
 def invariant_query(expr: n.Node, dialect: str = "duckdb", integers: Collection[str] = (),
-                    strings: Collection[str] = ()) -> str:
+                    strings: Collection[str] = (), singles: Collection[str] = ()) -> str:
     from sqlglot import exp
 
-    cond = sql.condition(expr, dialect, integers, strings)
+    cond = sql.condition(expr, dialect, integers, strings, singles)
     q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=cond)), copy=False)
     return _text(q, dialect)
 
@@ -117,7 +117,7 @@ def range_query(clause: Clause, dialect: str = "duckdb") -> str:
     p = clause.param
     return invariant_query(range_condition(str(p("column")), p("min"), p("max"),
                                            bool(p("min_inclusive", True)), bool(p("max_inclusive", True))),
-                           dialect)
+                           dialect, singles=clause.singles)
 
 
 def freshness_query(column: str, max_age_seconds: int, dialect: str = "duckdb",

@@ -318,7 +318,8 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
         p = clause.param
         return _violating(sql.condition(range_condition(str(p("column")), p("min"), p("max"),
                                                         bool(p("min_inclusive", True)),
-                                                        bool(p("max_inclusive", True))), dialect),
+                                                        bool(p("max_inclusive", True))), dialect,
+                                        singles=clause.singles),
                           ds, dialect)
     return None
 
@@ -371,7 +372,7 @@ def invariant_sql(clause: Clause, dialect: str = "duckdb") -> str | None:
     if clause.expr is None:
         return None
     try:
-        return sql.to_sql(clause.expr, dialect, clause.integers, clause.strings)
+        return sql.to_sql(clause.expr, dialect, clause.integers, clause.strings, clause.singles)
     except ValueError:
         return None
 
