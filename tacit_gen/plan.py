@@ -163,6 +163,10 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 ranges[r.column] = r
                 continue
             if existing.merge(r):
+                # the range's expression is every bound folded in, not the first one's: Soda 4
+                # wrote an exclusive range's expression from it, and checked `z > 0` of
+                # `z > 0` + `z < 10` alone (found 2026-12-04)
+                existing.expr = n.And(existing.expr, ast) if existing.expr is not None else ast
                 continue
         cols = n.columns(ast)
         kinds = {c: fc.type for c in cols if (fc := contract.field(c)) is not None}
