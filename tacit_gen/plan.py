@@ -106,8 +106,9 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                            rp.text, rp.pos.line, column="revision_reason", values=rp.reasons))
     for f in fields:
         if f.has_value:
-            out.append(_clause(f"fixed_value:{f.name}", "fixed_value", (f.name,), f.text, f.pos.line,
-                               column=f.name, value=f.value))
+            out.append(replace(_clause(f"fixed_value:{f.name}", "fixed_value", (f.name,), f.text,
+                                       f.pos.line, column=f.name, value=f.value),
+                               types=((f.name, str(f.type)),)))
 
     for f in fields:
         if f.pattern is not None:

@@ -10,6 +10,7 @@ from tacit_gen.contract import units
 from tacit_gen.contract.model import Contract, Field, Pos
 from tacit_gen.contract.types import parse_type
 from tacit_gen.expr import nodes as n
+from tacit_gen.expr.bounds import float32_value, nearest_float32
 from tacit_gen.expr.parser import ExprSyntaxError, parse
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG111": "units are part of the type: kPa vs bar, or a price vs a volume, is the seed's classic incident",
     "TG112": "key, time, provenance and fixed-value columns are never null; saying otherwise contradicts the contract",
     "TG113": "versions are semver, so a version bump says whether a change is breaking",
-    "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value, a `key` or `provenance_required` naming a column twice, an invariant's `between 10 and 1` whose bounds are reversed, ...)",
+    "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value (a float32 fixed at a number float32 does not hold: no row can hold it), a `key` or `provenance_required` naming a column twice, an invariant's `between 10 and 1` whose bounds are reversed, ...)",
     "TG115": "names become file names, SQL identifiers and Python names: one spelling every target accepts, unique whatever the case",
     "TG116": "control characters, surrogates and line separators break or silently change YAML, Python and headers",
     "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",
@@ -214,7 +215,7 @@ def check(contract: Contract, ctx: Diagnostics) -> None:
                 _field_adder(ctx, f32)(
                     "TG225", inv.pos,
                     f"'{name}' is float32 and {number} is not a float32 value (the nearest is "
-                    f"{_nearest_float32(number)}): every target compares the value the column "
+                    f"{nearest_float32(number)}): every target compares the value the column "
                     f"holds, exactly, so a value stored from {number} is not {number}; declare the "
                     "field float64 or decimal(p,s), or compare with a number float32 holds", number)
         if not catalog_noted and isinstance(tree, n.CatalogUnit | n.CatalogBounds):
@@ -247,28 +248,6 @@ def _empty_bounds(contract: Contract, add: Any) -> None:
                 f"({b.text()}): every row with one fails", inv.text[inv.prefix:] or inv.text)
 
 
-def _as_float32(text: str) -> float | None:
-    """The float32 nearest the number `text` (as a Python float), None beyond float32's range."""
-    import struct
-
-    try:
-        return float(struct.unpack("<f", struct.pack("<f", float(text)))[0])
-    except OverflowError:
-        return None
-
-
-def _float32_exact(text: str) -> bool:
-    from decimal import Decimal
-
-    held = _as_float32(text)
-    return held is not None and Decimal(held) == Decimal(text)
-
-
-def _nearest_float32(text: str) -> str:
-    held = _as_float32(text)
-    return "out of float32's range" if held is None else repr(held)
-
-
 def _float32_literals(tree: n.Node, contract: Contract) -> list[tuple[str, str]]:
     """(float32 column, number) for each number a float32 column is compared with directly
     (`=`, `<`..., `between`, `in`) that float32 cannot hold exactly, in order, once each."""
@@ -284,7 +263,7 @@ def _float32_literals(tree: n.Node, contract: Contract) -> list[tuple[str, str]]
 
     def note(col: str | None, other: n.Node) -> None:
         text = n.number_text(other)
-        if col is not None and text is not None and not _float32_exact(text) and (col, text) not in found:
+        if col is not None and text is not None and not float32_value(text) and (col, text) not in found:
             found.append((col, text))
 
     for node in n.walk(tree):

@@ -484,6 +484,18 @@ def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
         ok = isinstance(v, int) and not isinstance(v, bool)
     elif dtype.is_numeric:
         ok = isinstance(v, int | Decimal) and not isinstance(v, bool)
+        if ok and dtype.kind == "float32":
+            from tacit_gen.expr.bounds import float32_value, nearest_float32
+
+            if not float32_value(str(v)):
+                # every target compares a float32 as the value it holds (widened to a double):
+                # no stored value is 0.1, so every row would fail (DuckDB alone rounded the
+                # number to float32 and passed them; found 2026-12-04)
+                ctx.error(vn, "TG114", f"fixed value '{vn.raw}' of '{name}' is not a float32 value "
+                          f"(float32 holds {nearest_float32(str(v))} for it): no row can hold it, "
+                          "so every row would fail; declare the field float64 or decimal(p,s), or "
+                          "fix a value float32 holds", vn.raw)
+                return _BAD
         if ok:
             return str(v)
     elif dtype.kind == "enum":

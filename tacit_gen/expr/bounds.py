@@ -168,6 +168,17 @@ def float32_value(bound: str) -> bool:
     return Decimal(single) == b
 
 
+def nearest_float32(bound: str) -> str:
+    """The float32 nearest the number, as Python prints it (``0.10000000149011612`` for 0.1), or
+    a phrase when it is beyond float32's range."""
+    import struct
+
+    try:
+        return repr(struct.unpack("<f", struct.pack("<f", float(Decimal(bound))))[0])
+    except OverflowError:
+        return "out of float32's range"
+
+
 def pasted_exactly(bound: str, column_type: str | None) -> bool:
     """Whether SQL with the bound pasted in as a number, compared with the bare column, decides
     exactly for a `column_type` column. Not for a float32 column and a bound float32 does not

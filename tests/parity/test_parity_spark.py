@@ -32,6 +32,7 @@ from tests.hardening import test_verify_before_1900 as before_1900
 from tests.hardening import test_verify_before_1970 as before_1970
 from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
+from tests.hardening import test_verify_fixed_numbers as fixed_numbers
 from tests.hardening import test_verify_float32 as float32
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
@@ -109,7 +110,7 @@ def _case_id(case: tuple[str, str | None]) -> str:
 HARDENING: tuple[tuple[str, Any], ...] = (
     ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
     ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
-    ("before_1900", before_1900), ("float32", float32))
+    ("before_1900", before_1900), ("float32", float32), ("fixed_numbers", fixed_numbers))
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +158,8 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     # - wide_decimals: decimals whose common type passes 38 digits (Spark rounds the comparison);
     # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does;
     # - before_1900: trading days counted from 0001-01-01 (Spark's dates and timestamps of year 1);
-    # - float32: float32 columns widened to double (Spark's FloatType plus an int adds in float32).
+    # - float32: float32 columns widened to double (Spark's FloatType plus an int adds in float32);
+    # - fixed_numbers: a fixed float value a number in GX's value set, not its text.
     for name, module in HARDENING:
         contract, data, *catalog = module.write_case(root / name)
         cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
@@ -301,6 +303,14 @@ def test_float32_widened_on_spark(spark_reports: dict[str, Any]) -> None:
     checking = tuple(t for t in float32.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     float32.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_fixed_numbers_on_spark(spark_reports: dict[str, Any]) -> None:
+    """A fixed float, decimal and integer value: the row that differs fails in every Spark engine."""
+    report, _ = spark_reports["fixed_numbers"]
+    checking = tuple(t for t in fixed_numbers.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    fixed_numbers.check_report(report.as_json(), verdict_table(report), checking)
 
 
 def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]) -> None:

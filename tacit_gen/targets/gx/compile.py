@@ -212,9 +212,11 @@ def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb"
                      {"column": p("column"), "value_set": list(p("values"))})]
     if k == "fixed_value":
         v = p("value")
-        if isinstance(v, str) and not isinstance(v, bool):
-            # decimals are kept as text in the plan; a numeric column compares with a number
-            pass
+        if isinstance(v, str) and clause.column_type(str(p("column"))) in ("float32", "float64"):
+            # the plan keeps a number as its decimal text; GX compares a float column's values (on
+            # pandas) with the set's items as they are, and "0.5" is no float: every row failed
+            # (found 2026-12-04). A float32 value is one float32 holds (TG114), so exact.
+            v = float(v)
         return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
     if k == "range":
         if not natives_exact(clause):

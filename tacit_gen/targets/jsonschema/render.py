@@ -108,6 +108,10 @@ def property_schema(f: Field) -> dict[str, Any]:
     if f.has_value:
         v = f.value
         out["const"] = format(v, "f") if not isinstance(v, bool | int | str) else v
+        if f.type.is_float and isinstance(v, str):
+            # a float goes on the wire as a JSON number: the text "0.5" matched no record
+            # (found 2026-12-04); a decimal stays text, as the wire carries it
+            out["const"] = float(v)
     out["description"] = wire.field_text(f)
     unit = wire.unit_of(f)
     if unit is not None:
