@@ -196,6 +196,28 @@ class Target(Protocol):
         ...
 
 
+def float_text(value: float) -> str:
+    """A float read back from an artifact as decimal text without an exponent or trailing zeros
+    (``0.5``, ``100``, ``0.00001``)."""
+    from decimal import Decimal
+
+    text = format(Decimal(repr(value)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def float_fixed(clause: Clause) -> Clause:
+    """A float column's fixed value as the float an artifact carries reads back (`float_text`):
+    GX's value set and the JSON Schema's ``const`` hold a number for it, so ``0.50`` reads as
+    ``0.5``. Any other clause as it is."""
+    if clause.kind != "fixed_value":
+        return clause
+    value = clause.param("value")
+    if not isinstance(value, str) or clause.column_type(str(clause.param("column"))) not in ("float32", "float64"):
+        return clause
+    params = {**clause.params_dict, "value": float_text(float(value))}
+    return replace(clause, params=tuple(sorted(params.items())))
+
+
 def sql_projection(clause: Clause, dialect: str = "duckdb") -> Clause:
     """The default projection: the plan's params plus, for invariants and ranges, their ``sql``
     in `dialect` (what a reader of SQL-carrying artifacts returns)."""

@@ -32,8 +32,10 @@ def contracts(draw: st.DrawFn) -> str:
     fields: dict[str, str] = {}
     numeric: dict[str, str] = {}  # name -> unit
     enums: dict[str, list[str]] = {}
+    floats: set[str] = set()
     for name in names:
-        kind = draw(st.sampled_from(["string", "int64", "int32", "decimal", "float64", "bool", "enum"]))
+        kind = draw(st.sampled_from(["string", "int64", "int32", "decimal", "float64", "float32", "bool",
+                                     "enum"]))
         nullable = draw(st.booleans())
         if kind == "decimal":
             p = draw(st.integers(4, 20))
@@ -41,10 +43,15 @@ def contracts(draw: st.DrawFn) -> str:
             unit = draw(st.sampled_from(UNITS))
             fields[name] = f"{{type: decimal({p},{s}), unit: {unit}, nullable: {str(nullable).lower()}}}"
             numeric[name] = unit
-        elif kind == "float64":
+        elif kind in ("float64", "float32"):
             unit = draw(st.sampled_from([u for u in UNITS if u != "USD"]))
-            fields[name] = f"{{type: float64, unit: {unit}, nullable: {str(nullable).lower()}}}"
+            if draw(st.integers(0, 3)) == 0:  # a fixed value (float32: one it holds, TG114)
+                fixed = draw(st.sampled_from(["0.5", "0.25", "-1.5", "0.50"] + (["0.1"] if kind == "float64" else [])))
+                fields[name] = f"{{type: {kind}, unit: {unit}, value: {fixed}}}"
+                continue
+            fields[name] = f"{{type: {kind}, unit: {unit}, nullable: {str(nullable).lower()}}}"
             numeric[name] = unit
+            floats.add(name)
         elif kind == "enum":
             values = draw(st.lists(st.sampled_from(["good", "bad", "suspect", "na", "x1"]), min_size=1,
                                    max_size=4, unique=True))
@@ -79,10 +86,14 @@ def contracts(draw: st.DrawFn) -> str:
     invariants: list[str] = []
     for name in numeric:
         if draw(st.booleans()):
-            lo = draw(st.integers(-100, 0))
-            hi = draw(st.integers(1, 1000))
-            invariants.append(draw(st.sampled_from([f"{name} >= {lo}", f"{lo} <= {name} <= {hi}",
-                                                    f"{name} < {hi}", f"{name} is null or {name} > {lo}"])))
+            # integral bounds, and fractional ones float32 does not hold (0.1: a float32 range is
+            # then compared as a double, dbt's as_double and Soda's expressions)
+            fractions = name in floats
+            lo = draw(st.sampled_from([str(draw(st.integers(-100, 0))), *(["-0.1", "0.5"] if fractions else [])]))
+            hi = draw(st.sampled_from([str(draw(st.integers(1, 1000))), *(["0.7", "2.5"] if fractions else [])]))
+            invariants += draw(st.sampled_from([[f"{name} >= {lo}"], [f"{lo} <= {name} <= {hi}"],
+                                                [f"{name} < {hi}"], [f"{name} is null or {name} > {lo}"],
+                                                [f"{name} > {lo}", f"{name} < {hi}"]]))
     same_unit = [(a, b) for a in numeric for b in numeric if a < b and numeric[a] == numeric[b] and numeric[a]]
     if same_unit and draw(st.booleans()):
         a, b = draw(st.sampled_from(same_unit))

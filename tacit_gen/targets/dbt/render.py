@@ -33,6 +33,7 @@ from tacit_gen.targets.base import (
     RenderResult,
     Unsupported,
     flag,
+    float_fixed,
     sql_projection,
 )
 from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
@@ -461,7 +462,8 @@ class DbtTarget:
             return replace(clause, params=make_params(
                 sql=completeness_sql(clause, options.get(DbtOptions).sql_dialect),
                 **completeness_relations(clause.params_dict)))
-        return sql_projection(clause, options.get(DbtOptions).sql_dialect)
+        # a float's fixed value is a YAML number in accepted_values (`0.50` reads back as 0.5)
+        return float_fixed(sql_projection(clause, options.get(DbtOptions).sql_dialect))
 
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions

@@ -21,6 +21,7 @@ from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql import dialects as sql_dialects
+from tacit_gen.targets.base import float_text
 from tacit_gen.targets.gx.queries import gx_unquery
 
 if TYPE_CHECKING:
@@ -315,7 +316,8 @@ def read(path: Path, text: str) -> ReadResult:
             kw = by_type.get("expect_column_values_to_be_in_set", {})
             vs = list(kw.get("value_set") or [])
             params["column"] = kw.get("column")
-            params["value"] = vs[0] if len(vs) == 1 else tuple(vs)
+            params["value"] = (float_text(vs[0]) if isinstance(vs[0], float) else vs[0]) if len(vs) == 1 \
+                else tuple(vs)
             cols = (str(kw.get("column")),)
         elif kind == "range" and CUSTOM_SQL in by_type:  # a bound GX's floats would move
             tp = next((e["meta"].get("tacit_params") for e in es

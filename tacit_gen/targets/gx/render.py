@@ -27,6 +27,7 @@ from tacit_gen.targets.base import (
     RenderOptions,
     RenderResult,
     dialect_key,
+    float_fixed,
     sql_projection,
 )
 from tacit_gen.targets.gx.compile import NAME, expectations_for, type_list
@@ -53,7 +54,7 @@ class GxTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
-        return sql_projection(clause, options.dialect_for(NAME, contract))
+        return float_fixed(sql_projection(clause, options.dialect_for(NAME, contract)))
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"gx/{contract.name}.json",)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.targets.base import float_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -113,7 +114,8 @@ def read(path: Path, text: str) -> ReadResult:
                                   text_))
         if "const" in prop:
             clauses.append(Clause(f"fixed_value:{name}", "fixed_value", (name,),
-                                  make_params(column=name, value=prop["const"]), text_))
+                                  make_params(column=name, value=float_text(prop["const"])
+                                              if isinstance(prop["const"], float) else prop["const"]), text_))
         body = _pattern_body(prop.get("pattern")) if prop.get("format") is None else None
         if body is not None and "enum" not in prop:
             clauses.append(Clause(f"pattern:{name}", "pattern", (name,),

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen import jsontext
 from tacit_gen.targets import wire
-from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.base import (
+    Artifact,
+    ContractKey,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+    float_fixed,
+)
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
@@ -164,7 +171,7 @@ class JsonSchemaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
-        return clause if clause.kind in (*wire.STRUCTURAL, "pattern") and not clause.warn else None
+        return float_fixed(clause) if clause.kind in (*wire.STRUCTURAL, "pattern") and not clause.warn else None
 
 
 
