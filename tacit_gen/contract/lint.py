@@ -66,7 +66,7 @@ LOADER_RATIONALE: dict[str, str] = {
     "TG111": "units are part of the type: kPa vs bar, or a price vs a volume, is the seed's classic incident",
     "TG112": "key, time, provenance and fixed-value columns are never null; saying otherwise contradicts the contract",
     "TG113": "versions are semver, so a version bump says whether a change is breaking",
-    "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value (a float32 fixed at a number float32 does not hold: no row can hold it), a `key` or `provenance_required` naming a column twice, an invariant's `between 10 and 1` whose bounds are reversed, ...)",
+    "TG114": "a value outside what the key accepts (a timezone that is not UTC, a bad fixed value (one no value of its type equals, so no row can hold it: a float32 fixed at 0.1, a decimal(9,2) at 1.255, an int32 past 2^31), a `key` or `provenance_required` naming a column twice, an invariant's `between 10 and 1` whose bounds are reversed, ...)",
     "TG115": "names become file names, SQL identifiers and Python names: one spelling every target accepts, unique whatever the case",
     "TG116": "control characters, surrogates and line separators break or silently change YAML, Python and headers",
     "TG117": "a bound no column value can reach (inf, beyond int64 or the decimal's precision) errors in the engines",

@@ -484,20 +484,6 @@ def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
         ok = isinstance(v, int) and not isinstance(v, bool)
     elif dtype.is_numeric:
         ok = isinstance(v, int | Decimal) and not isinstance(v, bool)
-        if ok and dtype.kind == "float32":
-            from tacit_gen.expr.bounds import float32_value, nearest_float32
-
-            if not float32_value(str(v)):
-                # every target compares a float32 as the value it holds (widened to a double):
-                # no stored value is 0.1, so every row would fail (DuckDB alone rounded the
-                # number to float32 and passed them; found 2026-12-04)
-                ctx.error(vn, "TG114", f"fixed value '{vn.raw}' of '{name}' is not a float32 value "
-                          f"(float32 holds {nearest_float32(str(v))} for it): no row can hold it, "
-                          "so every row would fail; declare the field float64 or decimal(p,s), or "
-                          "fix a value float32 holds", vn.raw)
-                return _BAD
-        if ok:
-            return str(v)
     elif dtype.kind == "enum":
         v = vn.raw
         ok = v in dtype.values
@@ -520,7 +506,37 @@ def _fixed_value(ctx: _Ctx, vn: YNode, dtype: DataType, name: str) -> Any:
         if problem is not None:
             ctx.error(vn, "TG117", f"fixed value '{vn.raw}' of '{name}' {problem}", vn.raw)
             return _BAD
+        held = _unheld(Decimal(v), dtype)
+        if held is not None:
+            ctx.error(vn, "TG114", f"fixed value '{vn.raw}' of '{name}' is not a value of {dtype} ({held}): "
+                      "no row can hold it, so every row would fail; fix a value of the type, or "
+                      "declare a type that holds it", vn.raw)
+            return _BAD
+        if not dtype.is_integer:
+            return str(v)
     return v
+
+
+def _unheld(value: Decimal, dtype: DataType) -> str | None:
+    """Why no value of `dtype` equals the number, or None (a fixed value's check; a bound may lie
+    beyond the type). Every target compares a column as the value it holds: a float32 as the
+    double it is (DuckDB alone rounded the number to float32 and passed a stored 0.1), a decimal
+    exactly (found 2026-12-04)."""
+    if dtype.kind == "int32" and not -(2**31) <= value <= 2**31 - 1:
+        return "int32 holds -2147483648 to 2147483647"
+    if dtype.kind == "float32":
+        from tacit_gen.expr.bounds import float32_value, nearest_float32
+
+        if not float32_value(str(value)):
+            return f"float32 holds {nearest_float32(str(value))} for it; float64 or decimal(p,s) hold it"
+    if dtype.is_decimal and dtype.precision is not None and dtype.scale is not None:
+        exponent = value.normalize().as_tuple().exponent
+        fraction = max(0, -exponent) if isinstance(exponent, int) else 0
+        whole = len(str(int(value.copy_abs()))) if value.copy_abs() >= 1 else 0
+        if fraction > dtype.scale or whole > dtype.precision - dtype.scale:
+            return (f"at most {dtype.precision - dtype.scale} digit(s) before the point and "
+                    f"{dtype.scale} after it")
+    return None
 
 
 def _load_time(ctx: _Ctx, node: YNode) -> TimeSpec | None:

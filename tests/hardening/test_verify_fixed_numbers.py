@@ -12,7 +12,8 @@ Found by probing verify with new contracts and data (2026-12-04):
   wire, which carries decimals as text).
 - A float32 field fixed at a number float32 does not hold (``value: 0.1``) can hold no row:
   every target compares the value the column holds (0.100000001490116), which DuckDB alone
-  rounded back. The loader refuses it (TG114, at the value).
+  rounded back. The loader refuses it (TG114, at the value), as it now refuses a decimal or int32
+  fixed at a number the type cannot hold (``1.255`` on decimal(9,2)), which it let through.
 """
 
 from __future__ import annotations
@@ -86,6 +87,22 @@ def test_a_float32_fixed_at_a_number_it_cannot_hold_is_refused() -> None:
     for held in ("0.5", "0.100000001490116119384765625", "-3"):
         _, ok = load_report("fixed_numbers.yaml", CONTRACT.replace("value: 0.25}", f"value: {held}}}"))
         assert not [d for d in ok if d.severity == "error"], [d.render() for d in ok]
+
+
+def test_a_fixed_value_no_row_of_the_type_can_hold_is_refused() -> None:
+    """A decimal(9,2) fixed at 1.255 (three decimals) or 12345678.9 (eight digits before the
+    point), an int32 fixed past 2^31: no value of the type equals it, so every row would fail
+    (the check of the value's type skipped decimals until 2026-12-04). What the type holds loads."""
+    for old, new, word in (("value: 1.25}", "value: 1.255}", "1.255"),
+                           ("value: 1.25}", "value: 12345678.9}", "12345678.9"),
+                           ("value: 3}", "value: 2147483648}", "2147483648")):
+        _, diags = load_report("fixed_numbers.yaml", CONTRACT.replace(old, new))
+        errors = [(d.code, d.word) for d in diags if d.severity == "error"]
+        assert errors == [("TG114", word)], [d.render() for d in diags]
+    for old, new in (("value: 1.25}", "value: 1234567.89}"), ("value: 1.25}", "value: 1.250}"),
+                     ("value: 3}", "value: -2147483648}")):
+        _, diags = load_report("fixed_numbers.yaml", CONTRACT.replace(old, new))
+        assert not [d for d in diags if d.severity == "error"], [d.render() for d in diags]
 
 
 def test_fixed_numbers_in_every_engine(tmp_path: Path) -> None:
