@@ -151,7 +151,7 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
                 catalog_clauses.append(_clause(
                     f"catalog_bounds:{subject}", "catalog_bounds", (subject, key), inv.text, inv.pos.line,
                     ast, column=subject, key=key, relation=cat.relation, catalog_key=cat.key,
-                    min_column=cat.hard_min, max_column=cat.hard_max))
+                    min_column=cat.hard_min, max_column=cat.hard_max, **_as_double(contract, subject)))
             continue
         found = as_bounds(ast)
         if found is not None:
@@ -257,8 +257,18 @@ def _plausible(contract: Contract) -> list[Clause]:
         out.append(replace(_clause(
             f"plausible:{f.name}", "plausible", (f.name, series[0]), f.text, f.pos.line,
             column=f.name, key=series[0], relation=cat.relation, catalog_key=cat.key,
-            min_column=cat.plausible_min, max_column=cat.plausible_max), severity="warn"))
+            min_column=cat.plausible_min, max_column=cat.plausible_max, **_as_double(contract, f.name)),
+            severity="warn"))
     return out
+
+
+def _as_double(contract: Contract, subject: str) -> dict[str, Any]:
+    """``as_double=True`` for a catalog clause whose subject is float32: it is compared with the
+    catalog's bounds as the double it holds (`Clause.singles`); DuckDB compares a FLOAT with a
+    DECIMAL bound in float32, so a stored 0.1 was within a bound of 0.1 there and not in pandera
+    (found 2026-12-04). Nothing for any other type: their clauses are as they were."""
+    f = contract.field(subject)
+    return {"as_double": True} if f is not None and f.type.kind == "float32" else {}
 
 
 def _catalog_dimensions(contract: Contract) -> list[Clause]:

@@ -242,27 +242,28 @@ where m.{{ column_name }} is not null
 
 
 {#- catalog_bounds:<c>  catalog.min_column <= c <= catalog.max_column for the row's key; no catalog entry fails. -#}
-{% test tacit_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column) %}
-{{ tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column) }}
+{% test tacit_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column, as_double=false) %}
+{{ tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column, as_double) }}
 {% endtest %}
 
 {#- the rows of catalog_bounds and plausible: outside [min_column, max_column] of the row's catalog entry, or
     without one -#}
-{% macro tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column) %}
+{% macro tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column, as_double=false) %}
+{%- set value = tacit_double('m.' ~ column_name) if as_double else 'm.' ~ column_name %}
 select m.*
 from {{ model }} m
 left join {{ catalog }} c on m.{{ key }} = c.{{ catalog_key }}
 where m.{{ column_name }} is not null
   and (c.{{ catalog_key }} is null
-       or not (m.{{ column_name }} >= c.{{ min_column }})
-       or not (m.{{ column_name }} <= c.{{ max_column }}))
+       or not ({{ value }} >= c.{{ min_column }})
+       or not ({{ value }} <= c.{{ max_column }}))
 {% endmacro %}
 
 
 {#- plausible:<c>  catalog.min_column <= c <= catalog.max_column (the plausible bounds) for the row's key;
     no catalog entry fails; always rendered with severity warn (a plausibility check never fails a build). -#}
-{% test tacit_plausible(model, column_name, key, catalog, catalog_key, min_column, max_column) %}
-{{ tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column) }}
+{% test tacit_plausible(model, column_name, key, catalog, catalog_key, min_column, max_column, as_double=false) %}
+{{ tacit_rows_outside_catalog_bounds(model, column_name, key, catalog, catalog_key, min_column, max_column, as_double) }}
 {% endtest %}
 
 

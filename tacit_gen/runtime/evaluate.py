@@ -681,6 +681,8 @@ class _Builder:
             cols = cat_cols[c.id]
             present = wide[cols["n"]].notnull()
             value = wide[col_name]
+            if c.param("as_double"):  # a float32 subject, compared as the double it holds
+                value = value.cast("float64")
             if kind == "catalog_unit":
                 match = value == wide[cols["unit"]]
             else:
@@ -738,6 +740,8 @@ class _Builder:
             for cid, cols in cat_cols.items():
                 if cid == f"{kind}:{name}":
                     value = wide[name]  # pyright: ignore[reportArgumentType, reportCallIssue]
+                    if name in self.types and self.types[name].kind == "float32":
+                        value = value.cast("float64")  # compared as the double it holds
                     present = wide[cols["n"]].notnull()
                     if kind == "catalog_unit":
                         return value.isnull() | (present & (value == wide[cols["unit"]]))

@@ -34,6 +34,7 @@ from tests.hardening import test_verify_double_bounds as double_bounds
 from tests.hardening import test_verify_exact_arithmetic as exact_arith
 from tests.hardening import test_verify_fixed_numbers as fixed_numbers
 from tests.hardening import test_verify_float32 as float32
+from tests.hardening import test_verify_float32_catalog as float32_catalog
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
 from tests.hardening import test_verify_wide_decimals as wide_decimals
@@ -110,7 +111,8 @@ def _case_id(case: tuple[str, str | None]) -> str:
 HARDENING: tuple[tuple[str, Any], ...] = (
     ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
     ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
-    ("before_1900", before_1900), ("float32", float32), ("fixed_numbers", fixed_numbers))
+    ("before_1900", before_1900), ("float32", float32), ("fixed_numbers", fixed_numbers),
+    ("float32_catalog", float32_catalog))
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +161,8 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     # - before_1970: Spark's integer division truncates toward zero, as every SQL engine's does;
     # - before_1900: trading days counted from 0001-01-01 (Spark's dates and timestamps of year 1);
     # - float32: float32 columns widened to double (Spark's FloatType plus an int adds in float32);
-    # - fixed_numbers: a fixed float value a number in GX's value set, not its text.
+    # - fixed_numbers: a fixed float value a number in GX's value set, not its text;
+    # - float32_catalog: a float32 subject against a Parquet catalog's DECIMAL bounds, widened.
     for name, module in HARDENING:
         contract, data, *catalog = module.write_case(root / name)
         cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
@@ -311,6 +314,15 @@ def test_fixed_numbers_on_spark(spark_reports: dict[str, Any]) -> None:
     checking = tuple(t for t in fixed_numbers.SQL_AND_FRAMES if t in ENGINES)
     assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
     fixed_numbers.check_report(report.as_json(), verdict_table(report), checking)
+
+
+def test_float32_against_decimal_catalog_bounds_on_spark(spark_reports: dict[str, Any]) -> None:
+    """A float32 subject against a catalog's DECIMAL bounds: the stored 0.1 above 0.1 in every
+    Spark engine, hard bounds and plausible ones."""
+    report, _ = spark_reports["float32_catalog"]
+    checking = tuple(t for t in float32_catalog.SQL_AND_FRAMES if t in ENGINES)
+    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    float32_catalog.check_report(report.as_json(), verdict_table(report), checking)
 
 
 def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]) -> None:

@@ -667,6 +667,8 @@ class DbtTarget:
                     "min_column": ident(p["min_column"], adapter),
                     "max_column": ident(p["max_column"], adapter),
                 }
+                if p.get("as_double"):  # a float32 subject, compared as the double it holds
+                    args["as_double"] = True
                 test = "tacit_catalog_bounds" if k == "catalog_bounds" else "tacit_plausible"
                 col_test(p["column"], _test(test, cl, unique_name(cl.id), args))
             elif k == "revision_window":

@@ -278,7 +278,9 @@ def catalog_bounds_query(clause: Clause, dialect: str = "duckdb") -> str:
 def _catalog_bounds_query(clause: Clause, dialect: str) -> str:
     from sqlglot import exp
 
-    v = sql.column(clause.param("column"), "b")
+    v: exp.Expression = sql.column(clause.param("column"), "b")
+    if clause.param("as_double"):  # a float32 subject, compared as the double it holds
+        v = sql.widened(v)
     bad = exp.or_(exp.LT(this=v, expression=sql.column(clause.param("min_column"), "cat")),
                   exp.GT(this=v.copy(), expression=sql.column(clause.param("max_column"), "cat")), copy=False)
     return _catalog_query(clause, bad, dialect)

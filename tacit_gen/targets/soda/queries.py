@@ -141,7 +141,9 @@ def catalog_bounds_sql(clause: Clause, dataset: str, dialect: str = "duckdb") ->
 def _catalog_bounds_sql(clause: Clause, dataset: str, dialect: str) -> str:
     from sqlglot import exp
 
-    v = sql.column(clause.param("column"), "d")
+    v: exp.Expression = sql.column(clause.param("column"), "d")
+    if clause.param("as_double"):  # a float32 subject, compared as the double it holds
+        v = sql.widened(v)
     inside = exp.and_(exp.LTE(this=sql.column(clause.param("min_column"), "c"), expression=v),
                       exp.LTE(this=v.copy(), expression=sql.column(clause.param("max_column"), "c")), copy=False)
     return _catalog_rows(clause, dataset, exp.Not(this=exp.Paren(this=inside)), dialect)
