@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from tacit_gen.expr import nodes as n
+
+if TYPE_CHECKING:
+    from tacit_gen.plan_types import Clause
 
 
 @dataclass
@@ -155,28 +159,28 @@ def compares_in_double(bound: str, column_type: str | None) -> bool:
     return True  # not a number: no double in the comparison
 
 
+def _single(bound: str) -> float | None:
+    """The float32 nearest the number (as a Python float), None past float32's range."""
+    import struct
+
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", float(Decimal(bound))))[0])
+    except OverflowError:
+        return None
+
+
 def float32_value(bound: str) -> bool:
     """Whether the bound is a float32 value exactly (``0.5``, ``100``, ``-0.25``; not ``0.1``,
     whose float32 is 0.100000001490116, nor ``16777217``)."""
-    import struct
-
-    b = Decimal(bound)
-    try:
-        single = struct.unpack("<f", struct.pack("<f", float(b)))[0]
-    except OverflowError:  # past float32's range
-        return False
-    return Decimal(single) == b
+    single = _single(bound)
+    return single is not None and Decimal(single) == Decimal(bound)
 
 
 def nearest_float32(bound: str) -> str:
     """The float32 nearest the number, as Python prints it (``0.10000000149011612`` for 0.1), or
     a phrase when it is beyond float32's range."""
-    import struct
-
-    try:
-        return repr(struct.unpack("<f", struct.pack("<f", float(Decimal(bound))))[0])
-    except OverflowError:
-        return "out of float32's range"
+    single = _single(bound)
+    return "out of float32's range" if single is None else repr(single)
 
 
 def pasted_exactly(bound: str, column_type: str | None) -> bool:
@@ -185,6 +189,14 @@ def pasted_exactly(bound: str, column_type: str | None) -> bool:
     hold: DuckDB compares a FLOAT with a number in float32 (the bound rounded: a stored 0.1 is
     ``<= 0.1`` there and not in PostgreSQL or Spark, which widen the column; found 2026-12-04)."""
     return column_type != "float32" or float32_value(bound)
+
+
+def range_pasted_exactly(clause: Clause) -> bool:
+    """`pasted_exactly` for every bound of a ``range`` clause (dbt's `tacit_accepted_range`,
+    Soda 4's ``valid_min``/``valid_max`` paste them)."""
+    ctype = clause.column_type(str(clause.param("column")))
+    return all(pasted_exactly(str(b), ctype) for b in (clause.param("min"), clause.param("max"))
+               if b is not None)
 
 
 def prints_in_double(bound: str, column_type: str | None) -> bool:

@@ -32,6 +32,7 @@ from tacit_gen.runtime.compile import (
     parse_invariant,
     range_condition,
     value_literal,
+    widened,
 )
 from tacit_gen.runtime.errors import (
     CheckExecutionError,
@@ -680,9 +681,7 @@ class _Builder:
         if kind in ("catalog_unit", "catalog_bounds", "plausible"):
             cols = cat_cols[c.id]
             present = wide[cols["n"]].notnull()
-            value = wide[col_name]
-            if c.param("as_double"):  # a float32 subject, compared as the double it holds
-                value = value.cast("float64")
+            value = widened(wide[col_name], self.types.get(col_name))  # a float32 as a double
             if kind == "catalog_unit":
                 match = value == wide[cols["unit"]]
             else:
@@ -739,9 +738,8 @@ class _Builder:
             name = subject.name if isinstance(subject, n.Column | n.Name) else None
             for cid, cols in cat_cols.items():
                 if cid == f"{kind}:{name}":
-                    value = wide[name]  # pyright: ignore[reportArgumentType, reportCallIssue]
-                    if name in self.types and self.types[name].kind == "float32":
-                        value = value.cast("float64")  # compared as the double it holds
+                    # a float32 as a double, as everywhere (`name` is the matched clause's column)
+                    value = widened(wide[name], self.types.get(str(name)))  # pyright: ignore[reportArgumentType, reportCallIssue]
                     present = wide[cols["n"]].notnull()
                     if kind == "catalog_unit":
                         return value.isnull() | (present & (value == wide[cols["unit"]]))

@@ -736,14 +736,14 @@ class DbtTarget:
         def _test(kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
             return _make_test(kind, clause, name, args, inline)
 
-        from tacit_gen.expr.bounds import pasted_exactly
+        from tacit_gen.expr.bounds import range_pasted_exactly
 
         lo, hi = p.get("min"), p.get("max")
         lo_inc, hi_inc = bool(p.get("min_inclusive", True)), bool(p.get("max_inclusive", True))
         col = p["column"]
         # a float32 column and a bound float32 does not hold: compared as a double (DuckDB
         # compares a FLOAT with a number in float32), with tacit's test in either style
-        widen = not all(pasted_exactly(str(b), cl.column_type(col)) for b in (lo, hi) if b is not None)
+        widen = not range_pasted_exactly(cl)
         if native or widen:
             args: dict[str, Any] = {}
             if lo is not None:

@@ -168,12 +168,10 @@ def _uses_expression(c: Clause) -> bool:
     """Clauses checked by a `failed_rows` expression rather than a native column check: a
     range Soda 4 cannot say (an exclusive side) or would decide in float32 (a float32 column and
     a bound float32 does not hold: `tacit_gen.expr.bounds.pasted_exactly`), a boolean fixed value."""
-    from tacit_gen.expr.bounds import pasted_exactly
+    from tacit_gen.expr.bounds import range_pasted_exactly
 
     if c.kind == "range":
-        return not _range_inclusive(c) or not all(
-            pasted_exactly(str(b), c.column_type(str(c.param("column"))))
-            for b in (c.param("min"), c.param("max")) if b is not None)
+        return not _range_inclusive(c) or not range_pasted_exactly(c)
     return c.kind == "fixed_value" and isinstance(c.param("value"), bool)
 
 
