@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from tacit_gen.contract.model import Contract
@@ -128,6 +129,44 @@ class RenderOptions:
         return implied[0] if implied else "duckdb"
 
 
+# The backends `verify` runs engines on: an embedded DuckDB, a PostgreSQL server, Spark local.
+BACKENDS = ("duckdb", "postgres", "spark")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How `verify` runs one target's artifacts on one backend (a value of `Target.engines`).
+
+    Attributes:
+        module: the engine module. It defines ``run(VerifyInput) -> EngineRun``; with `batch`,
+            also ``run_cases(list[VerifyInput]) -> list[EngineRun]`` (many datasets in one call);
+            with `warm`, ``warm() -> None`` (the imports worth starting while the data loads).
+            An engine run in the Spark worker's session (`session`) defines
+            ``run_cases(spark, cases) -> dict[str, EngineRun]`` instead.
+        libraries: the top-level modules the engine imports. A process that has loaded one is
+            not forked for another engine; one that cannot be imported means the engine cannot
+            run (exit 4, naming `extra`).
+        extra: the pip extra that installs `libraries` (``pip install 'tacit-gen[<extra>]'``).
+        cost: the engine's relative cost on this backend; `verify` starts the costliest first.
+        batch: `module` has ``run_cases`` for many datasets at once.
+        warm: `module` has ``warm()``.
+        session: Spark only: runs inside the Spark worker's one session; False runs in verify's
+            own process pool on the loaded copy of the data (the wire schemas check records,
+            not a table).
+        environment: the module whose ``ENV`` (a `tacit_gen.engines.envs.LockedEnv`) the engine
+            runs in, built by ``tacit-gen engines setup <target>``; None: verify's environment.
+    """
+
+    module: str
+    libraries: tuple[str, ...] = ()
+    extra: str | None = None
+    cost: int = 0
+    batch: bool = False
+    warm: bool = False
+    session: bool = False
+    environment: str | None = None
+
+
 @runtime_checkable
 class EngineOptions(Protocol):
     """An options class whose engine reads the artifacts with other options than the user's
@@ -157,7 +196,10 @@ class Target(Protocol):
         artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;
             `diff` reports a change of it as a rename.
         engine: the module `verify` imports to run the artifact (`run(VerifyInput) -> EngineRun`),
-            or None when the target has no engine.
+            or None when the target has no engine (superseded by `engines`).
+        engines: how `verify` runs the artifact on each backend of `BACKENDS` it supports
+            (`Engine`); a backend left out is one the target cannot be verified on, and a target
+            without engines (a document) is never run.
         templates: True when `--templates DIR/<name>/` can override this target's templates; a
             target without templates refuses such a folder.
 
@@ -173,6 +215,7 @@ class Target(Protocol):
     contract_keys: tuple[ContractKey, ...]
     artifact_name_option: str | None
     engine: str | None
+    engines: Mapping[str, Engine]
     templates: bool
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

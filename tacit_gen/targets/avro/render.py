@@ -23,12 +23,21 @@ This module imports neither fastavro nor avro.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen import jsontext
 from tacit_gen.targets import wire
-from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.base import (
+    BACKENDS,
+    Artifact,
+    ContractKey,
+    Engine,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+)
 from tacit_gen.targets.header import header_meta
 
 if TYPE_CHECKING:
@@ -134,6 +143,10 @@ class AvroTarget:
     contract_keys = (ContractKey("namespace", "Avro namespace of the record (dotted names)", kind="dotted"),)
     artifact_name_option: str | None = None
     engine = "tacit_gen.targets.avro.engine"
+    # records, not a table: the same check on every backend (on Spark, in verify's own processes)
+    engines: ClassVar[Mapping[str, Engine]] = {
+        backend: Engine("tacit_gen.targets.avro.engine",
+                         ("fastavro",), "wire") for backend in BACKENDS}
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
@@ -29,6 +30,7 @@ from tacit_gen.plan_types import make_params, uses_sessions
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     RenderOptions,
     RenderResult,
     Unsupported,
@@ -446,6 +448,12 @@ class DbtTarget:
     contract_keys = (ContractKey("model", "dbt model name"),)
     artifact_name_option = "model"
     engine = "tacit_gen.targets.dbt.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.dbt.engine", ("dbt",), "dbt", cost=60, batch=True, warm=True),
+        "postgres": Engine("tacit_gen.targets.dbt.engine", ("dbt", "psycopg2"), "postgres", cost=60,
+                           batch=True, warm=True),
+        "spark": Engine("tacit_gen.targets.dbt.spark", ("dbt", "pyspark"), cost=60, session=True),
+    }
     templates = True
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

@@ -18,11 +18,13 @@ None imports great_expectations: rendering and reading must stay fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -50,6 +52,14 @@ class GxTarget:
     )
     artifact_name_option = "suite"
     engine = "tacit_gen.targets.gx.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.gx.engine", ("great_expectations", "sqlalchemy"), "gx",
+                         cost=50, warm=True),
+        "postgres": Engine("tacit_gen.targets.gx.engine", ("great_expectations", "sqlalchemy",
+                                                          "psycopg2"), "postgres", cost=50, warm=True),
+        "spark": Engine("tacit_gen.targets.gx.spark", ("great_expectations", "pyspark"), cost=50,
+                        session=True),
+    }
     templates = False
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.contract.types import parse_type
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -173,6 +175,11 @@ class IbisTarget:
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
     engine = "tacit_gen.targets.ibis.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
+        "postgres": Engine("tacit_gen.targets.ibis.engine", ("ibis", "psycopg2"), "postgres", cost=30),
+        "spark": Engine("tacit_gen.targets.ibis.spark", ("ibis", "pyspark"), cost=30, session=True),
+    }
     templates = True
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:

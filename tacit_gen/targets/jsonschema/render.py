@@ -16,13 +16,16 @@ This module imports nothing from jsonschema.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen import jsontext
 from tacit_gen.targets import wire
 from tacit_gen.targets.base import (
+    BACKENDS,
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -159,6 +162,10 @@ class JsonSchemaTarget:
     contract_keys = (ContractKey("id_prefix", "prefix of the schema's $id, the file name is appended (default: urn:tacit-gen:)", kind="text"),)
     artifact_name_option: str | None = None
     engine = "tacit_gen.targets.jsonschema.engine"
+    # records, not a table: the same check on every backend (on Spark, in verify's own processes)
+    engines: ClassVar[Mapping[str, Engine]] = {
+        backend: Engine("tacit_gen.targets.jsonschema.engine",
+                         ("jsonschema",), "wire") for backend in BACKENDS}
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

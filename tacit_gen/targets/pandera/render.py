@@ -23,14 +23,16 @@ pandera, pandas or pyarrow import here: rendering is string work.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.expr import nodes as n
 from tacit_gen.plan_types import uses_sessions
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -185,6 +187,13 @@ class PanderaTarget:
     contract_keys: tuple[ContractKey, ...] = ()
     artifact_name_option = None
     engine = "tacit_gen.targets.pandera.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas"), "pandera", cost=10),
+        "postgres": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas", "ibis"),
+                           "postgres", cost=10),
+        "spark": Engine("tacit_gen.targets.pandera.spark", ("pandera", "pandas", "pyspark"), cost=10,
+                        session=True),
+    }
     templates = True
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:

@@ -24,11 +24,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.targets import wire
-from tacit_gen.targets.base import Artifact, ContractKey, NoOptions, RenderOptions, RenderResult
+from tacit_gen.targets.base import (
+    BACKENDS,
+    Artifact,
+    ContractKey,
+    Engine,
+    NoOptions,
+    RenderOptions,
+    RenderResult,
+)
 from tacit_gen.targets.header import header_lines, one_line
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
 
@@ -172,6 +181,10 @@ class ProtobufTarget:
     contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
     artifact_name_option: str | None = None
     engine = "tacit_gen.targets.protobuf.engine"
+    # records, not a table: the same check on every backend (on Spark, in verify's own processes)
+    engines: ClassVar[Mapping[str, Engine]] = {
+        backend: Engine("tacit_gen.targets.protobuf.engine",
+                         ("google.protobuf", "grpc_tools"), "wire") for backend in BACKENDS}
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

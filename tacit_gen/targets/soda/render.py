@@ -19,13 +19,15 @@ Decisions (see docs/engines/soda.md):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen import sql
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -346,6 +348,11 @@ class SodaTarget:
     )
     artifact_name_option = "dataset"
     engine = "tacit_gen.targets.soda.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.soda.engine", ("soda",), "soda", cost=20),
+        "postgres": Engine("tacit_gen.targets.soda.engine", ("soda", "psycopg2"), "postgres", cost=20),
+        "spark": Engine("tacit_gen.targets.soda.spark", ("soda", "pyspark"), cost=20, session=True),
+    }
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:

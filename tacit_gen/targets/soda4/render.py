@@ -16,13 +16,15 @@ the condition is FALSE) or `query` (the failing rows). See docs/targets/soda4.md
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql.dialects import DIALECTS
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
@@ -314,6 +316,12 @@ class Soda4Target:
     )
     artifact_name_option = "dataset"
     engine = "tacit_gen.targets.soda4.engine"
+    engines: ClassVar[Mapping[str, Engine]] = {
+        "duckdb": Engine("tacit_gen.targets.soda4.engine", (), cost=40, batch=True,
+                         environment="tacit_gen.engines.soda4.env"),
+        "postgres": Engine("tacit_gen.targets.soda4.engine", ("psycopg2",), "postgres", cost=40,
+                           batch=True, environment="tacit_gen.engines.soda4.env"),
+    }
     # soda-core 4 runs here on DuckDB and PostgreSQL (soda-sparkdf is not in its environment)
     verify_engines = ("duckdb", "postgres")
     templates = False
