@@ -794,8 +794,8 @@ def profile(contract: str, data_path: str, out_path: str, column: str | None, mi
     percentiles of each series' values (or the mean -/+ K standard deviations, over a trailing
     window if given), widened to the column's scale, written to the catalog as plausible_min /
     plausible_max; the method is stated on stderr (see docs/contract-language.md)."""
+    from tacit_gen import atomic
     from tacit_gen import profile as prof
-    from tacit_gen.sample.writing import atomic_write
 
     c = _load_or_exit(contract)
     out = Path(out_path)
@@ -805,7 +805,7 @@ def profile(contract: str, data_path: str, out_path: str, column: str | None, mi
         text = prof.catalog_text(result, out.read_text(encoding="utf-8") if out.exists() else None)
     except (prof.ProfileError, OSError) as e:
         _fail_usage(str(e))
-    atomic_write(out, text.encode("utf-8"))
+    atomic.write(out, text.encode("utf-8"))
     judged = sum(1 for b in result.bounds if b.low is not None)
     click.echo(f"wrote {out.as_posix()}: {result.column} bounds for {judged} of "
                f"{len(result.bounds)} series ({result.method.describe()}; fewer than "
