@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tacit_gen import plan_types, registry
+from tacit_gen.contract.loader import load
+from tacit_gen.plan import plan
+from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.kinds import FormTable, KindTable
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "seed" / "ohlcv_1m.yaml"
 
 # Targets whose renderer and reader do not compile through tables yet: strict, so converting
 # one fails here until it leaves this set.
@@ -27,19 +34,24 @@ def _package(name: str) -> str:
     return module.rsplit(".", 1)[0] if module.count(".") > 2 else module
 
 
-def tables_of(name: str) -> list[KindTable[Any] | FormTable[Any]]:
-    """The tables the modules of target `name`'s package define for that target."""
+def defined_tables(name: str) -> list[tuple[ModuleType, str, KindTable[Any] | FormTable[Any]]]:
+    """(module, attribute, table) of each table the modules of target `name`'s package hold for
+    that target (a table is defined where its functions are and imported nowhere else)."""
     package = importlib.import_module(_package(name))
     modules = [package]
     if hasattr(package, "__path__"):
         modules += [importlib.import_module(f"{package.__name__}.{m.name}")
                     for m in pkgutil.iter_modules(package.__path__)]
-    found: dict[int, KindTable[Any] | FormTable[Any]] = {}
+    found: dict[int, tuple[ModuleType, str, KindTable[Any] | FormTable[Any]]] = {}
     for module in modules:
-        for value in vars(module).values():
+        for attr, value in vars(module).items():
             if isinstance(value, KindTable | FormTable) and value.target == name:
-                found[id(value)] = value
-    return sorted(found.values(), key=lambda t: t.role)
+                found.setdefault(id(value), (module, attr, value))
+    return sorted(found.values(), key=lambda t: t[2].role)
+
+
+def tables_of(name: str) -> list[KindTable[Any] | FormTable[Any]]:
+    return [table for _, _, table in defined_tables(name)]
 
 
 ALL_TABLES = [(t, table) for t in registry.names() for table in tables_of(t)]
@@ -77,3 +89,26 @@ def test_a_new_kind_is_reported_by_every_table(monkeypatch: pytest.MonkeyPatch) 
 def test_a_kind_both_handled_and_unsupported_is_refused() -> None:
     with pytest.raises(ValueError, match="not_null both handled and declared unsupported"):
         KindTable("x", "render", {"not_null": print}, {"not_null": "no reason"})
+
+
+RENDER_TABLES = [(t, module, attr) for t in registry.names()
+                 for module, attr, table in defined_tables(t) if table.role == "render"]
+
+
+@pytest.mark.parametrize(("target", "module", "attr"), RENDER_TABLES,
+                         ids=[f"{t}-{m.__name__.rsplit('.', 1)[-1]}.{a}" for t, m, a in RENDER_TABLES])
+def test_a_kind_declared_unsupported_is_reported_with_its_reason(
+        target: str, module: ModuleType, attr: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A renderer goes by its table: a kind moved to `unsupported` is reported, with the
+    table's reason, for each clause of that kind, and never dropped silently."""
+    contract = load(FIXTURE)
+    clauses = plan(contract)
+    ids = {c.id for c in clauses if c.kind == "not_null"}
+    assert ids
+    table = getattr(module, attr)
+    reason = "declared unsupported by this test"
+    monkeypatch.setattr(module, attr, KindTable(
+        table.target, table.role, {k: f for k, f in table.rules.items() if k != "not_null"},
+        {**table.unsupported, "not_null": reason}))
+    result = registry.get(target).render(contract, clauses, RenderOptions())
+    assert {u.clause_id for u in result.unsupported if u.reason == reason} == ids
