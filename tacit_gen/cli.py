@@ -1130,5 +1130,34 @@ def schema_cmd() -> None:
     _echo_json(contract_schema())
 
 
+@main.command("init", epilog="""\b
+Exit codes:
+  0  written
+  2  a file exists (named; nothing written), or a file cannot be written""")
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+def init_cmd(directory: str) -> None:
+    """Start a project in DIRECTORY (default: here): tacit-gen.toml (the dbt YAML form pinned), a
+    first contract, a GitHub Actions workflow and a pre-commit configuration running lint,
+    render --check and check. Overwrites nothing."""
+    from tacit_gen.render import WriteError
+    from tacit_gen.scaffold import NEXT_COMMANDS, Exists, init
+
+    try:
+        done = init(Path(directory))
+    except Exists as e:
+        named = ", ".join((Path(directory) / p).as_posix() for p in e.paths)
+        _fail_usage(f"{named}: already there; init overwrites nothing, and wrote nothing")
+    except WriteError as e:
+        _fail_usage(str(e))
+    for path in done.paths:
+        click.echo(f"wrote {(Path(directory) / path).as_posix()}")
+    where = "" if Path(directory).resolve() == Path.cwd().resolve() else f" (in {directory})"
+    click.echo(f"dbt YAML form pinned to {done.dbt_version}"
+               + ("" if done.dbt_installed else " (no dbt-core installed: the newest form)"))
+    click.echo(f"next{where}:")
+    for command in NEXT_COMMANDS:
+        click.echo(f"  {command}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
