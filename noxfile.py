@@ -182,6 +182,16 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
+def build(session: nox.Session) -> None:
+    """The sdist and the wheel (built from the sdist, so the sdist is proved complete) into dist/;
+    tests/package/test_build.py installs both into clean environments and runs them."""
+    import shutil
+
+    shutil.rmtree("dist", ignore_errors=True)
+    session.run("uv", "build", "--out-dir", "dist", external=True)
+
+
+@nox.session(python="3.11")
 def package(session: nox.Session) -> None:
     """The wheel, installed alone (core dependencies only), renders generated/ byte for byte:
     the templates ship inside it."""

@@ -100,7 +100,7 @@ def test_the_page_opens_clean(browser: Any, server: str, path: str, heading: str
     inside = {urldefrag(urljoin(page.url, h))[0] for h in hrefs if h.startswith(server)}
     assert len(inside) > 20
     for url in sorted(inside):
-        with urlopen(url) as answer:  # noqa: S310 (the local server)
+        with urlopen(url) as answer:  # the local server
             assert answer.status == 200, url
     page.close()
 
