@@ -23,6 +23,7 @@ PRE_COMMIT_PATH = ".pre-commit-config.yaml"
 # The next commands, printed after the files are written (run from the project's folder).
 NEXT_COMMANDS = ("tacit-gen lint", "tacit-gen render", "tacit-gen check")
 
+# In the canonical form (`tacit-gen fmt --check` passes on it).
 CONTRACT = """\
 # A first data contract: rename the file and the contract, then describe your dataset.
 # Every statement below becomes a clause that each target checks (`tacit-gen explain` lists them).
@@ -34,10 +35,10 @@ key: [meter_id, reading_ts]
 time:
   column: reading_ts
 fields:
-  meter_id: {type: string}
-  reading_ts: {type: timestamp_ms_utc}
-  energy: {type: "decimal(12,3)", unit: kWh}
-  status: {type: "enum[ok, estimated, missing]"}
+  meter_id: {type: 'string'}
+  reading_ts: {type: 'timestamp_ms_utc'}
+  energy: {type: 'decimal(12,3)', unit: kWh}
+  status: {type: 'enum[ok, estimated, missing]'}
 invariants:
   - energy >= 0
   - energy is null only when status = missing

@@ -50,6 +50,8 @@ def test_init_in_an_empty_folder_then_lint_render_check_are_green(tmp_path: Path
     git(tmp_path, "init", "-q", "-b", "main")
     lint = run(tmp_path, "lint", "--strict")
     assert (lint.returncode, lint.stdout) == (0, "1 contract(s): 0 error(s), 0 warning(s)\n"), lint
+    fmt = run(tmp_path, "fmt", "--check", "contracts/example.yaml")
+    assert fmt.returncode == 0, fmt  # written in the canonical form
     render = run(tmp_path, "render")
     assert render.returncode == 0, render.stderr
     assert "wrote generated/dbt/example.yml" in render.stdout
