@@ -91,7 +91,9 @@ def test_the_page_opens_clean(browser: Any, server: str, path: str, heading: str
     assert problems == []
     assert [r for r in requests if not r.startswith(server)] == []  # no font, script or tracker from elsewhere
     assert page.inner_text("article h1").rstrip("¶").strip() == heading
-    assert text in page.inner_text("article")
+    article = page.inner_text("article")
+    assert text in article
+    assert "**" not in article and "](" not in article  # every bit of Markdown rendered
     # the navigation holds the learning path
     nav = page.inner_text("nav.md-nav--primary")
     for section in ("Tutorial", "How-to guides", "Reference", "Explanation", "Targets and engines"):
