@@ -10,7 +10,7 @@ plus ONE `schema` check (`allow_extra_columns: false`, any column order).
 
 The SQL of invariants and of the time-series and catalog clauses is the Soda v3 target's (one
 sqlglot tree per clause, printed for the dialect): `failed_rows` with `expression` (the rows where
-the condition is FALSE) or `query` (the failing rows). See docs/targets/soda4.md.
+the condition is FALSE) or `query` (the failing rows). See docs/engines/soda4-contract.md.
 """
 
 from __future__ import annotations
