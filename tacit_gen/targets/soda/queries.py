@@ -251,17 +251,16 @@ def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "
     listed_cols = tuple(c.lower() for c in columns) if caseless else columns
     if dialect == "spark":
         stored: tuple[tuple[str, bool], tuple[str, bool] | None] = ((dataset, False), None)
-        kind = "name"
     else:
         m = _DATASET.match(dataset)
         schema, table = (m.group("schema"), m.group("table")) if m else (None, dataset)
         stored = (catalog_name(table, dialect), catalog_name(schema, dialect) if schema else None)
-        kind = "string"
     (table_name, table_caseless), schema_at = stored
     if not columns:
         return _unknown_columns_sql(dataset, stored, listed_cols, dialect)
     listed = shapes.LIST_SEP.join(listed_cols)  # one slot: a column added keeps the template
-    slots = [shapes.Slot(kind, table_name), shapes.Slot("strings", listed)]
+    slots = [shapes.Slot("name" if dialect == "spark" else "string", table_name),
+             shapes.Slot("strings", listed)]
     if schema_at is not None:
         slots.append(shapes.Slot("string", schema_at[0]))
     structure = f"{dialect}:{table_caseless}:{schema_at[1] if schema_at else '-'}"
