@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -186,6 +186,10 @@ def for_engines(options: RenderOptions) -> RenderOptions:
 class Target(Protocol):
     """Everything about one target: options, render, read back, projection, engine.
 
+    A target class subclasses this protocol (``class DbtTarget(Target)``) and so takes the defaults
+    of what it does not declare; its package builds the one object the registry names
+    (``TARGET = DbtTarget()`` in ``tacit_gen/targets/dbt/__init__.py``).
+
     Attributes:
         name: the target's name (`--target NAME`, `targets.NAME` in a contract, `generated/NAME/`).
         options: a frozen dataclass of the options `render` reads, default-constructible; fields
@@ -195,6 +199,8 @@ class Target(Protocol):
             also takes `enabled`).
         artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;
             `diff` reports a change of it as a rename.
+        reader: ``"module:function"`` of the reader, ``function(path, text) -> ReadResult``;
+            imported by the default `read` on first use, so render never pays for the reader.
         engine: the module `verify` imports to run the artifact (`run(VerifyInput) -> EngineRun`),
             or None when the target has no engine (superseded by `engines`).
         engines: how `verify` runs the artifact on each backend of `BACKENDS` it supports
@@ -202,20 +208,15 @@ class Target(Protocol):
             without engines (a document) is never run.
         templates: True when `--templates DIR/<name>/` can override this target's templates; a
             target without templates refuses such a folder.
-
-    A target whose `render` reads a file besides the contract and its templates declares it with
-    an optional method ``render_inputs(contract, options) -> tuple[Path, ...]`` (protobuf's
-    field-number lock): the render cache (`tacit_gen.rendercache`) keys on those files' bytes.
-    ``tests/cli/test_render_cache.py`` fails when a built-in target's render opens an undeclared
-    file.
     """
 
     name: str
     options: type[Any]
     contract_keys: tuple[ContractKey, ...]
     artifact_name_option: str | None
+    reader: str = ""
     engine: str | None
-    engines: Mapping[str, Engine]
+    engines: ClassVar[Mapping[str, Engine]]
     templates: bool
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
@@ -230,8 +231,14 @@ class Target(Protocol):
         ...
 
     def read(self, path: Path, text: str) -> ReadResult:
-        """Clauses read back from one artifact (its operative parts), plus reader findings."""
-        ...
+        """Clauses read back from one artifact (its operative parts), plus reader findings.
+
+        The default calls the function `reader` names, imported here on first use."""
+        import importlib
+
+        module, _, attr = self.reader.partition(":")
+        function = getattr(importlib.import_module(module), attr or "read")
+        return function(path, text)  # type: ignore[no-any-return]
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The clause as this target's reader recovers it from a faithful artifact (the params the

@@ -33,6 +33,7 @@ from tacit_gen.targets.base import (
     Engine,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     flag,
     float_fixed,
@@ -440,13 +441,14 @@ def _values(values: list[Any], col_type: DataType | None) -> tuple[list[Any], bo
     return [jinja_safe(sql_literal(s)) for s in strs], False
 
 
-class DbtTarget:
-    """(The reader is bound in `target.py`.) Renderer and reader of dbt model properties."""
+class DbtTarget(Target):
+    """Renderer and reader of dbt model properties."""
 
     name = NAME
     options = DbtOptions
     contract_keys = (ContractKey("model", "dbt model name"),)
     artifact_name_option = "model"
+    reader = "tacit_gen.targets.dbt.read:read"
     engine = "tacit_gen.targets.dbt.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.dbt.engine", ("dbt",), "dbt", cost=60, batch=True, warm=True),

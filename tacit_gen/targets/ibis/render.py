@@ -30,6 +30,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     sql_projection,
 )
@@ -167,13 +168,14 @@ def _clause_source(c: Clause) -> str:
     return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
 
 
-class IbisTarget:
-    """(The reader is bound in `target.py`.) Renders and reads `ibis/<contract>.py`."""
+class IbisTarget(Target):
+    """Renders and reads `ibis/<contract>.py`."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
+    reader = "tacit_gen.targets.ibis.read:read_module"
     engine = "tacit_gen.targets.ibis.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
