@@ -221,10 +221,6 @@ def _target_flags() -> list[tuple[str, Any, Any]]:
     return out
 
 
-def _dest(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
-
-
 class _WithTargetFlags(click.Command):
     """A command that also takes the flags every registered target declares (`--dbt-adapter`...).
 
@@ -278,45 +274,15 @@ class _Project:
             dialect=dialect,
             targets=self._target_options(flags or {}),
         )
-        self.dbt_project = s.path(s.dbt.project) if s.dbt.project else None
+        from tacit_gen.targets.dbt.render import DbtOptions
+
+        self.dbt_project = self.options.get(DbtOptions).project
 
     def _target_options(self, flags: dict[str, Any]) -> tuple[Any, ...]:
         """Each target's options object: its flag, else its settings-file value, else default."""
-        import dataclasses
+        from tacit_gen.settings import target_options
 
-        values: dict[Any, dict[str, Any]] = {}
-        for flag, target, f in _target_flags():
-            section = getattr(self.settings, target.name, None)
-            values.setdefault(target.options, {})
-            given = flags.get(_dest(flag))
-            if given is None and section is not None and f.name != "macros":
-                given = getattr(section, f.name, None)
-            if given is not None:
-                values.setdefault(target.options, {})[f.name] = given
-        out = []
-        for cls, kw in values.items():
-            opts = cls(**kw)
-            if cls.__name__ == "DbtOptions":
-                opts = dataclasses.replace(opts, **self._dbt_paths(flags, opts))
-            out.append(opts)
-        return tuple(out)
-
-    def _dbt_paths(self, flags: dict[str, Any], opts: Any) -> dict[str, Any]:
-        """The dbt macros folder relative to the output root, and the dbt-core version the YAML
-        is for (installed, when neither flag nor settings say)."""
-        import os
-
-        from tacit_gen.settings import installed_dbt_version
-
-        s = self.settings
-        if flags.get("dbt_macros") is not None:
-            macros_abs = Path(flags["dbt_macros"]).resolve()
-        elif s.dbt.macros is not None:
-            macros_abs = (s.root / s.dbt.macros).resolve()
-        else:
-            macros_abs = Path(self.out).resolve() / "dbt_macros"
-        macros = Path(os.path.relpath(macros_abs, Path(self.out).resolve())).as_posix()
-        return {"macros": macros, "version": opts.version or installed_dbt_version()}
+        return target_options(self.settings, flags, self.out)
 
 
 from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # noqa: E402  (no sqlglot import)

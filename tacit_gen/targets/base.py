@@ -75,13 +75,69 @@ def dialect_key() -> ContractKey:
                        choices=DIALECTS)
 
 
-def flag(name: str, help: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Field metadata declaring a CLI flag of a target's options class.
+@dataclass(frozen=True)
+class SettingKey:
+    """How one field of a target's options is written in the settings file's ``[<target>]`` table
+    (``tacit-gen.toml``, or ``[tool.tacit-gen.<target>]`` in ``pyproject.toml``); the key is the
+    field's name.
+
+    Attributes:
+        help: one line saying what the key sets.
+        choices: the allowed values (empty: any non-empty string).
+        path: the value is a path relative to the settings file's folder; the options get it as
+            the commands show paths (relative to the working directory when under it).
+        pattern: a regular expression a value must match (a number is taken as its text, so
+            ``version = 1.8`` is ``"1.8"``).
+        expected: what the error says when a value does not match `pattern`.
+    """
+
+    help: str
+    choices: tuple[str, ...] = ()
+    path: bool = False
+    pattern: str | None = None
+    expected: str = ""
+
+
+def flag(name: str, help: str, choices: tuple[str, ...] = (), *, path: bool = False,
+         pattern: str | None = None, expected: str = "") -> dict[str, Any]:
+    """Field metadata declaring a CLI flag of a target's options class, and its settings key.
 
     ``adapter: str = field(default="duckdb", metadata=flag("--dbt-adapter", "...", ADAPTERS))``
-    makes `render` and `check` take ``--dbt-adapter`` and put its value in that field.
+    makes `render` and `check` take ``--dbt-adapter`` and put its value in that field, and makes
+    ``adapter`` a key of the ``[dbt]`` settings table with the same choices (see `SettingKey` for
+    `path`, `pattern` and `expected`, which apply to the settings value).
     """
-    return {"flag": name, "help": help, "choices": choices}
+    return {"flag": name, "help": help, "choices": choices,
+            "setting": SettingKey(help, choices, path, pattern, expected)}
+
+
+def setting(help: str, choices: tuple[str, ...] = (), *, path: bool = False,
+            pattern: str | None = None, expected: str = "") -> dict[str, Any]:
+    """Field metadata declaring a settings-only key of a target's options class (no CLI flag):
+    ``project: str | None = field(default=None, metadata=setting("...", path=True))``."""
+    return {"setting": SettingKey(help, choices, path, pattern, expected)}
+
+
+def setting_keys(options: type[Any]) -> dict[str, SettingKey]:
+    """The keys of a target's settings table: its options' fields declared with `flag` or
+    `setting`, by field name."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(options):
+        return {}
+    return {f.name: f.metadata["setting"] for f in dataclasses.fields(options) if "setting" in f.metadata}
+
+
+@runtime_checkable
+class ProjectOptions(Protocol):
+    """An options class that settles its values against the project once the flags and the
+    settings are in (dbt: the macros folder relative to the output root, the installed dbt-core's
+    version when none is given)."""
+
+    def in_project(self, out: str, given: frozenset[str]) -> Any:
+        """These options as `render` uses them when writing to `out`; `given` names the fields a
+        flag or the settings set (a `path` field given is relative to the working directory)."""
+        ...
 
 
 OptionsT = TypeVar("OptionsT")

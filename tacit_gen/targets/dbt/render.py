@@ -37,6 +37,7 @@ from tacit_gen.targets.base import (
     Unsupported,
     flag,
     float_fixed,
+    setting,
     sql_projection,
 )
 from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
@@ -89,10 +90,15 @@ class DbtOptions:
     version: str | None = field(default=None, metadata=flag(
         "--dbt-version", "The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
         "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the installed "
-        "dbt-core's, else the newest]"))
+        "dbt-core's, else the newest]", pattern=r"^1\.\d+(\.\d+)?$",
+        expected='write a dbt-core version such as "1.8" or "1.10"'))
     macros: str = field(default="dbt_macros", metadata=flag(
         "--dbt-macros", "Folder of the generic-test macros (for macro-paths), relative to the "
-        "output root. [settings: dbt.macros; default: OUT/dbt_macros]"))
+        "output root. [settings: dbt.macros; default: OUT/dbt_macros]", path=True))
+    # settings only: the folder holding the user's dbt_project.yml, which `render` and `check`
+    # read (tacit_gen.targets.dbt.project); None: the settings file's folder
+    project: str | None = field(default=None, metadata=setting(
+        "The folder holding dbt_project.yml. [default: the settings file's folder]", path=True))
 
     @property
     def sql_dialect(self) -> str:
@@ -101,9 +107,28 @@ class DbtOptions:
 
         return ADAPTER_DIALECT.get(self.adapter, "duckdb")
 
+    def in_project(self, out: str, given: frozenset[str]) -> DbtOptions:
+        """The macros folder given (by flag or settings) made relative to the output root, and the
+        dbt-core version the YAML is for: the installed one when neither flag nor settings say."""
+        import os
+
+        macros = self.macros
+        if "macros" in given:
+            macros = Path(os.path.relpath(Path(self.macros).resolve(), Path(out).resolve())).as_posix()
+        return replace(self, macros=macros, version=self.version or installed_dbt_version())
+
     def for_engine(self) -> DbtOptions:
         """These options with the macros at the default place, where `verify`'s engine reads them."""
         return replace(self, macros="dbt_macros")
+
+
+def installed_dbt_version() -> str | None:
+    """The installed dbt-core's version (metadata only: dbt is not imported; remembered on disk
+    until a distribution changes, see `tacit_gen.installed`), or None."""
+    from tacit_gen import installed
+
+    return installed.version("dbt-core")
+
 
 _DIALECT = {a: a for a in ADAPTERS}
 # Adapters whose tables enforce no not_null constraint (dbt-spark on Parquet/Hive tables: only
