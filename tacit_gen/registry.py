@@ -79,7 +79,9 @@ def _load(spec: str) -> Target:
     obj = importlib.import_module(module)
     for part in (attr or "TARGET").split("."):
         obj = getattr(obj, part)
-    return obj  # type: ignore[return-value]
+    from tacit_gen.targets.base import as_target  # the protocol's defaults for an outside target
+
+    return as_target(obj)
 
 
 def parse_targets(spec: str | None) -> tuple[str, ...]:

@@ -185,6 +185,24 @@ class RenderOptions:
         return implied[0] if implied else "duckdb"
 
 
+@dataclass(frozen=True)
+class ContractProblem:
+    """A problem a target's contract check (`Target.check_contract`) finds when a contract loads,
+    reported as an error at the value of the top-level key `at` (``contract``: the name).
+
+    Attributes:
+        code: the diagnostic code (``TG115``).
+        message: the message, naming the offending word and what to do.
+        word: the offending word (the diagnostic's snippet).
+        at: the top-level key of the contract the error points at.
+    """
+
+    code: str
+    message: str
+    word: str
+    at: str = "contract"
+
+
 # The backends `verify` runs engines on: an embedded DuckDB, a PostgreSQL server, Spark local.
 BACKENDS = ("duckdb", "postgres", "spark")
 
@@ -300,6 +318,24 @@ class Target(Protocol):
         """The clause as this target's reader recovers it from a faithful artifact (the params the
         artifact can carry, SQL as rendered), or None when the target declares it unsupported."""
         ...
+
+    def check_contract(self, name: str, keys: Mapping[str, Any]) -> tuple[ContractProblem, ...]:
+        """What this target refuses in a contract when it loads, for every contract whether or not
+        it renders this target (the loader runs every registered target's check): `name` is the
+        contract's name, `keys` its ``targets.<name>`` keys. Default: nothing."""
+        return ()
+
+
+def as_target(obj: Any) -> Target:
+    """`obj` as a `Target`: an object whose class does not subclass the protocol (an outside
+    target) gets the protocol's defaults for what it does not declare, through a subclass of its
+    class and the protocol (its own attributes win)."""
+    if Target in type(obj).__mro__:
+        return obj  # type: ignore[no-any-return]
+    cls = type(type(obj).__name__, (type(obj), Target), {"__module__": type(obj).__module__})
+    completed: Any = object.__new__(cls)
+    completed.__dict__.update(vars(obj))
+    return completed  # type: ignore[no-any-return]
 
 
 def float_text(value: float) -> str:
