@@ -274,9 +274,6 @@ class _Project:
             dialect=dialect,
             targets=self._target_options(flags or {}),
         )
-        from tacit_gen.targets.dbt.render import DbtOptions
-
-        self.dbt_project = self.options.get(DbtOptions).project
 
     def _target_options(self, flags: dict[str, Any]) -> tuple[Any, ...]:
         """Each target's options object: its flag, else its settings-file value, else default."""
@@ -343,12 +340,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     if run.errors:
         sys.exit(2)
     _echo_unsupported(run.unsupported)
-    if "dbt" in targets:
-        from tacit_gen.dbt_project import dbt_utils_warning
-
-        warning = dbt_utils_warning(run.artifacts, proj.settings.root, proj.dbt_project)
-        if warning:
-            click.echo(f"warning: {warning}", err=True)
+    for warning in r.warnings(run, targets, proj.settings.root, proj.options):
+        click.echo(f"warning: {warning}", err=True)
     outdir = Path(proj.out)
     if check:
         rep = r.stale(outdir, run, targets)
@@ -412,7 +405,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
     try:
         report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
-                           dbt_project=proj.dbt_project, root=proj.settings.root,
+                           root=proj.settings.root,
                            cache=_render_cache(no_cache))
     except ValueError as e:
         _fail_usage(str(e))

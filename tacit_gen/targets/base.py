@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.drift.base import Finding, ReadResult
     from tacit_gen.plan_types import Clause
 
 
@@ -318,6 +318,20 @@ class Target(Protocol):
         """The clause as this target's reader recovers it from a faithful artifact (the params the
         artifact can carry, SQL as rendered), or None when the target declares it unsupported."""
         ...
+
+    def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
+                        options: RenderOptions) -> tuple[str, ...]:
+        """Warnings `render` prints (``warning: <text>``) about the project the artifacts go into
+        (dbt: a dbt_utils test without the package): `artifacts` are the whole run's, `root` the
+        settings file's folder (the project root). Default: none."""
+        return ()
+
+    def check_project(self, out: Path, root: Path,
+                      options: RenderOptions) -> tuple[Sequence[Finding], Sequence[str]]:
+        """What `check` finds beyond comparing each artifact with its contract: findings about the
+        project the artifacts under `out` live in (dbt: a model described twice, project configs
+        weakening the generated tests), and notes. Default: nothing."""
+        return (), ()
 
     def check_contract(self, name: str, keys: Mapping[str, Any]) -> tuple[ContractProblem, ...]:
         """What this target refuses in a contract when it loads, for every contract whether or not

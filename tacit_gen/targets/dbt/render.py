@@ -44,8 +44,11 @@ from tacit_gen.targets.header import GENERATED_MARK, comment_header, plain_value
 from tacit_gen.yamltext import BlockWriter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tacit_gen.contract.model import Contract
     from tacit_gen.contract.types import DataType
+    from tacit_gen.drift.base import Finding
     from tacit_gen.plan_types import Clause
 
 NAME = "dbt"
@@ -482,6 +485,22 @@ class DbtTarget(Target):
         "spark": Engine("tacit_gen.targets.dbt.spark", ("dbt", "pyspark"), cost=60, session=True),
     }
     templates = True
+
+    def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
+                        options: RenderOptions) -> tuple[str, ...]:
+        """dbt_utils tests rendered while the user's dbt project does not list the package."""
+        from tacit_gen.targets.dbt.project import dbt_utils_warning
+
+        warning = dbt_utils_warning(list(artifacts), root, options.get(DbtOptions).project)
+        return (warning,) if warning else ()
+
+    def check_project(self, out: Path, root: Path,
+                      options: RenderOptions) -> tuple[Sequence[Finding], Sequence[str]]:
+        """The user's dbt project (`tacit_gen.targets.dbt.project`): a generated model described
+        twice, project-level configs weakening the generated tests, model-paths missing them."""
+        from tacit_gen.targets.dbt.project import findings
+
+        return findings(out, root, options.get(DbtOptions).project)
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options

@@ -84,5 +84,13 @@ class MarkdownTarget:
     def project(self, contract: Any, clause: Clause, options: RenderOptions) -> Clause | None:
         return sql_projection(clause)
 
+    # optional: what `render` and `check` say beyond the artifacts (the protocol's defaults: nothing)
+    def render_warnings(self, artifacts: Any, root: Path, options: RenderOptions) -> tuple[str, ...]:
+        pages = [a.path for a in artifacts if a.path.startswith("markdown/")]
+        return (f"{len(pages)} markdown page(s) are linked from no index.md",) if pages else ()
+
+    def check_project(self, out: Path, root: Path, options: RenderOptions) -> tuple[list[Any], list[str]]:
+        return [], [f"{len(list((out / 'markdown').glob('*.md')))} markdown page(s) under {out.name}/"]
+
 
 TARGET = MarkdownTarget()
