@@ -143,6 +143,17 @@ class ProjectOptions(Protocol):
 OptionsT = TypeVar("OptionsT")
 
 
+@runtime_checkable
+class DialectOptions(Protocol):
+    """An options class that implies the SQL dialect of the targets taking one (dbt: its
+    adapter's); `RenderOptions.dialect_for` falls back to it after ``--dialect``."""
+
+    @property
+    def sql_dialect(self) -> str:
+        """The SQL dialect these options imply (a name of `tacit_gen.sql.dialects.DIALECTS`)."""
+        ...
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     """What every target shares (the template override folder, the SQL dialect of `--dialect`)
@@ -181,7 +192,7 @@ class RenderOptions:
                 return check_dialect(str(own))
         if self.dialect:
             return check_dialect(self.dialect)
-        implied = [d for o in self.targets if (d := getattr(o, "sql_dialect", None))]
+        implied = [o.sql_dialect for o in self.targets if isinstance(o, DialectOptions)]
         return implied[0] if implied else "duckdb"
 
 
@@ -318,6 +329,13 @@ class Target(Protocol):
         """The clause as this target's reader recovers it from a faithful artifact (the params the
         artifact can carry, SQL as rendered), or None when the target declares it unsupported."""
         ...
+
+    def render_inputs(self, contract: Contract, options: RenderOptions) -> tuple[Path, ...]:
+        """The files `render` reads besides the contract and its templates (protobuf's
+        field-number lock): the render cache (`tacit_gen.rendercache`) keys on their bytes, and
+        ``tests/cli/test_render_cache.py`` fails when a built-in target's render opens a file it
+        does not declare here. Default: none."""
+        return ()
 
     def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
                         options: RenderOptions) -> tuple[str, ...]:
