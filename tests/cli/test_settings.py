@@ -275,10 +275,10 @@ def test_verify_reads_the_targets_and_a_flag_overrides_them(repo: Path) -> None:
 @pytest.mark.parametrize(("installed", "inline"), [("1.8.7", True), ("1.11.2", False), (None, False)])
 def test_the_default_dbt_version_is_the_installed_one_else_the_newest(
         repo: Path, monkeypatch: pytest.MonkeyPatch, installed: str | None, inline: bool) -> None:
-    from tacit_gen.targets.dbt import render
+    from tacit_gen.targets.dbt import options
 
     # which dbt-core is installed is package metadata: stand in for an environment on 1.8
-    monkeypatch.setattr(render, "installed_dbt_version", lambda: installed)
+    monkeypatch.setattr(options, "installed_dbt_version", lambda: installed)
     (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\ntargets = ["dbt"]\n',
                                          encoding="utf-8")
     assert run(repo, "render").exit_code == 0
