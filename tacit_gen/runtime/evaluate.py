@@ -258,6 +258,7 @@ def _needed_columns(clause: Clause) -> set[str]:
             cols.update(x for x in v if isinstance(x, str))
     return cols
 
+
 def _count_true(flag: Any) -> Any:
     """How many rows hold TRUE: ``SUM(CASE WHEN flag THEN 1 ELSE 0 END)``, 0 over no rows.
 
@@ -267,7 +268,6 @@ def _count_true(flag: Any) -> Any:
 
     ones: Any = ibis.ifelse(flag, 1, 0)
     return ibis.coalesce(ones.sum(), 0)
-
 
 
 class _Builder:
