@@ -68,6 +68,9 @@ NAMES_A_TARGET = {
     # target's unique-where reading; the ODCS export takes DuckDB type names from the dbt target
     "tacit_gen/adopt/dbt.py": "pending: adopt's dbt importer borrows the dbt target's helpers",
     "tacit_gen/adopt/odcs_export.py": "pending: DuckDB type names from tacit_gen.sql, not dbt",
+    # `tacit-gen init` writes a first tacit-gen.toml with the dbt YAML form pinned: the dbt
+    # target could declare what its settings table starts with
+    "tacit_gen/scaffold.py": "pending: a target's first settings, declared by the target",
 }
 
 
@@ -144,7 +147,6 @@ MAX_LINES = 800
 # Modules still over MAX_LINES, each split on its own branch: delete the entry when it lands.
 OVER_MAX_PENDING = {
     "tacit_gen/verify.py",  # becomes the verify/ package (report, pool, one backend per engine)
-    "tacit_gen/runtime/evaluate.py",  # the runtime's builder, split by clause family
 }
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tacit_gen.targets.base import flag, setting
+from tacit_gen.targets.dbt.text import ADAPTERS
 
-ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks", "spark")
 TEST_STYLES = ("dbt_utils", "native")
 NOT_NULL_MODES = ("constraint", "test", "both")
 
