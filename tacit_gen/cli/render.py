@@ -84,12 +84,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     if run.errors:
         sys.exit(2)
     _echo_unsupported(run.unsupported)
-    if "dbt" in targets:
-        from tacit_gen.dbt_project import dbt_utils_warning
-
-        warning = dbt_utils_warning(run.artifacts, proj.settings.root, proj.dbt_project)
-        if warning:
-            click.echo(f"warning: {warning}", err=True)
+    for warning in r.warnings(run, targets, proj.settings.root, proj.options):
+        click.echo(f"warning: {warning}", err=True)
     outdir = Path(proj.out)
     if check:
         rep = r.stale(outdir, run, targets)
@@ -152,7 +148,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
     try:
         report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
-                           dbt_project=proj.dbt_project, root=proj.settings.root,
+                           root=proj.settings.root,
                            cache=_render_cache(no_cache))
     except ValueError as e:
         fail_usage(str(e))

@@ -385,7 +385,7 @@ for c, clauses in planned:
     for name in BUILTIN:
         target = get(name)
         target.render(c, clauses, options)
-        declared += [str(p) for p in getattr(target, "render_inputs", lambda c, o: ())(c, options)]
+        declared += [str(p) for p in target.render_inputs(c, options)]
 new = sorted({m.split(".")[0] for m in set(sys.modules) - before})
 dists = metadata.packages_distributions()
 print(json.dumps({"opened": sorted(set(opened)), "declared": declared, "modules": new,
