@@ -65,10 +65,18 @@ def _with_render_flags(f: Any) -> Any:
 @click.option("--check", is_flag=True, help="Write nothing to the project; print a diff of what would "
               "change; exit 1 if stale. (The render cache may be written: see --no-cache.)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also warn, per contract and target, of the clauses a target cannot express "
+                   "(always in --format json; `explain --targets` shows them too).")
 def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, templates: str | None,
-           dialect: str | None, no_cache: bool, check: bool, fmt: str, **flags: Any) -> None:
+           dialect: str | None, no_cache: bool, check: bool, fmt: str, verbose: bool,
+           **flags: Any) -> None:
     """Render contracts into artifacts: settings first (tacit-gen.toml), then flags; default
-    contracts/ into generated/."""
+    contracts/ into generated/.
+
+    Quiet by default: the files written and a one-line summary (with --check: the diff and a
+    summary). What a target cannot express (a wire schema most clauses) is said with --verbose.
+    """
     from tacit_gen import render as r
 
     proj = Project(paths, out, target_spec, templates, dialect, flags)
@@ -83,7 +91,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     echo_diagnostics(run.errors, err=True)
     if run.errors:
         sys.exit(2)
-    _echo_unsupported(run.unsupported)
+    if verbose:
+        _echo_unsupported(run.unsupported)
     if "dbt" in targets:
         from tacit_gen.dbt_project import dbt_utils_warning
 
