@@ -28,9 +28,9 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
     c = load_or_exit(contract)
     clauses = plan(c)
     if violate is not None and violate not in {cl.id for cl in clauses}:
-        import difflib
+        from tacit_gen.diagnostics import close_matches
 
-        close = difflib.get_close_matches(violate, [cl.id for cl in clauses], n=1)
+        close = close_matches(violate, [cl.id for cl in clauses], n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         fail_usage(f"'{violate}' is not a clause of {c.name}{hint} (see `tacit-gen explain`)")
     try:
