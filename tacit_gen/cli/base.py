@@ -66,6 +66,25 @@ def load_or_exit(path: str) -> Any:
         sys.exit(2)
 
 
+def contract_paths_or_exit(given: tuple[str, ...], project: Any) -> tuple[str, ...]:
+    """The contract paths a command reads: those given, else the project's (the settings'
+    `contracts`, else contracts/). A default that does not exist is exit 2 saying so, not a
+    diagnostic that reads as if the folder were a contract that cannot be read."""
+    from pathlib import Path
+
+    if given:
+        return given
+    missing = [p for p in project.paths if not Path(p).exists()]
+    if missing:
+        if project.settings.contracts:
+            where = f"the settings' contracts path {', '.join(missing)} does not exist"
+        else:
+            where = f"no contract given, and the default folder {missing[0]}/ does not exist"
+        fail_usage(f"{where}: give contract files or folders, or start a project with "
+                   "`tacit-gen init`")
+    return tuple(project.paths)
+
+
 def targets_or_exit(spec: str | None) -> tuple[str, ...]:
     from tacit_gen import registry
 

@@ -8,6 +8,7 @@ import click
 
 from tacit_gen.cli.base import (
     EXIT_CODES,
+    contract_paths_or_exit,
     echo_diagnostics,
     echo_json,
     fail_usage,
@@ -28,7 +29,7 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     from tacit_gen.contract.loader import load_report
     from tacit_gen.render import find_contracts
 
-    paths = paths or Project().paths
+    paths = contract_paths_or_exit(paths, Project())
     files = find_contracts(paths)
     if not files:
         fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(paths)}")
@@ -111,7 +112,7 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
     from tacit_gen.render import WriteError, find_contracts, write_atomic
 
     changed = 0
-    for f in find_contracts(paths or Project().paths):
+    for f in find_contracts(contract_paths_or_exit(paths, Project())):
         try:
             text = read_text(f)
         except YamlSyntaxError as e:

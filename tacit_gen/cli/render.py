@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, echo_diagnostics, echo_json, fail_usage, main
+from tacit_gen.cli.base import (
+    EXIT_CODES,
+    contract_paths_or_exit,
+    echo_diagnostics,
+    echo_json,
+    fail_usage,
+    main,
+)
 from tacit_gen.cli.project import Project, WithTargetFlags
 from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # no sqlglot import
 from tacit_gen.textsafe import printable
@@ -80,7 +87,7 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     from tacit_gen import render as r
 
     proj = Project(paths, out, target_spec, templates, dialect, flags)
-    files = r.find_contracts(proj.paths)
+    files = r.find_contracts(contract_paths_or_exit(paths, proj))
     if not files:
         fail_usage("no contract files to render")
     targets = proj.targets
@@ -159,7 +166,7 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 
     proj = Project(paths, out, target_spec, templates, dialect, flags)
     try:
-        report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
+        report = run_check(list(contract_paths_or_exit(paths, proj)), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
                            dbt_project=proj.dbt_project, root=proj.settings.root,
                            cache=_render_cache(no_cache))

@@ -129,3 +129,20 @@ def test_compat_defaults_to_the_contracts_declared_mode(tmp_path: Path) -> None:
     code, out = run("compat", str(new), "--history", str(hist))
     assert code == 1, out
     assert "BACKWARD" in out and "site" in out
+
+
+@pytest.mark.parametrize("cmd", ["lint", "fmt", "render", "check", "docs"])
+def test_no_argument_and_no_contracts_folder_says_the_default_is_missing(tmp_path: Path, cmd: str) -> None:
+    """The default folder that does not exist is a usage error naming it, not a contract
+    `contracts:1:1` that cannot be read; a settings path that does not exist is named as such."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # settings stop at the git top
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", cmd], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "the default folder contracts/ does not exist" in res.stderr, res.stderr
+    assert "cannot read the file" not in res.stdout + res.stderr
+    (tmp_path / "tacit-gen.toml").write_text('contracts = "defs"\n', encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", cmd], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "the settings' contracts path defs does not exist" in res.stderr, res.stderr
