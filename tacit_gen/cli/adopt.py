@@ -84,16 +84,24 @@ def export_group() -> None:
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
               help="Write the document here (atomically) instead of to stdout.")
-def export_odcs(contract: str, out_path: str | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="json: the contract, its version and the file written (without --out, the "
+                   "document's text as `document`).")
+def export_odcs(contract: str, out_path: str | None, fmt: str) -> None:
     """A contract as an ODCS v3.1.0 document (validates against the ODCS JSON Schema)."""
     from tacit_gen.adopt.odcs_export import export_odcs as to_text
     from tacit_gen.render import WriteError, write_atomic
 
-    text = to_text(load_or_exit(contract))
-    if out_path is None:
+    c = load_or_exit(contract)
+    text = to_text(c)
+    if out_path is not None:
+        try:
+            write_atomic(Path(out_path), text)
+        except WriteError as e:
+            fail_usage(str(e))
+    if fmt == "json":
+        echo_json({"contract": c.name, "version": c.version,
+                   "written": Path(out_path).as_posix() if out_path is not None else None,
+                   **({"document": text} if out_path is None else {})})
+    elif out_path is None:
         click.echo(text, nl=False)
-        return
-    try:
-        write_atomic(Path(out_path), text)
-    except WriteError as e:
-        fail_usage(str(e))

@@ -102,7 +102,9 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
 @main.command(epilog=EXIT_CODES)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form.")
-def fmt(paths: tuple[str, ...], check: bool) -> None:
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text",
+              help="json: the files read and those reformatted (or, with --check, to reformat).")
+def fmt(paths: tuple[str, ...], check: bool, out_format: str) -> None:
     """Rewrite contracts (default: the settings' contracts, else contracts/) into canonical
     form: plain YAML, quoted types, ordered keys, comments kept."""
     from tacit_gen.contract.errors import ContractError
@@ -111,8 +113,9 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
     from tacit_gen.fmt import format_text
     from tacit_gen.render import WriteError, find_contracts, write_atomic
 
-    changed = 0
-    for f in find_contracts(contract_paths_or_exit(paths, Project())):
+    files = find_contracts(contract_paths_or_exit(paths, Project()))
+    changed: list[str] = []
+    for f in files:
         try:
             text = read_text(f)
         except YamlSyntaxError as e:
@@ -127,13 +130,15 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
             echo_diagnostics(e.diagnostics, err=True)
             sys.exit(2)
         if new != text:
-            changed += 1
-            if check:
-                click.echo(f"would reformat {printable(str(f))}")
-            else:
+            changed.append(str(f))
+            if not check:
                 try:
                     write_atomic(f, new)
                 except WriteError as e:
                     fail_usage(str(e))
-                click.echo(f"reformatted {printable(str(f))}")
+            if out_format == "text":
+                click.echo(f"{'would reformat' if check else 'reformatted'} {printable(str(f))}")
+    if out_format == "json":
+        echo_json({"check": check, "files": [str(f) for f in files],
+                   ("unformatted" if check else "reformatted"): changed})
     sys.exit(1 if check and changed else 0)
