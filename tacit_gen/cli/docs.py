@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
     contract_paths_or_exit,
     echo_json,
+    exit_codes,
     fail_usage,
     load_or_exit,
     main,
@@ -17,7 +17,7 @@ from tacit_gen.cli.base import (
 from tacit_gen.cli.project import Project
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False),
               help="Folder to write the site into (index.html, contracts/<name>.html).")

@@ -7,10 +7,10 @@ import sys
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
     contract_paths_or_exit,
     echo_diagnostics,
     echo_json,
+    exit_codes,
     fail_usage,
     load_or_exit,
     main,
@@ -19,7 +19,7 @@ from tacit_gen.cli.project import Project
 from tacit_gen.textsafe import printable
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("lint errors (with --strict, warnings too)"))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
@@ -57,7 +57,7 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     sys.exit(code)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--targets", "show_targets", is_flag=True,
               help="Print the support matrix: how each clause lands in each target.")
@@ -99,7 +99,7 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
     click.echo(render_plan(c, clauses, terminal_width()))
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("with --check: a file not in canonical form"))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form.")
 @click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text",

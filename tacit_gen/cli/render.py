@@ -9,10 +9,10 @@ from typing import Any
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
     contract_paths_or_exit,
     echo_diagnostics,
     echo_json,
+    exit_codes,
     fail_usage,
     main,
 )
@@ -66,7 +66,7 @@ def _with_render_flags(f: Any) -> Any:
     return f
 
 
-@main.command(epilog=EXIT_CODES, cls=WithTargetFlags)
+@main.command(epilog=exit_codes("with --check: stale or orphaned artifacts"), cls=WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--check", is_flag=True, help="Write nothing to the project; print a diff of what would "
@@ -139,7 +139,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
         click.echo(f"{len(files)} contract(s), {len(run.artifacts)} artifact(s), {len(written)} written")
 
 
-@main.command(epilog=EXIT_CODES, cls=WithTargetFlags)
+@main.command(epilog=exit_codes("stale, drifted or orphaned artifacts, or a version bump "
+                                "too small"), cls=WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--artifact", default=None, type=click.Path(exists=True, dir_okay=False),

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -146,3 +147,33 @@ def test_no_argument_and_no_contracts_folder_says_the_default_is_missing(tmp_pat
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "the settings' contracts path defs does not exist" in res.stderr, res.stderr
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for name, cmd in sorted(group.commands.items()):
+        if isinstance(cmd, click.Group):
+            out += _commands(cmd, (*prefix, name))
+        else:
+            out.append((*prefix, name))
+    return out
+
+
+def test_each_commands_help_lists_its_own_exit_codes() -> None:
+    """verify's 3 and 4 are verify's: no other command's --help lists them; a command that never
+    finds anything lists no 1."""
+    never_one = {("init",), ("explain",), ("sample",), ("profile",), ("calendar",), ("docs",), ("export", "odcs")}
+    seen = []
+    for path in _commands(main):
+        code, out = run(*path, "--help")
+        assert code == 0, (path, out)
+        if "Exit codes:" not in out:
+            continue
+        seen.append(path)
+        codes = {ln.split()[0] for ln in out.split("Exit codes:")[1].splitlines() if ln.strip()}
+        if path == ("verify",):
+            assert codes == {"0", "1", "2", "3", "4", "130"}, out
+        else:
+            assert "3" not in codes and "4" not in codes, (path, out)
+            assert ("1" in codes) == (path not in never_one), (path, out)
+    assert {("lint",), ("render",), ("check",), ("verify",), ("fmt",), ("diff",)} <= set(seen)
