@@ -177,3 +177,31 @@ def test_each_commands_help_lists_its_own_exit_codes() -> None:
             assert "3" not in codes and "4" not in codes, (path, out)
             assert ("1" in codes) == (path not in never_one), (path, out)
     assert {("lint",), ("render",), ("check",), ("verify",), ("fmt",), ("diff",)} <= set(seen)
+
+
+@pytest.mark.parametrize("path", [*BUNDLED, ROOT / "tests" / "fixtures" / "series" / "completeness_venue_session.yaml"],
+                         ids=lambda p: p.stem)
+def test_explain_fits_80_columns_notes_wrapped_not_cut(path: Path) -> None:
+    """At COLUMNS=80 no line of `explain` or `explain --targets` passes column 80: the table
+    wraps its cells, the notes (not checked, not expressible, waivers) and the head wrap at word
+    boundaries; every word is still there."""
+    runner = CliRunner(env={"COLUMNS": "80"})
+    for args in ((), ("--targets",)):
+        res = runner.invoke(main, ["explain", str(path), *args], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        long = [ln for ln in res.output.splitlines() if len(ln) > 80]
+        assert not long, long
+        wide = CliRunner(env={"COLUMNS": "1000"}).invoke(main, ["explain", str(path), *args])
+        notes = wide.output.split("\n\n", 1)[1] if "\n\n" in wide.output else ""
+        folded = " ".join(res.output.split())
+        for line in notes.splitlines():  # the wide notes, word for word, in the folded output
+            if line.startswith("  ") and ": " in line:
+                assert " ".join(line.split()) in folded, line
+
+
+def test_explain_wraps_the_not_checked_note() -> None:
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(
+        main, ["explain", str(ROOT / "contracts" / "fct_sensor_readings.yaml")])
+    notes = res.output.split("stated but not checked by any clause:\n")[1].splitlines()
+    assert notes[0].startswith("  line ") and notes[1].startswith("    "), notes
+    assert "revision_reason column (lint TG214)" in " ".join(" ".join(notes).split())
