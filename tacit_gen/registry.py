@@ -94,7 +94,11 @@ def parse_targets(spec: str | None) -> tuple[str, ...]:
     for part in spec.split(","):
         part = part.strip()
         if part not in known:
-            raise KeyError(f"unknown target '{part}' (known: {', '.join(known)})")
+            import difflib  # only for the error (tacit_gen.diagnostics is this layer's sibling)
+
+            close = difflib.get_close_matches(part, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise KeyError(f"unknown target '{part}'{hint} (known: {', '.join(known)})")
         if part not in out:
             out.append(part)
     return tuple(out)

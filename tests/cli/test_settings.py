@@ -119,7 +119,7 @@ def test_settings_above_the_git_top_do_not_apply(tmp_path: Path, repo: Path) -> 
     ('contract = "c"\n', "tacit-gen.toml:1:1", "unknown key 'contract' in the top level; did you mean 'contracts'?"),
     ('[dbt]\n  tests = "nativ"\n', "tacit-gen.toml:2:3", "expected one of dbt_utils, native; did you mean 'native'?"),
     ('[dbt]\nnot_null = "tests"\n', "tacit-gen.toml:2:1", "did you mean 'test'?"),
-    ('targets = ["dbt", "sodaa"]\n', "tacit-gen.toml:1:1", "sodaa"),
+    ('targets = ["dbt", "sodaa"]\n', "tacit-gen.toml:1:1", "unknown target 'sodaa'; did you mean 'soda'?"),
     ('[dbt]\nversion = "latest"\n', "tacit-gen.toml:2:1", "write a dbt-core version"),
     ('out = \n', "tacit-gen.toml:1:7", "not valid TOML"),
 ])
