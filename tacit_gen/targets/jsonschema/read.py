@@ -1,6 +1,7 @@
 """Read a JSON Schema back into clauses: meta-validated against draft 2020-12 by `jsonschema`
 (an invalid schema is a finding), then each property's type, null branch, enum, const, pattern and
-format, the `required` list and `additionalProperties` become the clauses the schema carries."""
+format, the `required` list, `additionalProperties` and the rules of the top-level `allOf` (ranges,
+null-only-when invariants: `rules.read_entry`) become the clauses the schema carries."""
 
 from __future__ import annotations
 
@@ -120,6 +121,14 @@ def read(path: Path, text: str) -> ReadResult:
         if body is not None and "enum" not in prop:
             clauses.append(Clause(f"pattern:{name}", "pattern", (name,),
                                   make_params(column=name, pattern=body), text_))
+    from tacit_gen.targets.jsonschema.rules import read_entry
+
+    entries = doc.get("allOf", [])
+    for entry in entries if isinstance(entries, list) else [entries]:
+        try:
+            clauses.append(read_entry(entry if isinstance(entry, dict) else {}, props))
+        except ValueError as e:
+            findings.append(Finding(d.UNKNOWN_CHECK, where, f"allOf: {e}"))
     head: dict[str, Any] = doc["x-tacit-gen"] if isinstance(doc.get("x-tacit-gen"), dict) else {}
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
                       header_version=head.get("version"), header_hash=head.get("sha256"))

@@ -32,6 +32,7 @@ from tacit_gen.targets.base import (
     float_fixed,
 )
 from tacit_gen.targets.header import header_meta
+from tacit_gen.targets.jsonschema import rules
 
 if TYPE_CHECKING:
 
@@ -133,8 +134,21 @@ def property_schema(f: Field) -> dict[str, Any]:
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
-    unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses)
-                   if not u.clause_id.startswith("pattern:")]  # `pattern` carries them
+    fields = wire.fields_by_name(contract)
+    entries: list[dict[str, Any]] = []
+    cannot: dict[str, str] = {}
+    for c in clauses:
+        if c.warn:
+            continue
+        found = rules.rule(c, fields)
+        if isinstance(found, dict):
+            entries.append({"$comment": c.id, **found})
+        elif isinstance(found, str) and c.kind not in rules.UNSUPPORTED:
+            cannot[c.id] = f"{FORMAT}: {found}"
+    # `pattern` is carried by the property (a warn one too, as before); a rule by its entry
+    carried = {c.id for c in clauses if c.kind == "pattern"} | {e["$comment"] for e in entries}
+    unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses, also=cannot)
+                   if u.clause_id not in carried]
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
     prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
@@ -151,6 +165,8 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     doc["properties"] = {f.name: property_schema(f) for f in contract.fields}
     doc["required"] = [f.name for f in contract.fields if not f.nullable]
     doc["additionalProperties"] = False
+    if entries:
+        doc["allOf"] = entries
     return doc, unsupported
 
 
@@ -178,7 +194,16 @@ class JsonSchemaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
-        return float_fixed(clause) if clause.kind in (*wire.STRUCTURAL, "pattern") and not clause.warn else None
+        if clause.warn:
+            return None
+        if clause.kind in (*wire.STRUCTURAL, "pattern"):
+            return float_fixed(clause)
+        if clause.kind in ("range", "invariant"):
+            found = rules.rule(clause, wire.fields_by_name(contract))
+            if isinstance(found, dict):
+                props = {f.name: property_schema(f) for f in contract.fields}
+                return rules.read_entry({"$comment": clause.id, **found}, props)
+        return None
 
 
 
