@@ -65,7 +65,7 @@ def clause_of(error: Any, prop_schemas: dict[str, Any], schema: dict[str, Any]) 
         return f"accepted_values:{col}", error.message
     if kw == "const":
         return f"fixed_value:{col}", error.message
-    if kw == "pattern" and "x-tacit-type" not in prop_schemas.get(col, {}) and "format" not in prop_schemas.get(col, {}):
+    if kw == "pattern" and "format" not in prop_schemas.get(col, {}):
         from tacit_gen.targets.jsonschema.render import decimal_from_pattern
 
         if not decimal_from_pattern(str(prop_schemas.get(col, {}).get("pattern"))):

@@ -44,7 +44,9 @@ def test_ranges_and_the_null_only_when_form_are_rules() -> None:
     inv = entries["invariant:reading is null only when quality = bad"]
     assert inv["if"] == {"properties": {"reading": {"type": "null"}}}
     assert inv["then"] == {"properties": {"quality": {"enum": ["bad", None]}}}
-    assert doc["x-tacit-gen"]["unsupported"] == ["unique:id"]
+    from tacit_gen.targets.jsonschema.render import HEADER, tacit_note
+
+    assert tacit_note(doc, HEADER)["unsupported"] == ["unique:id"]
 
 
 def test_a_decimal_bound_other_than_a_sign_is_declared_unsupported() -> None:
@@ -85,3 +87,24 @@ def test_verdicts_equal_the_runtime(rows: list[str], failing: dict[str, int], tm
                 assert v.status in ("pass", "fail"), (t, row.clause.id, v)
     assert by_target["jsonschema"] == failing, report.render_text()
     assert by_target["ibis"] == failing, report.render_text()
+
+
+def _keys(node: object) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {k for v in node.values() for k in _keys(v)}
+    if isinstance(node, list):
+        return {k for v in node for k in _keys(v)}
+    return set()
+
+
+@pytest.mark.parametrize("name", ["fct_sensor_readings", "ohlcv_1m", "plant_sensor_reading"])
+def test_a_strict_validator_accepts_the_schema(name: str) -> None:
+    """No `x-` keyword (a strict validator refuses unknown keywords): tacit-gen's notes are
+    `$comment`s; the meta-schema check runs with format checking on."""
+    import jsonschema
+
+    doc = json.loads((ROOT / "generated" / "jsonschema" / f"{name}.schema.json").read_text(encoding="utf-8"))
+    assert not {k for k in _keys(doc) if k.startswith("x-")}
+    meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA,
+                                           format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    assert list(meta.iter_errors(doc)) == []
