@@ -1,6 +1,6 @@
 """Avro target: one record schema (`avro/<contract>.avsc`) per contract.
 
-Mapping (docs/targets/avro.md has the table and what Avro cannot say):
+Mapping (docs/engines/avro.md has the table and what Avro cannot say):
 
 - the record is named after the contract, in namespace ``targets.avro.namespace`` (default: the
   contract's name, so the full name is ``<contract>.<contract>``); fields in
