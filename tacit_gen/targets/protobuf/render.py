@@ -3,8 +3,8 @@ field-number lock `protobuf/<contract>.lock.json` (see `lock.py`).
 
 Mapping (docs/engines/protobuf.md has the table and what protobuf cannot say):
 
-- message ``CamelCase(contract)`` in package ``targets.protobuf.package`` (default: the contract
-  name); fields in contract order, numbered by the lock;
+- message ``CamelCase(contract)`` in package ``<targets.protobuf.package>.v<major>`` (default
+  package: the contract name, so ``ohlcv_1m.v4``); fields in contract order, numbered by the lock;
 - ``optional`` (presence) on every nullable field and every measurement (a field with a unit), so
   an absent reading and a reading of zero differ on the wire (seed 001); a field without
   ``optional`` is required by the schema's runtime (`verify` refuses a NULL there), which proto3
@@ -60,7 +60,13 @@ def message_name(contract: Contract) -> str:
 
 
 def package(contract: Contract) -> str:
-    return str(contract.target_option(NAME, "package") or contract.name)
+    """``targets.protobuf.package`` (default: the contract's name) with the major version as its
+    last component, ``ohlcv_1m.v4``: `buf lint`'s PACKAGE_VERSION_SUFFIX, and a compatible release
+    keeps the package. A configured package that already ends in ``v<N>`` is kept as it is."""
+    base = str(contract.target_option(NAME, "package") or contract.name)
+    if re.fullmatch(r"v[0-9]+", base.rsplit(".", 1)[-1]):
+        return base
+    return f"{base}.v{str(contract.version).split('.')[0]}"
 
 
 def enum_value_name(field: str, value: str) -> str:
