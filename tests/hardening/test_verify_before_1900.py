@@ -21,6 +21,7 @@ import pytest
 
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.semantics.calendar import weekdays_through
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import verify_json
 
@@ -69,7 +70,7 @@ ROWS = [("a", _at(d), _at(d, 1), 0) for d in BARS] + [("a", _at(e), _at(i, 12), 
 DATA = "sid,ts,ingested_at,v,revision\n" + "".join(
     f"{s},{t.isoformat().replace('+00:00', 'Z')},{i.isoformat().replace('+00:00', 'Z')},1,{r}\n"
     for s, t, i, r in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 CID = "revision_window"
 CADENCE = "cadence:ts"
 NOW = datetime(1900, 1, 8, tzinfo=UTC)

@@ -23,6 +23,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.semantics.completeness import short_windows
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import verify_json
 
@@ -50,7 +51,7 @@ SHORT_HOURS = (2, 3)
 ROWS = [(START + timedelta(hours=h, minutes=10 + 20 * k)) for h in range(6)
         for k in range(1 if h in SHORT_HOURS else 2)]
 DATA = "sid,ts,v\n" + "".join(f"a,{t.isoformat().replace('+00:00', 'Z')},1\n" for t in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 CID = "completeness:ts"
 NOW = datetime(1970, 1, 1, 6, tzinfo=UTC)
 

@@ -31,6 +31,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr.bounds import compares_in_double, prints_in_double
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import cli
 
@@ -80,7 +81,7 @@ FAILING = {
     "range:f": 1,  # row 2
     "invariant:a <= 9007199254740993 or b > 5": 1,  # row 2
 }
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 

@@ -30,6 +30,7 @@ import pytest
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr import nodes as n
 from tacit_gen.sql import to_sql
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import verify_json
 
@@ -67,7 +68,7 @@ id,bid,ask,big,qty,price
 """
 
 FAILING = {"invariant:bid + ask <= 3000000000": 1, "invariant:price / qty >= 0.65": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 

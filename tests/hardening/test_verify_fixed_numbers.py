@@ -27,6 +27,7 @@ import pytest
 
 from tacit_gen.contract.loader import load_report
 from tacit_gen.engines.postgres_server import Server
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import cli, verify_json
 
@@ -45,8 +46,8 @@ fields:
 """
 # row 2 differs in every column; rows 1 and 3 hold the fixed values
 DATA = "id,f,g,d,i\n1,0.5,0.25,1.25,3\n2,0.2,0.5,1.3,4\n3,0.5,0.25,1.25,3\n"
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis", "jsonschema")
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = (*value_targets(), "jsonschema")  # JSON Schema checks this clause too
+SQL_AND_FRAMES = value_targets()
 FAILING = {"fixed_value:f": 1, "fixed_value:g": 1, "fixed_value:d": 1, "fixed_value:i": 1}
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -33,6 +33,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr.bounds import float32_value, pasted_exactly, prints_in_double
 from tacit_gen.plan import plan
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import cli, verify_json
 
@@ -65,7 +66,7 @@ ROWS = (
     (5, "0.05", "0.05", "0.25", ""),  # big below 0.5; x + y is 0.100000001490116 <= 0.2
 )
 DATA = "id,x,y,big,n\n" + "".join(",".join(map(str, r)) + "\n" for r in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 FAILING = {"range:x": 1, "range:y": 1, "invariant:x + y <= 0.2": 1,
            "invariant:big + n >= 16777217": 1, "range:big": 1}

@@ -22,6 +22,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import verify_json
 
@@ -48,7 +49,7 @@ DATA = ("series_id,ts,value\n"
         "a,2026-01-01T00:01:00Z,0.05\n"
         "a,2026-01-01T00:02:00Z,0.2\n"
         "a,2026-01-01T00:03:00Z,0.0625\n")
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = value_targets()
 SQL_AND_FRAMES = CHECKING
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
+from tests.conftest import record_targets, value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import verify_json
 
@@ -55,7 +56,7 @@ id,x,y,a,b
 """
 
 FAILING = {"invariant:x <= y": 1, "invariant:a / b < 10": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
@@ -99,5 +100,5 @@ def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, .
             assert bad == {}, cid
     passing = {t for t, v in rows["range:x"]["verdicts"].items() if v["status"] == "pass"}
     assert passing >= set(checking)
-    for wire in ("avro", "protobuf", "jsonschema"):
+    for wire in record_targets():
         assert rows["column:x"]["verdicts"][wire]["status"] == "pass"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
+from tests.conftest import value_targets
 from tests.hardening import helpers
 
 pytestmark = pytest.mark.engine
@@ -49,7 +50,7 @@ s2,2024-01-01T00:01:00Z,5,5
 """
 CATALOG = "series_id,unit,hard_min,hard_max\ns1,m,0,0.3\ns2,m,0,9007199254740992\n"
 FAILING = {"catalog_bounds:value": 2, "invariant:a <= value": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 

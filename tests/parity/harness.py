@@ -7,21 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tacit_gen import registry
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyReport, run_verify
-from tests.conftest import CONTRACTS, ROOT
+from tests.conftest import CONTRACTS, ROOT, engine_targets
 
 ROWS = 24
 # every registered target that has an engine (the wire schemas included; a target without one,
 # such as a render-only plugin, gives no verdict and verify would exit 4 on it), except soda4: it
 # starts soda-core 4 in an environment of its own, so its parity runs every case in ONE worker
 # (test_parity_soda4.py).
-ENGINES = tuple(t for t in registry.names() if registry.get(t).engine is not None and t != "soda4")
+ENGINES = engine_targets(own_environment=False)
 
 
 # Fixture contracts with a parity run of their own (a clause kind no bundled contract has yet;

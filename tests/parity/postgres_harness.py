@@ -20,10 +20,11 @@ from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyReport, run_verify
+from tests.conftest import value_targets
 from tests.parity.harness import ROWS, check_violation, contract_path, unsupported
 
 # The targets that run in PostgreSQL (the wire schemas check the data file, not the database).
-PG_ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+PG_ENGINES = value_targets("postgres", own_environment=False)
 
 
 def _run(name: str, violate: str | None, tmp: Path, server: Server) -> tuple[VerifyReport, tuple[str, ...]]:

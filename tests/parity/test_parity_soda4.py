@@ -20,6 +20,7 @@ from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.conftest import engine_targets
 from tests.parity.harness import ROWS, check_violation, clause_ids, contract_path, verdict_table
 
 pytestmark = pytest.mark.engine
@@ -34,11 +35,12 @@ CASES: list[tuple[str, str | None]] = (
     [(name, None) for name in (*NAMES, *FIXTURES)]
     + [(name, c) for name in NAMES for c in clause_ids(name)]
     + [(name, c) for name, only in FIXTURES.items() for c in only])
-TARGETS = ("soda4",)
+# the targets whose engine runs in an environment of its own (soda4): every case in ONE worker
+TARGETS = tuple(t for t in engine_targets() if t not in engine_targets(own_environment=False))
 
 
 def _unsupported(name: str) -> set[str]:
-    """The clauses the soda4 target declares unsupported at render (its verdict there is n/a)."""
+    """The clauses these targets declare unsupported at render (its verdict there is n/a)."""
     _, found = render_contract(load(contract_path(name)), TARGETS, RenderOptions())
     return {u.clause_id for u in found}
 
