@@ -41,12 +41,22 @@ def contract_path(name: str) -> Path:
 
 
 def unsupported(name: str, targets: tuple[str, ...] = ENGINES) -> dict[str, set[str]]:
-    """Per target, the clauses it declares unsupported at render (its verdict there is n/a)."""
+    """Per target, the clauses it declares unsupported at render (its verdict there is n/a),
+    which must be the set pinned in `tests.parity.unsupported`: a target that starts (or stops)
+    declaring a clause unsupported, or one without a pin, fails here, never passes as n/a."""
+    from tests.parity.unsupported import UNSUPPORTED
+
     _, found = render_contract(load(contract_path(name)), targets, RenderOptions())
     out: dict[str, set[str]] = {t: set() for t in targets}
     for u in found:
         out[u.target].add(u.clause_id)
-    return out
+    pins = UNSUPPORTED.get(name, {})
+    missing = [t for t in targets if t not in pins]
+    assert not missing, f"no unsupported set pinned for {missing} on {name} (tests/parity/unsupported.py)"
+    pinned = {t: set(pins[t]) for t in targets}
+    assert out == pinned, (f"{name}: the declared unsupported clauses differ from the pins "
+                           f"(tests/parity/unsupported.py): declared {out}, pinned {pinned}")
+    return pinned
 
 
 def clause_ids(name: str) -> list[str]:
