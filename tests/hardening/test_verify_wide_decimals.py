@@ -12,11 +12,9 @@ them. pandera's comparisons now fall back to decimal256 (76 digits), exactly.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
 from tests.conftest import value_targets
 from tests.hardening import helpers
 
@@ -56,13 +54,5 @@ NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 CASE = helpers.FailingCase("wide_decimals", CONTRACT, DATA, FAILING, SQL_AND_FRAMES,
                            catalog=("wide_catalog.csv", CATALOG))
-write_case = CASE.write  # the Spark batch writes and checks the case too
+write_case = CASE.write  # the DuckDB, PostgreSQL and Spark batches write and check the case
 check_report = CASE.check
-
-
-def test_wide_decimals_compare_exactly_in_every_engine(tmp_path: Path) -> None:
-    CASE.verify(tmp_path)
-
-
-def test_wide_decimals_compare_exactly_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)

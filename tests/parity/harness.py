@@ -1,6 +1,8 @@
 """The parity harness: sample data for a contract (clean, or breaking one clause), run every
-engine on it through `verify`, and return the report. Engines run in this process, one after the
-other (dbt through dbtRunner), so each case costs a build, not a process start."""
+engine on it through `verify`, and return the report. A parity module's cases run in ONE
+`verify_cases` (`run_cases`, through the `parity_batch` fixture of tests/parity/conftest.py):
+each engine starts once for all of them and dbt builds them in one project, where a `verify` per
+case started every engine and built a project again."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import VerifyReport, run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
 from tests.conftest import CONTRACTS, ROOT, engine_targets
 
 ROWS = 24
@@ -71,6 +73,24 @@ def run_case(name: str, violate: str | None, tmp: Path, targets: tuple[str, ...]
     return report, data.violated
 
 
+def run_cases(name: str, violations: list[str | None], tmp: Path, targets: tuple[str, ...] = ENGINES,
+              engine: str = "duckdb", dsn: str | None = None,
+              ) -> dict[str | None, tuple[VerifyReport, tuple[str, ...]]]:
+    """The cases of `run_case` (the same rows, seed and sampler) for each of `violations` (None:
+    the clean data), verified in one batch: violation -> (report, the clauses sample broke)."""
+    path = contract_path(name)
+    contract = load(path)
+    clauses = plan(contract)
+    cases, broke = [], []
+    for i, violate in enumerate(violations):
+        data = sample(contract, clauses, rows=ROWS, seed=7, violate=violate)
+        data_path, catalog_path = write(data, tmp / f"case{i}" / f"{name}.csv")
+        cases.append(VerifyCase(contract, data_path, catalog_path, data.now, targets, path))
+        broke.append(data.violated)
+    reports = verify_cases(cases, engine=engine, workdir=tmp / "work", dsn=dsn)
+    return {v: (r, b) for v, r, b in zip(violations, reports, broke, strict=True)}
+
+
 def verdict_table(report: VerifyReport) -> str:
     return report.render_text()
 
@@ -113,13 +133,13 @@ def check_violation(name: str, clause: str, report: VerifyReport, violated: tupl
 
 def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, Any]:
     """The two parity tests of one bundled contract (one module per contract, so pytest-xdist
-    spreads contracts over workers while each worker keeps its engines warm); `only` breaks
-    those clauses alone."""
+    spreads contracts over workers); the module's selected cases run in one batch
+    (`parity_batch`); `only` breaks those clauses alone."""
     import pytest
 
     @pytest.mark.engine
-    def test_clean_data_passes_in_every_engine(tmp_path: Path) -> None:
-        report, violated = run_case(name, None, tmp_path)
+    def test_clean_data_passes_in_every_engine(parity_batch: Any) -> None:
+        report, violated = parity_batch(None)
         assert violated == ()
         assert report.exit_code == 0, verdict_table(report)
         skip = unsupported(name, report.targets)
@@ -130,8 +150,10 @@ def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, A
 
     @pytest.mark.engine
     @pytest.mark.parametrize("clause", [c for c in clause_ids(name) if only is None or c in only])
-    def test_one_violation_is_flagged_by_every_engine(clause: str, tmp_path: Path) -> None:
-        report, violated = run_case(name, clause, tmp_path)
+    def test_one_violation_is_flagged_by_every_engine(clause: str, parity_batch: Any) -> None:
+        report, violated = parity_batch(clause)
         check_violation(name, clause, report, violated)
 
+    for test in (test_clean_data_passes_in_every_engine, test_one_violation_is_flagged_by_every_engine):
+        test.parity = (name, "duckdb")  # type: ignore[attr-defined]  # read by `parity_batch`
     return test_clean_data_passes_in_every_engine, test_one_violation_is_flagged_by_every_engine

@@ -38,7 +38,7 @@ from tests.hardening import test_verify_float32 as float32
 from tests.hardening import test_verify_float32_catalog as float32_catalog
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
-from tests.hardening import test_verify_wide_decimals as wide_decimals
+from tests.hardening.batch import HARDENING
 from tests.parity.harness import (
     ENGINES,
     ROWS,
@@ -109,11 +109,6 @@ def _case_id(case: tuple[str, str | None]) -> str:
     return f"{case[0]}-{case[1] or 'clean'}"
 
 
-HARDENING: tuple[tuple[str, Any], ...] = (
-    ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
-    ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
-    ("before_1900", before_1900), ("float32", float32), ("fixed_numbers", fixed_numbers),
-    ("float32_catalog", float32_catalog))
 
 
 @pytest.fixture(scope="module")
