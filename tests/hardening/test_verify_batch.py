@@ -16,8 +16,10 @@ from tacit_gen.engines.postgres_server import Server
 from tacit_gen.verify import verify_cases
 from tests.conftest import engine_targets
 from tests.hardening.batch import HARDENING, cases, check
+from tests.parity.harness import batch_limit
 
-pytestmark = pytest.mark.engine
+# one test pays a backend's whole batch (its fixture's setup counts toward the limit)
+pytestmark = [pytest.mark.engine, pytest.mark.timeout(batch_limit(len(HARDENING)))]
 
 
 def _verify(root: Path, engine: str, dsn: str | None = None) -> dict[str, tuple[Any, Any]]:

@@ -73,6 +73,13 @@ def run_case(name: str, violate: str | None, tmp: Path, targets: tuple[str, ...]
     return report, data.violated
 
 
+def batch_limit(cases: int) -> float:
+    """pytest-timeout's limit for a test that may pay a module's batch of `cases` (its fixture's
+    setup counts): the suite's 20 minutes (pyproject.toml) plus a minute a case, so a loaded
+    machine does not end the worker in the middle of a batch a case at a time would have run."""
+    return 1200 + 60 * cases
+
+
 def run_cases(name: str, violations: list[str | None], tmp: Path, targets: tuple[str, ...] = ENGINES,
               engine: str = "duckdb", dsn: str | None = None,
               ) -> dict[str | None, tuple[VerifyReport, tuple[str, ...]]]:
@@ -137,6 +144,10 @@ def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, A
     (`parity_batch`); `only` breaks those clauses alone."""
     import pytest
 
+    clauses = [c for c in clause_ids(name) if only is None or c in only]
+    limit = pytest.mark.timeout(batch_limit(len(clauses) + 1))
+
+    @limit
     @pytest.mark.engine
     def test_clean_data_passes_in_every_engine(parity_batch: Any) -> None:
         report, violated = parity_batch(None)
@@ -148,8 +159,9 @@ def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, A
                 want = "n/a" if r.clause.id in skip[t] else "pass"
                 assert v.status == want, f"{t} {r.clause.id}: {v.status}\n{verdict_table(report)}"
 
+    @limit
     @pytest.mark.engine
-    @pytest.mark.parametrize("clause", [c for c in clause_ids(name) if only is None or c in only])
+    @pytest.mark.parametrize("clause", clauses)
     def test_one_violation_is_flagged_by_every_engine(clause: str, parity_batch: Any) -> None:
         report, violated = parity_batch(clause)
         check_violation(name, clause, report, violated)

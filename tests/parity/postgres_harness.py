@@ -19,7 +19,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.verify import VerifyReport
 from tests.conftest import value_targets
-from tests.parity.harness import check_violation, contract_path, unsupported
+from tests.parity.harness import batch_limit, check_violation, contract_path, unsupported
 
 # The targets that run in PostgreSQL (the wire schemas check the data file, not the database).
 PG_ENGINES = value_targets("postgres", own_environment=False)
@@ -33,6 +33,7 @@ def postgres_parity_test(name: str, only: tuple[str | None, ...] | None = None) 
     if only is not None:
         cases = [c for c in cases if c in only]
 
+    @pytest.mark.timeout(batch_limit(len(cases)))
     @pytest.mark.engine
     @pytest.mark.parametrize("violate", cases, ids=[v or "clean" for v in cases])
     def test_postgres_parity(parity_batch: Any, violate: str | None) -> None:
