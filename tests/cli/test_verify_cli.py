@@ -85,6 +85,16 @@ def test_sample_unknown_clause_is_a_usage_error() -> None:
     assert code == 2 and "did you mean 'range:volume'" in out
 
 
+@pytest.mark.parametrize("cmd", ["render", "check", "verify"])
+def test_a_mistyped_target_gets_a_did_you_mean(tmp_path: Path, cmd: str) -> None:
+    args = [cmd, str(CONTRACTS / "ohlcv_1m.yaml"), "--target", "dbt,sodaa"]
+    if cmd == "verify":
+        args += sample(tmp_path, "ohlcv_1m")
+    code, out = invoke(*args)
+    assert code == 2, out
+    assert "unknown target 'sodaa'; did you mean 'soda'?" in out, out
+
+
 def test_unreadable_data_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "garbage.parquet"
     bad.write_bytes(b"\x00not parquet at all" * 10)

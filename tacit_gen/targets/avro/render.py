@@ -37,6 +37,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
 )
 from tacit_gen.targets.header import header_meta
 
@@ -135,13 +136,14 @@ def dump(doc: dict[str, Any]) -> str:
     return jsontext.dumps(doc) + "\n"
 
 
-class AvroTarget:
+class AvroTarget(Target):
     """Renderer and reader for Avro record schemas (.avsc)."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("namespace", "Avro namespace of the record (dotted names)", kind="dotted"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.avro.read:read"
     engine = "tacit_gen.targets.avro.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {

@@ -29,6 +29,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     float_fixed,
 )
 from tacit_gen.targets.header import header_meta
@@ -154,13 +155,14 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     return doc, unsupported
 
 
-class JsonSchemaTarget:
+class JsonSchemaTarget(Target):
     """Renderer and reader for JSON Schema (draft 2020-12) record schemas."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("id_prefix", "prefix of the schema's $id, the file name is appended (default: urn:tacit-gen:)", kind="text"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.jsonschema.read:read"
     engine = "tacit_gen.targets.jsonschema.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {

@@ -37,6 +37,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
 )
 from tacit_gen.targets.header import header_lines, one_line
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
@@ -173,13 +174,14 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
     return "\n".join(lines) + "\n", lock.to_json(contract, msg), unsupported
 
 
-class ProtobufTarget:
+class ProtobufTarget(Target):
     """Renderer and reader for proto3 messages, with a committed field-number lock."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.protobuf.read:read"
     engine = "tacit_gen.targets.protobuf.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
