@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tacit_gen.cli import main
+from tests.conftest import record_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +18,7 @@ def test_wire_targets_declare_non_structural_clauses_unsupported() -> None:
                                     "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = {r["id"]: r for r in json.loads(res.output)["clauses"]}
-    for t in ("avro", "protobuf", "jsonschema"):
+    for t in record_targets():
         assert rows["column:open"][t] == "yes"
         assert rows["no_unknown_columns"][t] == "yes"
         assert rows["invariant:low <= open <= high"][t].startswith("unsupported: ")
