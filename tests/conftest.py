@@ -67,13 +67,15 @@ def _checks_values(target: str) -> bool:
     from tacit_gen.targets.base import RenderOptions
 
     contract = load("probe.yaml", _PROBE)
-    (bounds,) = [c for c in plan(contract) if c.kind == "range"]
-    return registry.get(target).project(contract, bounds, RenderOptions()) is not None
+    # a clause across rows (the key's uniqueness): a record schema states rules of one record
+    # only (JSON Schema states a float's range too), a table's checker states this one
+    (key,) = [c for c in plan(contract) if c.kind == "unique"]
+    return registry.get(target).project(contract, key, RenderOptions()) is not None
 
 
 def value_targets(backend: str = "duckdb", *, own_environment: bool = True) -> tuple[str, ...]:
-    """The targets of `engine_targets` that check values (a range of a float column): the SQL and
-    dataframe targets."""
+    """The targets of `engine_targets` that check a table's values (the key's uniqueness across
+    rows): the SQL and dataframe targets."""
     return tuple(t for t in engine_targets(backend, own_environment=own_environment)
                  if _checks_values(t))
 
