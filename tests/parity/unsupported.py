@@ -34,8 +34,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "jsonschema": (
             "freshness:event_ts",
-            "invariant:value_degc is null only when quality = bad",
-            "range:revision",
             "range:value_degc",
             "unique:series_id,event_ts,revision",
         ),
@@ -76,9 +74,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "cadence:bar_start",
             "invariant:low <= close <= high",
             "invariant:low <= open <= high",
-            "range:revision",
-            "range:trade_count",
-            "range:volume",
             "unique:symbol,bar_start,revision",
         ),
     },
@@ -114,8 +109,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "catalog_bounds:value",
             "catalog_unit:unit",
             "completeness:event_ts",
-            "invariant:value is null only when quality = bad",
-            "range:revision",
             "unique:series_id,event_ts,revision",
         ),
     },
@@ -188,7 +181,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:series_id,event_ts,revision",
         ),
         "jsonschema": (
-            "range:revision",
             "revision_by:revised_by",
             "unique:series_id,event_ts,revision",
         ),
@@ -212,7 +204,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:order_id",
         ),
         "jsonschema": (
-            "range:amount",
             "references:customer_id",
             "unique:order_id",
         ),
