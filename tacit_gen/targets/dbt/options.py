@@ -23,9 +23,10 @@ class DbtOptions:
     tests: str = field(default="dbt_utils", metadata=flag(
         "--dbt-tests", "dbt_utils generic tests, or self-contained ones in the generated macros "
         "file. [settings: dbt.tests; default: dbt_utils]", TEST_STYLES))
-    not_null: str = field(default="constraint", metadata=flag(
-        "--dbt-not-null", "not_null as a model constraint (fails the build), a test (failure "
-        "counts), or both. [settings: dbt.not_null; default: constraint]", NOT_NULL_MODES))
+    not_null: str = field(default="both", metadata=flag(
+        "--dbt-not-null", "not_null as a model constraint (fails the build; dbt ignores it on a "
+        "view), a test (failure counts), or both. [settings: dbt.not_null; default: both]",
+        NOT_NULL_MODES))
     version: str | None = field(default=None, metadata=flag(
         "--dbt-version", "The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
         "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the installed "
