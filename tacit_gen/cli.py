@@ -529,7 +529,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     contract = contracts[0]
     c = _load_or_exit(contract)
     proj = _Project(target_spec=target_spec)
-    # a target may run on some engines only (`verify_engines`; soda4: DuckDB and PostgreSQL)
+    # a target may declare engines on some backends only (`Target.engines`)
     without = registry.without_engine(proj.targets, engine)
     if without and target_spec not in (None, "all"):
         _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
@@ -596,8 +596,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         _fail_usage(f"no contract (*.yaml, *.yml) in {', '.join(paths)}")
     loaded = [(f, _load_or_exit(str(f))) for f in files]
     proj = _Project(target_spec=target_spec)
-    without = [t for t in proj.targets if registry.get(t).engine is None
-               or engine not in getattr(registry.get(t), "verify_engines", (engine,))]
+    without = registry.without_engine(proj.targets, engine)
     if without and target_spec not in (None, "all"):
         _fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
     targets = tuple(t for t in proj.targets if t not in without)

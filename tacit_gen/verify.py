@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import os
 import shutil
@@ -26,7 +27,7 @@ from tacit_gen.contract.model import Contract
 from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
 from tacit_gen.plan import plan
 from tacit_gen.plan_types import Clause
-from tacit_gen.targets.base import RenderOptions, for_engines
+from tacit_gen.targets.base import Engine, EngineOptions, RenderOptions
 
 
 def parse_now(text: str | None) -> datetime:
@@ -236,11 +237,22 @@ def clause_disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set
     return "; ".join(problems) or None
 
 
-def _engine_module(target: str) -> Any:
-    engine = registry.get(target).engine
+def declared(target: str, backend: str) -> Engine:
+    """How `target` runs on `backend` (its `Target.engines` entry).
+
+    Raises:
+        ValueError: the target has no engine on that backend.
+    """
+    engine = registry.get(target).engines.get(backend)
     if engine is None:
-        raise ValueError(f"target '{target}' has no engine")
-    return importlib.import_module(engine)
+        raise ValueError(f"target '{target}' has no engine on {backend}")
+    return engine
+
+
+def _engine(target: str, backend: str) -> tuple[Engine, Any]:
+    """The engine `target` declares on `backend`, and its module imported."""
+    engine = declared(target, backend)
+    return engine, importlib.import_module(engine.module)
 
 
 def _answer(conn: Any, compute: Callable[[], Any]) -> None:
@@ -278,7 +290,7 @@ def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
 
     def run() -> Any:
         with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
-            return _engine_module(target).run(inp)
+            return _engine(target, inp.engine)[1].run(inp)
 
     _answer(conn, run)
 
@@ -297,24 +309,32 @@ def _single_threaded() -> bool:
     return threading.active_count() == 1
 
 
-# The engines' own libraries. A process that has imported one has run it (or can): its state (a
-# pooled connection, a cached engine, a data context, a thread pool it started) is copied into
-# every forked child, where it belongs to no one. A GX child forked from a test worker that had
-# run GX in process died of that state (a native crash in GX's metric graph, then the run stalled).
-# Not listed: the drivers verify itself loads the data with (duckdb, psycopg2 for PostgreSQL),
-# whose connections it closes before it forks; each engine opens its own.
-ENGINE_LIBRARIES = ("great_expectations", "dbt", "soda", "sqlalchemy", "pandera", "ibis",
-                    "pyspark")
+# The drivers verify itself loads the data with (DuckDB; psycopg2 for PostgreSQL): it closes
+# their connections before it forks, and each engine opens its own, so loading them never stops
+# the forks (`engine_libraries` leaves them out).
+LOADER_DRIVERS = frozenset(("duckdb", "psycopg2"))
+
+
+@functools.cache
+def engine_libraries() -> frozenset[str]:
+    """The engines' own libraries: every `Engine.libraries` the registered targets declare, but
+    the loader's drivers (`LOADER_DRIVERS`). A process that has imported one has run it (or can):
+    its state (a pooled connection, a cached engine, a data context, a thread pool it started) is
+    copied into every forked child, where it belongs to no one. A GX child forked from a test
+    worker that had run GX in process died of that state (a native crash in GX's metric graph,
+    then the run stalled)."""
+    return frozenset(lib for t in registry.names() for e in registry.get(t).engines.values()
+                     for lib in e.libraries) - LOADER_DRIVERS
 
 
 def _fork_safe() -> bool:
     """Whether engines may run in processes forked from this one: fork exists, this process runs
     one Python thread (`_single_threaded`), and it has not loaded an engine's library itself
-    (`ENGINE_LIBRARIES`), which the CLI never does; else they run here, one after another."""
+    (`engine_libraries`), which the CLI never does; else they run here, one after another."""
     import multiprocessing
 
     return ("fork" in multiprocessing.get_all_start_methods() and _single_threaded()
-            and not any(name in sys.modules for name in ENGINE_LIBRARIES))
+            and not any(name in sys.modules for name in engine_libraries()))
 
 
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
@@ -332,7 +352,7 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
 
         try:
             with engine_output(inp.workdir / "engine.log"):
-                result: EngineRun = _engine_module(target).run(inp)
+                result: EngineRun = _engine(target, inp.engine)[1].run(inp)
             return result
         except Exception as e:
             return EngineRun(target, (), (traceback.format_exc(limit=3),), failure=_failure(e))
@@ -495,12 +515,13 @@ def default_jobs() -> int:
 
 
 def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]:
-    """One engine on every input, in this process: `run_cases` when the engine has it and there
-    are several, else `run` input after input (an exception is that input's failure; the others
-    go on; one input's engine log is ``engine.log`` in its work folder, as for one contract)."""
+    """One engine on every input, in this process: `run_cases` when the engine declares it
+    (`Engine.batch`) and there are several, else `run` input after input (an exception is that
+    input's failure; the others go on; one input's engine log is ``engine.log`` in its work
+    folder, as for one contract)."""
     from tacit_gen.console import engine_output
-    module = _engine_module(target)
-    if hasattr(module, "run_cases") and len(inputs) > 1:
+    engine, module = _engine(target, inputs[0].engine if inputs else "duckdb")
+    if engine.batch and len(inputs) > 1:
         with engine_output(log):
             runs: list[EngineRun] = list(module.run_cases(inputs))
         return runs
@@ -529,7 +550,8 @@ def _died(target: str, code: int | None) -> str:
     return f"the {target} engine's process exited with code {code} without a result"
 
 
-def _warm_child(target: str, log: Path, inputs_r: Any, inputs_w: Any, result_w: Any) -> None:
+def _warm_child(target: str, backend: str, log: Path, inputs_r: Any, inputs_w: Any,
+                result_w: Any) -> None:
     """A started engine's process: import the engine (and what its `warm()` names; what that
     prints goes to `log`) while the parent loads the data, then run the inputs it is sent, or
     end when told to (None, EOF)."""
@@ -538,9 +560,9 @@ def _warm_child(target: str, log: Path, inputs_r: Any, inputs_w: Any, result_w: 
     inputs_w.close()  # the parent's end: only the parent may write, so its exit is an EOF here
     # an import that fails fails again, named, in `_batch`
     with contextlib.suppress(Exception), engine_output(log):
-        warm = getattr(_engine_module(target), "warm", None)
-        if warm is not None:
-            warm()
+        engine, module = _engine(target, backend)
+        if engine.warm:
+            module.warm()
     try:
         msg = inputs_r.recv()
     except (EOFError, OSError):
@@ -556,7 +578,7 @@ class WarmEngine:
     meanwhile; `run_engines` then sends it its inputs instead of forking it anew. `close()` ends
     it if it was never sent anything (the load failed, an interrupt)."""
 
-    def __init__(self, target: str, log: Path) -> None:
+    def __init__(self, target: str, log: Path, backend: str = "duckdb") -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
@@ -564,21 +586,22 @@ class WarmEngine:
         inputs_r, self._inputs_w = ctx.Pipe(duplex=False)
         self.results, result_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_warm_child, name=f"tacit-{target}",
-                                args=(target, log, inputs_r, self._inputs_w, result_w))
+                                args=(target, backend, log, inputs_r, self._inputs_w, result_w))
         self.proc.start()
         inputs_r.close()
         result_w.close()
         self.sent = False
 
     @classmethod
-    def start(cls, targets: list[str], parallel: int, root: Path) -> WarmEngine | None:
-        """The costliest of `targets` started (what its import prints goes to
+    def start(cls, targets: list[str], parallel: int, root: Path,
+              backend: str = "duckdb") -> WarmEngine | None:
+        """The costliest of `targets` on `backend` started (what its import prints goes to
         ``root/<target>.engine.log``), when engines run in forked processes, more than one at a
         time (this process's own work takes the other CPU); else None."""
         if parallel < 2 or not targets or not _fork_safe():
             return None
-        target = engine_order(targets)[0]
-        return cls(target, root / f"{target}.engine.log")
+        target = engine_order(targets, backend)[0]
+        return cls(target, root / f"{target}.engine.log", backend)
 
     def send(self, inputs: list[VerifyInput], log: Path) -> None:
         self._inputs_w.send((inputs, log))
@@ -682,16 +705,13 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
     return results
 
 
-# The engines, most expensive first: verify runs them side by side, as many at once as the CPUs
-# allow, so the longest starts first (dbt builds a project; GX imports for seconds) and the quick
-# ones fill the other processes. Engines not listed follow, in the targets' order.
-COSTLIEST_FIRST = ("dbt", "gx", "soda4", "ibis", "soda", "pandera")
-
-
-def engine_order(targets: list[str]) -> list[str]:
-    """`targets` in the order verify starts their engines (`COSTLIEST_FIRST`)."""
-    rank = {t: i for i, t in enumerate(COSTLIEST_FIRST)}
-    return sorted(targets, key=lambda t: (rank.get(t, len(rank)), targets.index(t)))
+def engine_order(targets: list[str], backend: str = "duckdb") -> list[str]:
+    """`targets` in the order verify starts their engines on `backend`: the costliest first
+    (`Engine.cost`), then in the targets' order. verify runs them side by side, as many at once
+    as the CPUs allow, so the longest starts first (dbt builds a project; GX imports for seconds)
+    and the quick ones fill the other processes."""
+    cost = {t: declared(t, backend).cost for t in targets}
+    return sorted(targets, key=lambda t: (-cost[t], targets.index(t)))
 
 
 def _batched_runs(prepared: list[_Prepared], root: Path, parallel: int | None = None,
@@ -702,7 +722,9 @@ def _batched_runs(prepared: list[_Prepared], root: Path, parallel: int | None = 
     order: list[str] = []
     for p in prepared:
         order.extend(t for t in p.targets if t not in order)
-    work = [(t, [i for i, p in enumerate(prepared) if t in p.targets]) for t in engine_order(order)]
+    backend = "postgres" if prepared and prepared[0].postgres is not None else "duckdb"
+    work = [(t, [i for i, p in enumerate(prepared) if t in p.targets])
+            for t in engine_order(order, backend)]
     results = run_engines([(t, [_engine_input(prepared[i], t) for i in idx]) for t, idx in work],
                           root, parallel or default_jobs(), warm)
     out: list[dict[str, EngineRun]] = [{} for _ in prepared]
@@ -772,26 +794,29 @@ def _drop_schema(dsn: str, schema: str) -> None:
             con.close()
 
 
+# The SQL dialect verify renders the artifacts in on each backend, whatever the user set (None:
+# the user's own, as `render` would).
+BACKEND_DIALECT: dict[str, str | None] = {"duckdb": None, "postgres": "postgres", "spark": "spark"}
+
+
 def engine_options(engine: str, options: RenderOptions | None) -> RenderOptions:
-    """The render options verify uses on `engine`: on Spark the artifacts are rendered for Spark
-    (dbt adapter ``spark``, whose dialect Soda and GX follow), on PostgreSQL for PostgreSQL (dbt
-    adapter and SQL dialect ``postgres``), whatever adapter was set."""
+    """The render options verify uses on backend `engine`: on PostgreSQL and Spark the backend's
+    SQL dialect (`BACKEND_DIALECT`), and every registered target's options as its engine reads
+    the artifacts there (`EngineOptions.for_engine`: dbt's adapter is the backend's, its macros
+    at their default place), given or not."""
     options = options or RenderOptions()
-    if engine == "postgres":
-        from tacit_gen.targets.dbt.render import DbtOptions
-
-        dbt = dataclasses.replace(options.get(DbtOptions), adapter="postgres")
-        others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
-        return dataclasses.replace(options, dialect="postgres", engine_dialect="postgres",
-                                   targets=(*others, dbt))
-    if engine != "spark":
-        return options
-    from tacit_gen.targets.dbt.render import DbtOptions
-
-    dbt = dataclasses.replace(options.get(DbtOptions), adapter="spark")
-    others = tuple(o for o in options.targets if not isinstance(o, DbtOptions))
-    return dataclasses.replace(options, dialect=None, engine_dialect=dbt.sql_dialect,
-                               targets=(*others, dbt))
+    dialect = BACKEND_DIALECT[engine]
+    if dialect is not None:
+        options = dataclasses.replace(options, dialect=dialect, engine_dialect=dialect)
+    given = {type(o) for o in options.targets}
+    adapted = [o.for_engine(engine) if isinstance(o, EngineOptions) else o for o in options.targets]
+    for cls in dict.fromkeys(registry.get(t).options for t in registry.names()):
+        if cls in given:
+            continue
+        default = cls()
+        if isinstance(default, EngineOptions) and (own := default.for_engine(engine)) != default:
+            adapted.append(own)
+    return dataclasses.replace(options, targets=tuple(adapted))
 
 
 @dataclass(frozen=True)
@@ -836,17 +861,19 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
     """Every target of every case in ONE Spark worker (one session); if the worker cannot run
     (no environment, a crash), every engine of every case has that failure and no verdict."""
     from tacit_gen.engines.spark.client import SparkCaseRequest, export_parquet, run_worker
-    from tacit_gen.engines.spark.worker import TARGET_MODULES
 
-    # The wire schemas (Avro, protobuf, JSON Schema) check records, not a table: they run as on
-    # DuckDB, on the same loaded data; every SQL and dataframe target runs in the Spark worker.
-    local = [tuple(t for t in p.targets if t not in TARGET_MODULES) for p in prepared]
+    # An engine declared to run in the Spark worker's session (`Engine.session`) runs there on
+    # every case; the others (the wire schemas: records, not a table) run as on DuckDB, on the
+    # same loaded data.
+    modules = {t: e.module for t in dict.fromkeys(t for p in prepared for t in p.targets)
+               if (e := declared(t, "spark")).session}
+    local = [tuple(t for t in p.targets if t not in modules) for p in prepared]
     out = [_duckdb_runs(p, loc) if loc else {} for p, loc in zip(prepared, local, strict=True)]
     requests = [
         SparkCaseRequest(f"c{i}", p.contract.path,
                          (c.source or Path(p.contract.path)).read_text(encoding="utf-8"),
                          p.artifacts.resolve(), p.contract.name, p.now.isoformat(),
-                         tuple(t for t in p.targets if t in TARGET_MODULES),
+                         tuple(t for t in p.targets if t in modules),
                          export_parquet(p.database, p.workdir / "parquet"))
         for i, (p, c) in enumerate(zip(prepared, cases, strict=True))
     ]
@@ -856,7 +883,7 @@ def _spark_runs(prepared: list[_Prepared], cases: list[VerifyCase],
 
     try:
         with ticking("spark (" + ", ".join(sorted({t for r in requests for t in r.targets})) + ")"):
-            runs, _timings = run_worker(requests, root / "worker")
+            runs, _timings = run_worker(requests, root / "worker", modules=modules)
     except Exception as e:
         why = f"the Spark engine could not run: {_failure(e)}"
         runs = {r.id: {t: EngineRun(t, (), failure=why) for t in r.targets} for r in requests}
@@ -889,10 +916,7 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
         raise ValueError("--dsn is for --engine postgres")
     if engine == "postgres":
         return _postgres_cases(cases, workdir, options, artifacts, dsn, jobs)
-    # each target's options as its engine reads the artifacts (`for_engine`: dbt's macros at
-    # their default place under the artifacts root)
     options = engine_options(engine, options)
-    options = for_engines(options)
     with _work_root(workdir) as root, contextlib.ExitStack() as stack:
         warm = None
         if engine == "duckdb":  # the costliest engine imports while the data loads
@@ -921,7 +945,6 @@ def _postgres_cases(cases: list[VerifyCase], workdir: Path | None, options: Rend
     from tacit_gen.engines.postgres_server import throwaway_server, utc_dsn
 
     options = engine_options("postgres", options)
-    options = for_engines(options)
     with _work_root(workdir) as root, contextlib.ExitStack() as stack:
         stack.enter_context(_utc_sessions())
         if dsn is None:
@@ -960,7 +983,7 @@ work_root = _work_root
 engine_input = _engine_input
 compare = _compare
 batched_runs = _batched_runs
-engine_module = _engine_module
+engine = _engine
 failure_text = _failure
 single_threaded = _single_threaded
 fork_safe = _fork_safe

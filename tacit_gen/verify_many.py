@@ -139,7 +139,6 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
         One report per case, in order, and the run's exit code.
     """
     from tacit_gen import verify as v
-    from tacit_gen.targets.base import for_engines
 
     parallel = jobs or v.default_jobs()
     if engine != "duckdb" or not cases:
@@ -147,7 +146,7 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
                          parallel)
     if dsn is not None:
         raise ValueError("--dsn is for --engine postgres")
-    options = for_engines(v.engine_options(engine, options))
+    options = v.engine_options(engine, options)
     with v.work_root(workdir) as root, contextlib.ExitStack() as stack:
         # the costliest engine imports while the data of every contract loads
         warm = v.WarmEngine.start(list(dict.fromkeys(t for c in cases for t in c.targets)),

@@ -18,16 +18,17 @@ import sys, threading, time, types
 from pathlib import Path
 import tacit_gen.verify as v
 from tacit_gen.engines.base import EngineRun
+from tacit_gen.targets.base import Engine
 
 def run(inp):
     threading.Thread(target=time.sleep, args=(3600,), name="never-ends").start()
     return EngineRun("lingering", (), notes=(f"ran in {inp.workdir.name}",))
 
 module = types.SimpleNamespace(run=run)
-v._engine_module = lambda target: module  # the forked children inherit it
+v._engine = lambda target, backend: (Engine("lingering"), module)  # the forked children inherit it
 root = Path(sys.argv[1])
 assert v.fork_safe(), "a fresh interpreter may fork its engines"
-inputs = [types.SimpleNamespace(workdir=root / name) for name in ("a", "b", "c")]
+inputs = [types.SimpleNamespace(workdir=root / name, engine="duckdb") for name in ("a", "b", "c")]
 for inp in inputs:
     inp.workdir.mkdir()
 start = time.monotonic()

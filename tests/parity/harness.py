@@ -21,7 +21,7 @@ ROWS = 24
 # such as a render-only plugin, gives no verdict and verify would exit 4 on it), except soda4: it
 # starts soda-core 4 in an environment of its own, so its parity runs every case in ONE worker
 # (test_parity_soda4.py).
-ENGINES = tuple(t for t in registry.names() if registry.get(t).engine is not None and t != "soda4")
+ENGINES = tuple(t for t in registry.names() if registry.get(t).engines and t != "soda4")
 
 
 # Fixture contracts with a parity run of their own (a clause kind no bundled contract has yet;

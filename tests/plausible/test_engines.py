@@ -49,7 +49,7 @@ def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     data, catalog = tmp_path / "data.csv", tmp_path / "catalog.csv"
     data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
     catalog.write_text(CATALOG, encoding="utf-8")
-    targets = tuple(t for t in registry.names() if registry.get(t).engine is not None)
+    targets = tuple(t for t in registry.names() if registry.get(t).engines)
     return targets, run_verify(load(CONTRACT), data, catalog, targets,
                                datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
 

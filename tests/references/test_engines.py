@@ -24,7 +24,7 @@ pytestmark = pytest.mark.engine
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "references" / "orders.yaml"
 CLAUSE = "references:customer_id"
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
+ENGINES = tuple(t for t in names() if get(t).engines)
 CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
 WIRE = ("avro", "protobuf", "jsonschema")
 

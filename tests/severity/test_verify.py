@@ -19,7 +19,7 @@ from tacit_gen.verify import run_verify
 
 pytestmark = pytest.mark.engine
 
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
+ENGINES = tuple(t for t in names() if get(t).engines)
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
 WARN_CASES = ("range:volume", "not_null:volume", "unique:symbol,bar_start,revision",
               "cadence:bar_start", "invariant:low <= close <= high")

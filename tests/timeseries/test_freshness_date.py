@@ -20,7 +20,7 @@ from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import run_verify
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "daily_sales.yaml"
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
+ENGINES = tuple(t for t in names() if get(t).engines)
 SQL_TARGETS = ("dbt", "soda", "gx", "pandera", "ibis")
 NEWEST = dt.date(2023, 12, 31)
 # (now, verdict) for data whose newest date is 2023-12-31 and freshness 2 days. A check that

@@ -100,9 +100,12 @@ class DbtOptions:
 
         return ADAPTER_DIALECT.get(self.adapter, "duckdb")
 
-    def for_engine(self) -> DbtOptions:
-        """These options with the macros at the default place, where `verify`'s engine reads them."""
-        return replace(self, macros="dbt_macros")
+    def for_engine(self, backend: str) -> DbtOptions:
+        """These options as `verify`'s engine on `backend` reads the artifacts: the macros at the
+        default place and, on PostgreSQL and Spark, the backend's adapter (on DuckDB, the adapter
+        set: its SQL runs there as written)."""
+        adapter = backend if backend in ("postgres", "spark") else self.adapter
+        return replace(self, adapter=adapter, macros="dbt_macros")
 
 _DIALECT = {a: a for a in ADAPTERS}
 # Adapters whose tables enforce no not_null constraint (dbt-spark on Parquet/Hive tables: only
@@ -447,7 +450,6 @@ class DbtTarget:
     options = DbtOptions
     contract_keys = (ContractKey("model", "dbt model name"),)
     artifact_name_option = "model"
-    engine = "tacit_gen.targets.dbt.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.dbt.engine", ("dbt",), "dbt", cost=60, batch=True, warm=True),
         "postgres": Engine("tacit_gen.targets.dbt.engine", ("dbt", "psycopg2"), "postgres", cost=60,

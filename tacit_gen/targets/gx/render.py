@@ -51,7 +51,6 @@ class GxTarget:
         dialect_key(),
     )
     artifact_name_option = "suite"
-    engine = "tacit_gen.targets.gx.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.gx.engine", ("great_expectations", "sqlalchemy"), "gx",
                          cost=50, warm=True),

@@ -174,7 +174,6 @@ class IbisTarget:
     options = NoOptions
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
-    engine = "tacit_gen.targets.ibis.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
         "postgres": Engine("tacit_gen.targets.ibis.engine", ("ibis", "psycopg2"), "postgres", cost=30),

@@ -186,7 +186,6 @@ class PanderaTarget:
     options = NoOptions
     contract_keys: tuple[ContractKey, ...] = ()
     artifact_name_option = None
-    engine = "tacit_gen.targets.pandera.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas"), "pandera", cost=10),
         "postgres": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas", "ibis"),

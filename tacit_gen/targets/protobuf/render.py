@@ -180,7 +180,6 @@ class ProtobufTarget:
     options = NoOptions
     contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
     artifact_name_option: str | None = None
-    engine = "tacit_gen.targets.protobuf.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
         backend: Engine("tacit_gen.targets.protobuf.engine",

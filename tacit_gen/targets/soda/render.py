@@ -347,7 +347,6 @@ class SodaTarget:
         dialect_key(),
     )
     artifact_name_option = "dataset"
-    engine = "tacit_gen.targets.soda.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.soda.engine", ("soda",), "soda", cost=20),
         "postgres": Engine("tacit_gen.targets.soda.engine", ("soda", "psycopg2"), "postgres", cost=20),

@@ -38,7 +38,7 @@ class MarkdownTarget:
     options = NoOptions
     contract_keys = (ContractKey("title", "heading of the page", kind="text"),)
     artifact_name_option = None
-    engine = None  # a document: verify has nothing to run
+    engines: dict[str, Any] = {}  # a document: verify has nothing to run
     templates = False
 
     def artifact_paths(self, contract: Any) -> tuple[str, ...]:
