@@ -318,9 +318,9 @@ class Soda4Target:
     # no Spark: soda-sparkdf is not in soda-core 4's environment
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.soda4.engine", (), cost=40, batch=True,
-                         environment="tacit_gen.engines.soda4.env"),
+                         environment="tacit_gen.targets.soda4.env"),
         "postgres": Engine("tacit_gen.targets.soda4.engine", ("psycopg2",), "postgres", cost=40,
-                           batch=True, environment="tacit_gen.engines.soda4.env"),
+                           batch=True, environment="tacit_gen.targets.soda4.env"),
     }
     templates = False
 
