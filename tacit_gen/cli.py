@@ -576,12 +576,12 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
                  catalog: str | None, calendar_path: str | None, outages_path: str | None,
                  target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None, engine: str,
                  dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
-    """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify_many.py): every contract's data
+    """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify/many.py): every contract's data
     matched by name, each engine run once for all of them; one exit code."""
     from tacit_gen import registry
     from tacit_gen.render import find_contracts
     from tacit_gen.verify import VerifyCase, parse_now
-    from tacit_gen.verify_many import ManyError, match_data, verify_many
+    from tacit_gen.verify.many import ManyError, match_data, verify_many
 
     if data_dir is None:
         _fail_usage("several contracts (or a folder) need --data-dir DIR (their data by name)")

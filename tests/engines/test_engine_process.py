@@ -16,7 +16,7 @@ from tests.conftest import ROOT
 LINGERING = r"""
 import sys, threading, time, types
 from pathlib import Path
-import tacit_gen.verify as v
+import tacit_gen.verify.pool as v
 from tacit_gen.engines.base import EngineRun
 from tacit_gen.targets.base import Engine
 
@@ -56,7 +56,7 @@ def test_an_engine_that_leaves_a_thread_running_does_not_keep_verify_waiting(tmp
 FORK_SAFE = r"""
 import sys
 import duckdb  # verify loads the data with DuckDB itself: that does not stop it forking
-import tacit_gen.verify as v
+import tacit_gen.verify.pool as v
 print(v.fork_safe())
 import {library}
 print(v.fork_safe())
