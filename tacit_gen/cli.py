@@ -35,6 +35,13 @@ def _fail_usage(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _fail_missing(error: Exception) -> NoReturn:
+    """What the command needs is not installed (`tacit_gen.extras.MissingExtra`): named with its
+    install line, exit 4 (it could not run; not a usage error, not a verdict)."""
+    click.echo(f"error: {printable(str(error))}", err=True)
+    sys.exit(4)
+
+
 def _echo_text(text: str) -> None:
     """A report for a terminal: data values and engine messages can hold anything."""
     click.echo("\n".join(printable(line) for line in text.split("\n")))
@@ -540,6 +547,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         _fail_usage(str(e))
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
+    from tacit_gen.extras import MissingExtra
 
     try:
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
@@ -553,6 +561,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         _fail_usage(str(e))
     except ServerError as e:  # no PostgreSQL programs here, or the server did not start
         _fail_usage(f"cannot start a PostgreSQL server: {e}")
+    except MissingExtra as e:  # the backend's driver (duckdb, psycopg2) is not installed
+        _fail_missing(e)
     if out_file is not None:
         from tacit_gen.render import write_atomic
         from tacit_gen.site.pages import verdict_page
@@ -609,6 +619,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
              for (f, c), (d, cat, cal, out) in zip(loaded, found, strict=True)]
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
+    from tacit_gen.extras import MissingExtra
 
     try:
         report = verify_many(cases, jobs, Path(keep) if keep else None, proj.options,
@@ -617,6 +628,8 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         _fail_usage(str(e))
     except ServerError as e:
         _fail_usage(f"cannot start a PostgreSQL server: {e}")
+    except MissingExtra as e:
+        _fail_missing(e)
     if fmt == "json":
         _echo_json(report.as_json())
     else:

@@ -16,6 +16,7 @@ from typing import Any
 
 from tacit_gen import registry
 from tacit_gen.engines.base import EngineRun, VerifyInput
+from tacit_gen.extras import MissingExtra, missing
 from tacit_gen.targets.base import Engine
 from tacit_gen.verify.cases import Prepared, engine_input
 
@@ -33,9 +34,34 @@ def declared(target: str, backend: str) -> Engine:
 
 
 def _engine(target: str, backend: str) -> tuple[Engine, Any]:
-    """The engine `target` declares on `backend`, and its module imported."""
+    """The engine `target` declares on `backend`, and its module imported.
+
+    Raises:
+        MissingExtra: the module, or a library it imports, is not installed.
+    """
     engine = declared(target, backend)
-    return engine, importlib.import_module(engine.module)
+    try:
+        return engine, importlib.import_module(engine.module)
+    except ModuleNotFoundError as e:
+        raise _missing(target, engine, e) from None
+
+
+def _missing(target: str, engine: Engine, error: ModuleNotFoundError) -> BaseException:
+    """An engine's import that failed as what it is: its extra not installed (a module of
+    tacit-gen's own that is absent stays the error it is)."""
+    name = error.name or ""
+    if not name or name.split(".")[0] == "tacit_gen":
+        return error
+    return MissingExtra(f"the {target} engine", name, engine.extra)
+
+
+def unavailable(target: str, backend: str) -> str | None:
+    """Why `target`'s engine on `backend` cannot run here, found before it is started: a library
+    it declares (`Engine.libraries`) is not installed (`tacit_gen.extras`). None: it may run."""
+    engine = declared(target, backend)
+    absent = missing(engine.libraries)
+    return None if absent is None else failure_text(MissingExtra(f"the {target} engine", absent,
+                                                                 engine.extra))
 
 
 def engine_order(targets: list[str], backend: str = "duckdb") -> list[str]:
@@ -115,6 +141,10 @@ def _reap(proc: Any) -> None:
 
 
 def failure_text(e: BaseException) -> str:
+    """Why an engine could not run, in one line: a missing extra as what is missing and its
+    install line, else the exception's type and message."""
+    if isinstance(e, MissingExtra):
+        return f"{e.why} ({e.hint})"
     return (f"{type(e).__name__}: {e}".splitlines() or [type(e).__name__])[0][:500]
 
 
@@ -124,9 +154,19 @@ def _engine_child(target: str, inp: VerifyInput, conn: Any) -> None:
 
     def run() -> Any:
         with engine_output(inp.workdir / "engine.log"):  # its logging is not the user's business
-            return _engine(target, inp.engine)[1].run(inp)
+            return _run_one(target, inp)
 
     _answer(conn, run)
+
+
+def _run_one(target: str, inp: VerifyInput) -> EngineRun:
+    """The engine's `run` on one input, in this process (a library it lacks: `MissingExtra`)."""
+    engine, module = _engine(target, inp.engine)
+    try:
+        result: EngineRun = module.run(inp)
+    except ModuleNotFoundError as e:
+        raise _missing(target, engine, e) from None
+    return result
 
 
 def run_engine(target: str, inp: VerifyInput) -> EngineRun:
@@ -139,12 +179,15 @@ def run_engine(target: str, inp: VerifyInput) -> EngineRun:
     """
     import multiprocessing
 
+    why = unavailable(target, inp.engine)
+    if why is not None:
+        return EngineRun(target, (), failure=why)
     if not fork_safe():
         from tacit_gen.console import engine_output
 
         try:
             with engine_output(inp.workdir / "engine.log"):
-                result: EngineRun = _engine(target, inp.engine)[1].run(inp)
+                result: EngineRun = _run_one(target, inp)
             return result
         except Exception as e:
             return EngineRun(target, (), (traceback.format_exc(limit=3),), failure=failure_text(e))
@@ -218,14 +261,19 @@ def _batch(target: str, inputs: list[VerifyInput], log: Path) -> list[EngineRun]
     from tacit_gen.console import engine_output
     engine, module = _engine(target, inputs[0].engine if inputs else "duckdb")
     if engine.batch and len(inputs) > 1:
-        with engine_output(log):
-            runs: list[EngineRun] = list(module.run_cases(inputs))
+        try:
+            with engine_output(log):
+                runs: list[EngineRun] = list(module.run_cases(inputs))
+        except ModuleNotFoundError as e:
+            raise _missing(target, engine, e) from None
         return runs
     out = []
     for inp in inputs:
         try:
             with engine_output(inp.workdir / "engine.log"):
                 out.append(module.run(inp))
+        except ModuleNotFoundError as e:
+            out.append(EngineRun(target, (), failure=failure_text(_missing(target, engine, e))))
         except Exception as e:
             out.append(EngineRun(target, (), failure=failure_text(e)))
     return out
@@ -294,6 +342,7 @@ class WarmEngine:
         """The costliest of `targets` on `backend` started (what its import prints goes to
         ``root/<target>.engine.log``), when engines run in forked processes, more than one at a
         time (this process's own work takes the other CPU); else None."""
+        targets = [t for t in targets if unavailable(t, backend) is None]
         if parallel < 2 or not targets or not fork_safe():
             return None
         target = engine_order(targets, backend)[0]
@@ -347,6 +396,16 @@ def run_engines(jobs: list[tuple[str, list[VerifyInput]]], root: Path,
         p.end(target, why is None, why or ", ".join(f"{n} clause(s) {word}"
                                                      for n, word in counts if n))
 
+    startable = []
+    for target, inputs in jobs:  # an engine whose library is not installed is never started
+        why = unavailable(target, inputs[0].engine) if inputs else None
+        if why is None:
+            startable.append((target, inputs))
+            continue
+        p.begin(target)
+        results[target] = whole(target, len(inputs), why)
+        done(target)
+    jobs = startable
     if not fork_safe():
         for target, inputs in jobs:
             p.begin(target)

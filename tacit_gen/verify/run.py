@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from tacit_gen.verify.backends import get
+from tacit_gen.verify.backends import get, require_drivers
 from tacit_gen.verify.cases import VerifyCase, compare, engine_options, work_root
 
 if TYPE_CHECKING:
@@ -36,10 +36,15 @@ def verify_cases(cases: list[VerifyCase], engine: str = "spark", workdir: Path |
 
     Returns:
         One report per case, in order.
+
+    Raises:
+        MissingExtra: a module the backend loads the data with is not installed (an engine's
+            own library is its failure in the report instead: the others still run).
     """
     backend = get(engine)
     if dsn is not None and engine != "postgres":
         raise ValueError("--dsn is for --engine postgres")
+    require_drivers(backend)
     options = engine_options(engine, options)
     with work_root(workdir) as root, contextlib.ExitStack() as stack:
         prepared, runs = backend.runs(cases, root, options, artifacts, jobs, dsn, stack)

@@ -26,6 +26,7 @@ def run(inp):
 
 module = types.SimpleNamespace(run=run)
 v._engine = lambda target, backend: (Engine("lingering"), module)  # the forked children inherit it
+v.unavailable = lambda target, backend: None  # a stand-in: no registered target, no library
 root = Path(sys.argv[1])
 assert v.fork_safe(), "a fresh interpreter may fork its engines"
 inputs = [types.SimpleNamespace(workdir=root / name, engine="duckdb") for name in ("a", "b", "c")]

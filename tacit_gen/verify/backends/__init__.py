@@ -26,6 +26,9 @@ class Backend(Protocol):
     """One backend: its name (of `BACKENDS`) and how it runs a batch of cases."""
 
     name: str
+    # the modules the backend loads the data with, each with the extra installing it: verify
+    # checks them before anything starts (`tacit_gen.extras.require`)
+    drivers: tuple[tuple[str, str], ...]
 
     def runs(self, cases: list[VerifyCase], root: Path, options: RenderOptions,
              artifacts: Path | None, jobs: int | None, dsn: str | None,
@@ -34,6 +37,18 @@ class Backend(Protocol):
         case, per target; `stack` closes what the backend opened (a server, a started engine)
         when the reports are made."""
         ...
+
+
+def require_drivers(backend: Backend) -> None:
+    """Raise `MissingExtra` when a module `backend` loads the data with is not installed.
+
+    Raises:
+        MissingExtra: naming the module and the extra that installs it.
+    """
+    from tacit_gen.extras import require
+
+    for module, extra in backend.drivers:
+        require(f"verify --engine {backend.name} (it loads the data with {module})", (module,), extra)
 
 
 def get(name: str) -> Backend:

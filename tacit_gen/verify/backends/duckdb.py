@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 class DuckDBBackend:
     name = "duckdb"
+    drivers = (("duckdb", "duckdb"),)
 
     def runs(self, cases: list[VerifyCase], root: Path, options: RenderOptions,
              artifacts: Path | None, jobs: int | None, dsn: str | None,

@@ -57,6 +57,7 @@ def _drop_schema(dsn: str, schema: str) -> None:
 
 class PostgresBackend:
     name = "postgres"
+    drivers = (("duckdb", "duckdb"), ("psycopg2", "postgres"))  # DuckDB types the data first
 
     def runs(self, cases: list[VerifyCase], root: Path, options: RenderOptions,
              artifacts: Path | None, jobs: int | None, dsn: str | None,

@@ -42,6 +42,14 @@ def _spark_runs(prepared: list[Prepared], cases: list[VerifyCase],
     ]
     if not any(r.targets for r in requests):
         return out
+    from tacit_gen.engines.spark.env import java_missing
+
+    absent = java_missing()
+    if absent is not None:  # every Spark engine named with why; the others' verdicts stand
+        why = f"the Spark engine cannot run: {failure_text(absent)}"
+        for i, r in enumerate(requests):
+            out[i].update({t: EngineRun(t, (), failure=why) for t in r.targets})
+        return out
     from tacit_gen.console import ticking
 
     try:
@@ -57,6 +65,7 @@ def _spark_runs(prepared: list[Prepared], cases: list[VerifyCase],
 
 class SparkBackend:
     name = "spark"
+    drivers = (("duckdb", "duckdb"),)  # the data typed by DuckDB, handed over as Parquet
 
     def runs(self, cases: list[VerifyCase], root: Path, options: RenderOptions,
              artifacts: Path | None, jobs: int | None, dsn: str | None,
