@@ -36,6 +36,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     sql_projection,
 )
@@ -179,13 +180,14 @@ class _Parts:
     needs: list[str]
 
 
-class PanderaTarget:
-    """(The reader is bound in `target.py`.) Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
+class PanderaTarget(Target):
+    """Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
 
     name = NAME
     options = NoOptions
     contract_keys: tuple[ContractKey, ...] = ()
     artifact_name_option = None
+    reader = "tacit_gen.targets.pandera.read:read"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas"), "pandera", cost=10),
         "postgres": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas", "ibis"),
