@@ -67,11 +67,10 @@ def get(name: str) -> Target:
 
 
 def without_engine(targets: tuple[str, ...], engine: str) -> list[str]:
-    """The targets that cannot be verified on `engine` (``duckdb``, ``postgres``, ``spark``):
-    those with no engine at all, and those whose ``verify_engines`` leave it out (soda4 runs on
-    DuckDB and PostgreSQL only). `verify` and the benchmarks drop them."""
-    return [t for t in targets if get(t).engine is None
-            or engine not in getattr(get(t), "verify_engines", (engine,))]
+    """The targets that cannot be verified on backend `engine` (``duckdb``, ``postgres``,
+    ``spark``): those that declare no engine there (`Target.engines`). `verify` and the
+    benchmarks drop them."""
+    return [t for t in targets if engine not in get(t).engines]
 
 
 @cache

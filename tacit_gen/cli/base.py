@@ -47,6 +47,13 @@ def fail_usage(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def fail_missing(error: Exception) -> NoReturn:
+    """What the command needs is not installed (`tacit_gen.extras.MissingExtra`): named with its
+    install line, exit 4 (it could not run; not a usage error, not a verdict)."""
+    click.echo(f"error: {printable(str(error))}", err=True)
+    sys.exit(4)
+
+
 def echo_text(text: str) -> None:
     """A report for a terminal: data values and engine messages can hold anything."""
     click.echo("\n".join(printable(line) for line in text.split("\n")))

@@ -12,6 +12,7 @@ from tacit_gen.cli.base import (
     echo_json,
     echo_text,
     exit_codes,
+    fail_missing,
     fail_usage,
     load_or_exit,
     main,
@@ -86,7 +87,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     contract = contracts[0]
     c = load_or_exit(contract)
     proj = Project(target_spec=target_spec)
-    # a target may run on some engines only (`verify_engines`; soda4: DuckDB and PostgreSQL)
+    # a target may declare engines on some backends only (`Target.engines`)
     without = registry.without_engine(proj.targets, engine)
     if without and target_spec not in (None, "all"):
         fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
@@ -97,6 +98,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         fail_usage(str(e))
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
+    from tacit_gen.extras import MissingExtra
 
     try:
         report = run_verify(c, Path(data), Path(catalog) if catalog else None, targets, pinned,
@@ -110,6 +112,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         fail_usage(str(e))
     except ServerError as e:  # no PostgreSQL programs here, or the server did not start
         fail_usage(f"cannot start a PostgreSQL server: {e}")
+    except MissingExtra as e:  # the backend's driver (duckdb, psycopg2) is not installed
+        fail_missing(e)
     if out_file is not None:
         from tacit_gen.render import write_atomic
         from tacit_gen.site.pages import verdict_page
@@ -133,12 +137,12 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
                  catalog: str | None, calendar_path: str | None, outages_path: str | None,
                  target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None, engine: str,
                  dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
-    """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify_many.py): every contract's data
+    """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify/many.py): every contract's data
     matched by name, each engine run once for all of them; one exit code."""
     from tacit_gen import registry
     from tacit_gen.render import find_contracts
     from tacit_gen.verify import VerifyCase, parse_now
-    from tacit_gen.verify_many import ManyError, match_data, verify_many
+    from tacit_gen.verify.many import ManyError, match_data, verify_many
 
     if data_dir is None:
         fail_usage("several contracts (or a folder) need --data-dir DIR (their data by name)")
@@ -153,8 +157,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         fail_usage(f"no contract (*.yaml, *.yml) in {', '.join(paths)}")
     loaded = [(f, load_or_exit(str(f))) for f in files]
     proj = Project(target_spec=target_spec)
-    without = [t for t in proj.targets if registry.get(t).engine is None
-               or engine not in getattr(registry.get(t), "verify_engines", (engine,))]
+    without = registry.without_engine(proj.targets, engine)
     if without and target_spec not in (None, "all"):
         fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
     targets = tuple(t for t in proj.targets if t not in without)
@@ -167,6 +170,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
              for (f, c), (d, cat, cal, out) in zip(loaded, found, strict=True)]
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
+    from tacit_gen.extras import MissingExtra
 
     try:
         report = verify_many(cases, jobs, Path(keep) if keep else None, proj.options,
@@ -175,6 +179,8 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
         fail_usage(str(e))
     except ServerError as e:
         fail_usage(f"cannot start a PostgreSQL server: {e}")
+    except MissingExtra as e:
+        fail_missing(e)
     if fmt == "json":
         echo_json(report.as_json())
     else:

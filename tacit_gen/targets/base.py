@@ -255,17 +255,12 @@ class Engine:
 @runtime_checkable
 class EngineOptions(Protocol):
     """An options class whose engine reads the artifacts with other options than the user's
-    render (dbt: the macros at their default place under the artifacts root)."""
+    render (dbt: the backend's adapter, the macros at their default place under the artifacts
+    root). `verify` calls it on every registered target's options, given or default."""
 
-    def for_engine(self) -> Any:
-        """These options as `verify`'s engine reads the artifacts."""
+    def for_engine(self, backend: str) -> Any:
+        """These options as `verify`'s engine on `backend` (of `BACKENDS`) reads the artifacts."""
         ...
-
-
-def for_engines(options: RenderOptions) -> RenderOptions:
-    """`options` with every target's options as its engine reads the artifacts."""
-    return replace(options, targets=tuple(
-        o.for_engine() if isinstance(o, EngineOptions) else o for o in options.targets))
 
 
 class Target(Protocol):
@@ -279,15 +274,13 @@ class Target(Protocol):
         name: the target's name (`--target NAME`, `targets.NAME` in a contract, `generated/NAME/`).
         options: a frozen dataclass of the options `render` reads, default-constructible; fields
             carrying `flag(...)` metadata are CLI flags of `render` and `check`; it may implement
-            `EngineOptions.for_engine` when `verify` reads the artifacts differently.
+            `EngineOptions.for_engine` when `verify` reads the artifacts differently on a backend.
         contract_keys: the keys the target takes under `targets.<name>` in a contract (every target
             also takes `enabled`).
         artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;
             `diff` reports a change of it as a rename.
         reader: ``"module:function"`` of the reader, ``function(path, text) -> ReadResult``;
             imported by the default `read` on first use, so render never pays for the reader.
-        engine: the module `verify` imports to run the artifact (`run(VerifyInput) -> EngineRun`),
-            or None when the target has no engine (superseded by `engines`).
         engines: how `verify` runs the artifact on each backend of `BACKENDS` it supports
             (`Engine`); a backend left out is one the target cannot be verified on, and a target
             without engines (a document) is never run.
@@ -300,7 +293,6 @@ class Target(Protocol):
     contract_keys: tuple[ContractKey, ...]
     artifact_name_option: str | None
     reader: str = ""
-    engine: str | None
     engines: ClassVar[Mapping[str, Engine]]
     templates: bool
 

@@ -1,5 +1,5 @@
 """`tacit-gen verify contracts/ --data-dir DIR`: every bundled contract in one run, each engine
-once for all of them (tacit_gen/verify_many.py), run as a user runs it: a process of its own, so
+once for all of them (tacit_gen/verify/many.py), run as a user runs it: a process of its own, so
 the engines really are forked and run in parallel (`--jobs 2`)."""
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def test_one_contracts_engines_run_side_by_side(data: Path) -> None:
                 re.finditer(r"\r\x1b\[Kverify (\w+): (running|\x1b\[1;36mdone|done)(?!\s\d)",
                              err)]
 
-    # the costliest first: ibis, pandera, then the wire schema (COSTLIEST_FIRST)
+    # the costliest first: ibis, pandera, then the wire schema (their declared Engine.cost)
     assert events(both.stderr)[:2] == ["start ibis", "start pandera"], both.stderr
     assert events(one.stderr) == ["start ibis", "done ibis", "start pandera", "done pandera",
                                   "start avro", "done avro"], one.stderr

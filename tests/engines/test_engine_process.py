@@ -16,18 +16,20 @@ from tests.conftest import ROOT
 LINGERING = r"""
 import sys, threading, time, types
 from pathlib import Path
-import tacit_gen.verify as v
+import tacit_gen.verify.pool as v
 from tacit_gen.engines.base import EngineRun
+from tacit_gen.targets.base import Engine
 
 def run(inp):
     threading.Thread(target=time.sleep, args=(3600,), name="never-ends").start()
     return EngineRun("lingering", (), notes=(f"ran in {inp.workdir.name}",))
 
 module = types.SimpleNamespace(run=run)
-v._engine_module = lambda target: module  # the forked children inherit it
+v._engine = lambda target, backend: (Engine("lingering"), module)  # the forked children inherit it
+v.unavailable = lambda target, backend: None  # a stand-in: no registered target, no library
 root = Path(sys.argv[1])
 assert v.fork_safe(), "a fresh interpreter may fork its engines"
-inputs = [types.SimpleNamespace(workdir=root / name) for name in ("a", "b", "c")]
+inputs = [types.SimpleNamespace(workdir=root / name, engine="duckdb") for name in ("a", "b", "c")]
 for inp in inputs:
     inp.workdir.mkdir()
 start = time.monotonic()
@@ -55,7 +57,7 @@ def test_an_engine_that_leaves_a_thread_running_does_not_keep_verify_waiting(tmp
 FORK_SAFE = r"""
 import sys
 import duckdb  # verify loads the data with DuckDB itself: that does not stop it forking
-import tacit_gen.verify as v
+import tacit_gen.verify.pool as v
 print(v.fork_safe())
 import {library}
 print(v.fork_safe())

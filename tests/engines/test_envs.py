@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.engines.envs import EnvError, LockedEnv
-from tacit_gen.engines.soda4 import env as soda4_env
 from tacit_gen.engines.spark import env as spark_env
+from tacit_gen.targets.soda4 import env as soda4_env
 
 
 class _Boom(EnvError):
@@ -70,3 +70,21 @@ def test_the_shipped_engines_keep_their_folders_and_errors(monkeypatch: pytest.M
     assert issubclass(spark_env.ENV.error, EnvError) and issubclass(soda4_env.ENV.error, EnvError)
     assert spark_env.ENV.requirements.read_text().count("pyspark==") == 1
     assert soda4_env.ENV.requirements.read_text().count("soda-core==4.") == 1
+
+
+def test_engines_setup_offers_spark_and_each_target_environment() -> None:
+    """`engines setup` takes its choices from the registry: the Spark backend's environment and
+    every target whose engines declare one (`Engine.environment`), soda4's among them."""
+    from click.testing import CliRunner
+
+    from tacit_gen import registry
+    from tacit_gen.cli import main
+
+    own = {t for t in registry.names() if any(e.environment for e in registry.get(t).engines.values())}
+    assert "soda4" in own
+    res = CliRunner().invoke(main, ["engines", "setup", "--help"])
+    assert res.exit_code == 0, res.output
+    offered = res.output.split("{", 1)[1].split("}", 1)[0].split("|")
+    assert set(offered) == {"spark", *own}
+    res = CliRunner().invoke(main, ["engines", "setup", "pandera"])
+    assert res.exit_code == 2 and "'pandera' is not one of" in res.output

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen import verify as v
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, parse_now
-from tacit_gen.verify_many import verify_many
+from tacit_gen.verify import pool as v
+from tacit_gen.verify.many import verify_many
 from tests.conftest import BUNDLED
 
 pytestmark = pytest.mark.engine

@@ -43,10 +43,9 @@ def test_the_wheel_holds_the_templates_the_locks_and_the_licence(dist: dict[str,
                          for p in (ROOT / "templates").rglob("*") if p.is_file()}
     assert shipped_templates
     assert {f"tacit_gen/_templates/{t}" for t in shipped_templates} <= names
-    locks = {f"tacit_gen/engines/{p.parent.name}/requirements.txt"
-             for p in (ROOT / "tacit_gen" / "engines").glob("*/requirements.txt")}
+    locks = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tacit_gen").rglob("requirements.txt")}
     assert locks >= {"tacit_gen/engines/spark/requirements.txt",
-                     "tacit_gen/engines/soda4/requirements.txt"}
+                     "tacit_gen/targets/soda4/requirements.txt"}
     assert locks <= names
     assert "tacit_gen/__main__.py" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE")
@@ -79,7 +78,7 @@ def test_the_wheel_alone_renders_generated_byte_for_byte(dist: dict[str, Path], 
     # the engines' locks are read from the installed package
     probe = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
-         "import pathlib, tacit_gen.engines.spark as s, tacit_gen.engines.soda4 as d; "
+         "import pathlib, tacit_gen.engines.spark as s, tacit_gen.targets.soda4.env as d; "
          "print(all((pathlib.Path(m.__file__).parent / 'requirements.txt').stat().st_size > 0 "
          "for m in (s, d)), s.__file__)"],
         env=env, capture_output=True, text=True, check=True, cwd=tmp_path)

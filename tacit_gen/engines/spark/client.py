@@ -99,9 +99,12 @@ def worker_environ(env: SparkEnv, workdir: Path) -> dict[str, str]:
     return environ
 
 
-def run_worker(cases: list[SparkCaseRequest], workdir: Path,
-               timeout: float | None = None) -> tuple[dict[str, dict[str, EngineRun]], dict[str, float]]:
+def run_worker(cases: list[SparkCaseRequest], workdir: Path, timeout: float | None = None, *,
+               modules: dict[str, str]) -> tuple[dict[str, dict[str, EngineRun]], dict[str, float]]:
     """Run every case in ONE worker process (one Spark session) in the Spark environment.
+
+    `modules` names each target's engine module in the worker (`Engine.module` of its ``spark``
+    engine), run in that order.
 
     Returns:
         Per case id, per target, the engine's run; and the worker's timings in seconds.
@@ -117,7 +120,8 @@ def run_worker(cases: list[SparkCaseRequest], workdir: Path,
     request = workdir / "request.json"
     results = workdir / "results.json"
     request.write_text(json.dumps({"workdir": str(workdir / "spark"), "results": str(results),
-                                   "cases": [c.as_json() for c in cases]}), encoding="utf-8")
+                                   "modules": modules, "cases": [c.as_json() for c in cases]}),
+                       encoding="utf-8")
     environ = worker_environ(env, workdir)
     log = workdir / "worker.log"
     with open(log, "w", encoding="utf-8") as out:

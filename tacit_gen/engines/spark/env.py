@@ -12,12 +12,15 @@ when the code changes and never sees the main environment's packages.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from tacit_gen.engines.envs import EnvError, LockedEnv, ReadyEnv
+from tacit_gen.extras import MissingExtra
 
 __all__ = ["ENV", "REQUIREMENTS", "SparkEnv", "SparkEnvError", "ensure_env", "env_dir",
-           "lock_hash"]
+           "java_missing", "lock_hash"]
 
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 SparkEnv = ReadyEnv
@@ -38,6 +41,20 @@ def lock_hash() -> str:
 def env_dir() -> Path:
     """Where the environment lives (see the module docstring)."""
     return ENV.env_dir()
+
+
+def java_missing() -> MissingExtra | None:
+    """Why pyspark cannot start here, or None: it needs a Java runtime (17), found as pyspark
+    finds it, under ``$JAVA_HOME`` when set, else ``java`` on the PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return None
+    if not home and shutil.which("java"):
+        return None
+    where = f"no bin/java under JAVA_HOME={home}" if home else "no java on the PATH, no JAVA_HOME"
+    return MissingExtra("the Spark engines", "java", None,
+                        why=f"Spark needs a Java 17 runtime ({where})",
+                        install="a Java 17 runtime, e.g. apt-get install openjdk-17-jre-headless")
 
 
 def ensure_env(rebuild: bool = False) -> ReadyEnv:

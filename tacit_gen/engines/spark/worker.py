@@ -1,7 +1,8 @@
 """The Spark worker: ``python -m tacit_gen.engines.spark.worker REQUEST.json``, run in the Spark env.
 
 One process, ONE Spark session (local[2], UTC, no UI) for every case and every target of a run.
-The request (written by :mod:`tacit_gen.engines.spark.client`) lists cases; each names its
+The request (written by :mod:`tacit_gen.engines.spark.client`) names each target's engine module
+(its declared ``spark`` engine, ``run_cases(spark, cases) -> dict[str, EngineRun]``) and lists cases; each names its
 contract, artifact folder, pinned now, targets and the Parquet files of its relations. Each case
 gets a Spark database ``tacit_<id>`` holding one view per relation; dbt builds every case in ONE
 project and ONE ``dbt build`` per pinned now (a model per case, :mod:`tacit_gen.targets.dbt.batch`;
@@ -22,14 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-
-TARGET_MODULES = {
-    "dbt": "tacit_gen.targets.dbt.spark",
-    "soda": "tacit_gen.targets.soda.spark",
-    "gx": "tacit_gen.targets.gx.spark",
-    "pandera": "tacit_gen.targets.pandera.spark",
-    "ibis": "tacit_gen.targets.ibis.spark",
-}
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,8 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     for case in cases:
         create_views(spark, case.database, case.relations)
     out: dict[str, dict[str, Any]] = {c.id: {} for c in cases}
-    targets = [t for t in TARGET_MODULES if any(t in c.targets for c in cases)]
+    modules: dict[str, str] = request["modules"]
+    targets = [t for t in modules if any(t in c.targets for c in cases)]
     for target in targets:
         t0 = time.monotonic()
         # each target starts from the session's own settings: dbt-spark 1.11 turns ANSI mode off
@@ -94,7 +88,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
         for key in SESSION_SQL_CONF:
             spark.conf.set(key, SPARK_CONF[key])
         mine = [c for c in cases if target in c.targets]
-        module = importlib.import_module(TARGET_MODULES[target])
+        module = importlib.import_module(modules[target])
         try:
             runs: dict[str, EngineRun] = module.run_cases(spark, mine)
         except Exception as exc:  # the whole target failed: every clause of every case errors

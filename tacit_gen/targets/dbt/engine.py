@@ -640,7 +640,7 @@ def self_fit_contract(
 
 
 # --------------------------------------------------------- many datasets: one project, one build
-# `verify --data-dir` (tacit_gen/verify_many.py) hands the engine every contract at once. Each
+# `verify --data-dir` (tacit_gen/verify/many.py) hands the engine every contract at once. Each
 # dataset's DuckDB file is ATTACHed read-only under an alias of its own (``tacit_src_<i>``), and
 # its model (and the views of the catalog or sessions relation its clauses read) select from it.
 # The first round builds every model and test at once; a model whose build fails (the enforced

@@ -57,9 +57,12 @@ class DbtOptions:
             macros = Path(os.path.relpath(Path(self.macros).resolve(), Path(out).resolve())).as_posix()
         return replace(self, macros=macros, version=self.version or installed_dbt_version())
 
-    def for_engine(self) -> DbtOptions:
-        """These options with the macros at the default place, where `verify`'s engine reads them."""
-        return replace(self, macros="dbt_macros")
+    def for_engine(self, backend: str) -> DbtOptions:
+        """These options as `verify`'s engine on `backend` reads the artifacts: the macros at the
+        default place and, on PostgreSQL and Spark, the backend's adapter (on DuckDB, the adapter
+        set: its SQL runs there as written)."""
+        adapter = backend if backend in ("postgres", "spark") else self.adapter
+        return replace(self, adapter=adapter, macros="dbt_macros")
 
 
 def installed_dbt_version() -> str | None:

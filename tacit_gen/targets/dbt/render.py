@@ -144,7 +144,6 @@ class DbtTarget(Target):
     contract_keys = (ContractKey("model", "dbt model name"),)
     artifact_name_option = "model"
     reader = "tacit_gen.targets.dbt.read:read"
-    engine = "tacit_gen.targets.dbt.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.dbt.engine", ("dbt",), "dbt", cost=60, batch=True, warm=True),
         "postgres": Engine("tacit_gen.targets.dbt.engine", ("dbt", "psycopg2"), "postgres", cost=60,

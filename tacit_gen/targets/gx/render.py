@@ -53,7 +53,6 @@ class GxTarget(Target):
     )
     artifact_name_option = "suite"
     reader = "tacit_gen.targets.gx.read:read"
-    engine = "tacit_gen.targets.gx.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.gx.engine", ("great_expectations", "sqlalchemy"), "gx",
                          cost=50, warm=True),

@@ -177,7 +177,6 @@ class IbisTarget(Target):
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
     reader = "tacit_gen.targets.ibis.read:read_module"
-    engine = "tacit_gen.targets.ibis.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
         "postgres": Engine("tacit_gen.targets.ibis.engine", ("ibis", "psycopg2"), "postgres", cost=30),

@@ -188,7 +188,6 @@ class PanderaTarget(Target):
     contract_keys: tuple[ContractKey, ...] = ()
     artifact_name_option = None
     reader = "tacit_gen.targets.pandera.read:read"
-    engine = "tacit_gen.targets.pandera.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas"), "pandera", cost=10),
         "postgres": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas", "ibis"),

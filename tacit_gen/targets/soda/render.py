@@ -357,7 +357,6 @@ class SodaTarget(Target):
     )
     artifact_name_option = "dataset"
     reader = "tacit_gen.targets.soda.read:read"
-    engine = "tacit_gen.targets.soda.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.soda.engine", ("soda",), "soda", cost=20),
         "postgres": Engine("tacit_gen.targets.soda.engine", ("soda", "psycopg2"), "postgres", cost=20),

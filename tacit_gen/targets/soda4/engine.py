@@ -2,7 +2,7 @@
 
 soda-core 4 cannot be imported here (the main environment holds soda-core 3.5), so this side
 prepares each case and ONE worker process in the soda4 environment
-(:mod:`tacit_gen.engines.soda4.worker`, built and cached by :mod:`tacit_gen.engines.soda4.env`)
+(:mod:`tacit_gen.targets.soda4.worker`, built and cached by :mod:`tacit_gen.targets.soda4.env`)
 verifies every case of a run. Per case: the artifact's `dataset:` is pointed at the verify relation;
 the checks of clauses that read a column the data lacks are left out (verdict n/a: the column
 clause carries it; Soda 4 would otherwise fail the shared query); the rest runs as rendered.
@@ -225,7 +225,7 @@ def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
 
 def _run_worker(workdir: Path, requests: list[dict[str, Any]], name: str = "") -> dict[str, Any]:
     """The worker's raw result of each request, by id: ONE process of the soda4 environment."""
-    from tacit_gen.engines.soda4.env import WORKER, ensure_env
+    from tacit_gen.targets.soda4.env import WORKER, ensure_env
 
     env = ensure_env()
     request = workdir / f"request{name}.json"
@@ -234,7 +234,8 @@ def _run_worker(workdir: Path, requests: list[dict[str, Any]], name: str = "") -
                                    "cases": requests}), encoding="utf-8")
     log = workdir / f"worker{name}.log"
     with open(log, "w", encoding="utf-8") as fh:
-        proc = subprocess.run([str(env.python), str(WORKER), str(request)], stdout=fh,
+        # -P: the worker's folder (this package's modules) is not put on the worker's path
+        proc = subprocess.run([str(env.python), "-P", str(WORKER), str(request)], stdout=fh,
                               stderr=subprocess.STDOUT, env=_environ(), cwd=str(workdir),
                               check=False)
     if proc.returncode != 0 or not result_file.is_file():

@@ -17,7 +17,7 @@ from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.dbt import engine
 from tacit_gen.verify import VerifyCase, parse_now
-from tacit_gen.verify_many import verify_many
+from tacit_gen.verify.many import verify_many
 from tests.conftest import BUNDLED
 
 pytestmark = pytest.mark.engine

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tacit_gen.drift.base import UNREADABLE, Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
@@ -47,7 +47,7 @@ class MarkdownTarget:
     options = MarkdownOptions
     contract_keys = (ContractKey("title", "heading of the page", kind="text"),)
     artifact_name_option = None
-    engine = None  # a document: verify has nothing to run
+    engines: ClassVar[dict[str, Any]] = {}  # a document: verify has nothing to run
     templates = False
 
     def artifact_paths(self, contract: Any) -> tuple[str, ...]:

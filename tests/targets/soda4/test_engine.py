@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.soda4.env import ensure_env
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.targets.soda4 import TARGET
+from tacit_gen.targets.soda4.env import ensure_env
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.hardening.helpers import cli
 

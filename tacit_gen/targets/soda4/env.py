@@ -2,7 +2,7 @@
 
 soda-core 4 and soda-core 3.5 (the v3 target's engine) are the same distribution, `soda-core`,
 so Soda 4 cannot live in the main environment. verify's soda4 engine runs
-:mod:`tacit_gen.engines.soda4.worker` (standard library + soda-core 4 only, run by its file path)
+:mod:`tacit_gen.targets.soda4.worker` (standard library + soda-core 4 only, run by its file path)
 with the Python of an environment built from ``requirements.txt`` beside this module (a full
 lock) into ``$TACIT_GEN_SODA4_ENV`` if set, else ``$XDG_CACHE_HOME/tacit-gen/envs/soda4-<hash>``,
 by :mod:`tacit_gen.engines.envs` (the caching, locking and uv-or-pip rules live there).

@@ -2,15 +2,15 @@
 
 Every contract is matched with its data by contract name (``DATA/<name>.csv`` or ``.parquet``;
 ``<name>.catalog.*``, ``<name>.sessions.*`` and ``<name>.outages.*`` beside it when present). The data of every
-contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.prepare_case`,
+contract is loaded and its artifacts rendered in this process (:func:`tacit_gen.verify.cases.prepare_case`,
 as for one contract); then each engine runs ONCE for all the contracts, in a process of its own
 forked from this one, so it is imported once: an engine module with ``run_cases(inputs)`` takes
 them all in one call (dbt: one project with a model per contract, one ``dbt build``; soda4: one
 worker), any other runs ``run(inp)`` contract after contract in that process (GX reuses its one
 context, pandera and the runtime their imports). Up to ``jobs`` engine processes run at once, the
-costliest first (:func:`tacit_gen.verify.run_engines`, which one contract's verify runs too).
+costliest first (:func:`tacit_gen.verify.pool.run_engines`, which one contract's verify runs too).
 Results are put back in contract order and target order, whatever order the engines end in, and
-compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.compare`).
+compared clause by clause exactly as for one contract (:func:`tacit_gen.verify.cases.compare`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.targets.base import RenderOptions
-    from tacit_gen.verify import VerifyCase, VerifyReport
+    from tacit_gen.verify.cases import VerifyCase
+    from tacit_gen.verify.report import VerifyReport
 
 DATA_SUFFIXES = (".csv", ".parquet", ".pq")
 
@@ -138,29 +139,29 @@ def verify_many(cases: list[VerifyCase], jobs: int | None = None, workdir: Path 
     Returns:
         One report per case, in order, and the run's exit code.
     """
-    from tacit_gen import verify as v
-    from tacit_gen.targets.base import for_engines
+    from tacit_gen.engines.load import LoadError
+    from tacit_gen.verify.cases import compare, engine_options, prepare_case, work_root
+    from tacit_gen.verify.pool import WarmEngine, batched_runs, default_jobs
+    from tacit_gen.verify.run import verify_cases
 
-    parallel = jobs or v.default_jobs()
+    parallel = jobs or default_jobs()
     if engine != "duckdb" or not cases:
-        return ManyReport(v.verify_cases(cases, engine, workdir, options, artifacts, dsn, jobs),
+        return ManyReport(verify_cases(cases, engine, workdir, options, artifacts, dsn, jobs),
                          parallel)
     if dsn is not None:
         raise ValueError("--dsn is for --engine postgres")
-    options = for_engines(v.engine_options(engine, options))
-    with v.work_root(workdir) as root, contextlib.ExitStack() as stack:
+    options = engine_options(engine, options)
+    with work_root(workdir) as root, contextlib.ExitStack() as stack:
         # the costliest engine imports while the data of every contract loads
-        warm = v.WarmEngine.start(list(dict.fromkeys(t for c in cases for t in c.targets)),
-                                  parallel, root)
+        warm = WarmEngine.start(list(dict.fromkeys(t for c in cases for t in c.targets)),
+                                parallel, root, engine)
         if warm is not None:
             stack.callback(warm.close)
-        from tacit_gen.engines.load import LoadError
-
         prepared = []
         for i, c in enumerate(cases):
             try:
-                prepared.append(v.prepare_case(c, root / f"c{i}", artifacts, options))
+                prepared.append(prepare_case(c, root / f"c{i}", artifacts, options))
             except LoadError as e:  # which contract's data could not be read
                 raise ManyError(f"contract '{c.contract.name}': {e}") from None
-        runs = v.batched_runs(prepared, root, parallel, warm)
-        return ManyReport([v.compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)
+        runs = batched_runs(prepared, root, parallel, warm)
+        return ManyReport([compare(pr, r) for pr, r in zip(prepared, runs, strict=True)], parallel)
