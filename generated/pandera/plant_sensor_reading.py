@@ -34,6 +34,7 @@ from tacit_gen.pandera_checks import (
     enum,
     holds,
     is_null,
+    matches,
     only_when,
 )
 
@@ -62,7 +63,7 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None) -> 
                 nullable=False,
                 checks=[
                     column_type('column:series_id', 'series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}', 'string'),
-                    pa.Check.str_matches('^([a-z][a-z0-9_]{0,62}[0-9])$', name='pattern:series_id', error='series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}'),
+                    pa.Check(lambda s: matches(s, '^([a-z][a-z0-9_]{0,62}[0-9])$'), name='pattern:series_id', error='series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}', ignore_na=False),
                 ],
             ),
             'event_ts': pa.Column(

@@ -292,6 +292,14 @@ def equals(s: pd.Series, value: Any, type_text: str) -> pd.Series:
     return pd.Series(pc.fill_null(ok, True).to_numpy(zero_copy_only=False), index=s.index, dtype=bool)
 
 
+def matches(s: pd.Series, regex: str) -> pd.Series:
+    """A `pattern:` (`regex` a whole-value RE2 match, ``^(...)$``) by pyarrow's RE2 on any kind
+    of text column: pandas hands ``str.match`` on an ``object`` column to Python's ``re``, whose
+    ``$`` also accepts a final newline. NULL passes."""
+    ok = pc.match_substring_regex(col(pd.DataFrame({"x": s}), "x"), regex)
+    return pd.Series(pc.fill_null(ok, True).to_numpy(zero_copy_only=False), index=s.index, dtype=bool)
+
+
 def accepts(series: pd.Series, type_text: str) -> bool:
     """Whether a column holds contract type `type_text` as pandas holds it, without coercion.
 

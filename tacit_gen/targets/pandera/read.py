@@ -360,6 +360,8 @@ def _lambda_kind(check: ast.Call) -> Any:
         return _in_range_params
     if _lambda_call(check, "equals", (3,)) is not None:
         return _equals_params
+    if _lambda_call(check, "matches", (2,)) is not None:
+        return _matches_params
     if _lambda_text(check) == "lambda s: s.notna()":
         return lambda builtin, check: {}  # a not_null that warns
     return None
@@ -383,6 +385,16 @@ def _equals_params(builtin: str, check: ast.Call) -> dict[str, Any]:
     call = _lambda_call(check, "equals", (3,))
     assert call is not None
     return {"value": _const(call.args[1])}
+
+
+def _matches_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A pattern: ``matches(s, '^(...)$')``."""
+    from tacit_gen.sql.pattern import body_of
+
+    call = _lambda_call(check, "matches", (2,))
+    assert call is not None
+    regex = str(_const(call.args[1]))
+    return {"pattern": body_of(regex) or regex}
 
 
 def _isin_params(builtin: str, check: ast.Call) -> dict[str, Any]:
@@ -436,7 +448,7 @@ READ_AS: dict[str, str] = {
     "invariant": "pa.Check(lambda df: holds(df, ...))",
     "accepted_values": "pa.Check.isin",
     "fixed_value": "pa.Check.eq, or equals(...) on a decimal",
-    "pattern": "pa.Check.str_matches",
+    "pattern": "matches(...) (RE2 on any text column), or pa.Check.str_matches",
     "range": "pa.Check.in_range/ge/gt/le/lt, or in_range(...) on a float or decimal",
     **{kind: f"{helper}(...)" for helper, kind in TIME_HELPERS.items()},
     "plausible": "catalog_bounds_check(...) that warns",

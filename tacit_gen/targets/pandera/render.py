@@ -311,12 +311,13 @@ def _column(column: str, clauses: list[Clause], type_text: str | None,
             value = value_source(c.param("value"), type_text or "")
             checks.append(f"pa.Check.eq({value}, name={c.id!r}, error={c.text!r}{warn})")
         elif c.kind == "pattern":
-            # RE2 on Arrow-backed text, Python's re on numpy-backed text: the same language
-            # for the patterns a contract can hold (tacit_gen.sql.pattern)
+            # RE2 (pyarrow) on either kind of text column: pandera's `str_matches` on an object
+            # column is Python's `re`, whose `$` also accepts a final newline
             from tacit_gen.sql.pattern import full_match
 
             regex = full_match(c.param("pattern"), "re2")
-            checks.append(f"pa.Check.str_matches({regex!r}, name={c.id!r}, error={c.text!r}{warn})")
+            checks.append(f"pa.Check(lambda s: matches(s, {regex!r}), name={c.id!r}, error={c.text!r}, "
+                          f"ignore_na=False{warn})")
         elif c.kind == "range":
             floating = (type_text or "").startswith("float")
             checks.append(_range_check(c, floating, decimal)[:-1] + warn + ")")
