@@ -242,7 +242,7 @@ def _numpy(frame: pd.DataFrame) -> pd.DataFrame:
     so ``pd.read_parquet``) gives them: a decimal as ``object`` holding ``Decimal``."""
     import pyarrow
 
-    return pyarrow.Table.from_pandas(frame, preserve_index=False).to_pandas()
+    return pyarrow.table({name: pyarrow.array(frame[name]) for name in frame.columns}).to_pandas()
 
 
 def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None],

@@ -336,3 +336,40 @@ def test_nan_is_not_validated_numpy_backed(tmp_path: Path) -> None:
     numpy = pd.DataFrame({"d": [0.1, 12345678901234567.891]})
     assert numpy_cannot_hold(decimals, numpy) == "column d: 12345678901234567.891 is 1.2345678901234568e+16 in a double"
     assert numpy_cannot_hold(decimals.head(1), numpy.head(1)) is None
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_read_parquet_frames_pass(name: str, tmp_path: Path) -> None:
+    """What `pd.read_parquet(path)` gives (Arrow's `to_pandas()`: a decimal as `object` holding
+    `Decimal`, text as `str`, an integer column with a NULL as float64), as the engine builds it
+    from PostgreSQL, passes the clean data; a decimal with a place too many fails its column."""
+    import pandas as pd
+    import pandera.errors
+    import pyarrow.parquet as pq
+
+    from tacit_gen.targets.pandera.engine import _numpy, failures_by_clause, load_module, read_frame
+
+    run_engine(tmp_path, name)
+    db = tmp_path / "data.duckdb"
+    pq.write_table(pyarrow_table(read_frame(db, name)), tmp_path / "data.parquet")
+    df = pd.read_parquet(tmp_path / "data.parquet")
+    assert df.dtypes.astype(str).to_dict() == _numpy(read_frame(db, name)).dtypes.astype(str).to_dict()
+    assert not any(isinstance(t, pd.ArrowDtype) for t in df.dtypes)
+    catalog = _numpy(read_frame(db, "series_catalog")) if name == "plant_sensor_reading" else None
+    extra = {"sessions": _numpy(read_frame(db, "venue_sessions"))} if name == "ohlcv_1m" else {}
+    schema = load_module(tmp_path / "art" / "pandera" / f"{name}.py").schema(
+        catalog=catalog, now=NOW.get(name, T0), **extra)
+    schema.validate(df, lazy=True)
+    decimal = next(c for c in df.columns if df[c].dtype == object)
+    assert any(isinstance(v, Decimal) for v in df[decimal])
+    wrong = df.assign(**{decimal: [Decimal("1." + "0" * 20 + "1") if v is not None else None for v in df[decimal]]})
+    with pytest.raises(pandera.errors.SchemaErrors) as info:
+        schema.validate(wrong, lazy=True)
+    rows, scalar, _ = failures_by_clause(info.value, schema)
+    assert f"column:{decimal}" in scalar, (rows, scalar)
+
+
+def pyarrow_table(frame: Any) -> Any:
+    import pyarrow
+
+    return pyarrow.table({name: pyarrow.array(frame[name]) for name in frame.columns})
