@@ -60,6 +60,8 @@ def col(df: pd.DataFrame, name: str, type_text: str | None = None) -> Any:
         arr = pc.cast(arr, arr.type.value_type)
     if type_text is not None and not isinstance(df[name].dtype, pd.ArrowDtype):
         arr = _as_contract_type(arr, type_text)
+    if pyarrow.types.is_null(arr.type):  # an object column of only nulls (or none): text
+        arr = arr.cast(pyarrow.string())
     if pyarrow.types.is_float32(arr.type):
         arr = pc.cast(arr, pyarrow.float64())
     return arr
