@@ -75,10 +75,13 @@ def read_frame_numpy(database: str | Path, table: str) -> pd.DataFrame:
         con.close()
 
 
-def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame) -> str | None:
+def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame,
+                      types: dict[str, str] | None = None) -> str | None:
     """Why the numpy-backed frame does not hold the values of the Arrow-backed one, or None:
     a float column with a NaN (NaN is NULL in a numpy float column), a decimal whose double
-    does not write it back, an integer past 2**53 held in a double."""
+    does not write it back, an integer past 2**53 held in a double, a double column where the
+    contract (`types`: column -> contract type) has an integer (a nullable integer column is
+    float64 in a numpy frame: the two look alike)."""
     import math
     from decimal import Decimal
 
@@ -90,6 +93,8 @@ def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame) -> str | None:
         if t is None or name not in numpy.columns:
             continue
         held = numpy[name]
+        if pyarrow.types.is_floating(t) and (types or {}).get(name) in ("int32", "int64"):
+            return f"column {name} is a double where the contract has an integer, which a numpy frame cannot tell apart"
         values = pyarrow.array(arrow[name]).to_pylist()
         if pyarrow.types.is_floating(t) and any(isinstance(v, float) and math.isnan(v) for v in values):
             return f"column {name} holds NaN, which a numpy float column cannot tell from NULL"
@@ -263,7 +268,8 @@ def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None
         return arrow_run
     try:
         arrow_df, numpy_df = once(inp.table), numpy_frame(inp.table)
-        reason = None if arrow_df is None or numpy_df is None else numpy_cannot_hold(arrow_df, numpy_df)
+        types = {str(c.param("column")): str(c.param("type")) for c in inp.clauses if c.kind == "column"}
+        reason = None if arrow_df is None or numpy_df is None else numpy_cannot_hold(arrow_df, numpy_df, types)
     except Exception as e:  # the numpy-backed frame could not be read: say so, keep the verdicts
         reason = f"{type(e).__name__}: {e}"
     if reason is not None:

@@ -336,6 +336,10 @@ def test_nan_is_not_validated_numpy_backed(tmp_path: Path) -> None:
     numpy = pd.DataFrame({"d": [0.1, 12345678901234567.891]})
     assert numpy_cannot_hold(decimals, numpy) == "column d: 12345678901234567.891 is 1.2345678901234568e+16 in a double"
     assert numpy_cannot_hold(decimals.head(1), numpy.head(1)) is None
+    whole = pd.DataFrame({"n": pd.arrays.ArrowExtensionArray(pyarrow.array([846.0, None]))})
+    assert numpy_cannot_hold(whole, pd.DataFrame({"n": [846.0, float("nan")]}), {"n": "int64"}) == \
+        "column n is a double where the contract has an integer, which a numpy frame cannot tell apart"
+    assert numpy_cannot_hold(whole, pd.DataFrame({"n": [846.0, float("nan")]}), {"n": "float64"}) is None
 
 
 @pytest.mark.parametrize("name", sorted(CONTRACTS))
