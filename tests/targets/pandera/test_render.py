@@ -295,3 +295,17 @@ def test_module_is_the_contract_not_helpers() -> None:
         used = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)}
         assert set(imported) <= used, path.stem
+
+
+def test_the_checks_module_loads_nothing_heavy_until_used() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, tacit_gen.pandera_checks as t\n"
+             "heavy = ('pandas', 'pyarrow', 'pandera', 'numpy')\n"
+             "print(sorted(m for m in heavy if m in sys.modules))\n"
+             "t.col\n"
+             "print(sorted(m for m in heavy if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.splitlines()
+    assert out == ["[]", "['numpy', 'pandas', 'pandera', 'pyarrow']"]
