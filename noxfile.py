@@ -1,4 +1,5 @@
-"""Sessions: tests, lint, typecheck, demo (the main job on the bundled contracts), bench."""
+"""Sessions: tests, spark, lint, typecheck, demo (the main job on the bundled contracts), docs, build,
+bench, package."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ OFFLINE = {
 }
 
 
+# mkdocs-material 9.7+ prints a banner about MkDocs 2 on every build
+DOCS_ENV = {"NO_MKDOCS_2_WARNING": "1"}
+
+
 def _git_ok(*args: str) -> bool:
     import subprocess
 
@@ -44,9 +49,14 @@ def tests(session: nox.Session) -> None:
     # previous commit instead, never against nothing.
     base = [] if _git_ok("rev-parse", "--verify", "-q", "origin/HEAD") else ["--base", "HEAD~1"]
     session.run("tacit-gen", "check", *base, env=OFFLINE)
+    # the documentation site, --strict (a broken link or a page outside the navigation fails);
+    # tests/site/test_docs_site.py opens it in a browser
+    site = os.path.join(session.virtualenv.location, "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site, env={**OFFLINE, **DOCS_ENV})
     # the soda4 engine's own environment (soda-core 4 cannot share this one), built from the
     # shipped lock into the session's folder before the tests use it (docs/engines/soda4.md)
-    env = {**OFFLINE, "TACIT_GEN_SODA4_ENV": os.path.join(session.virtualenv.location, "soda4-env")}
+    env = {**OFFLINE, "TACIT_GEN_SODA4_ENV": os.path.join(session.virtualenv.location, "soda4-env"),
+           "TACIT_DOCS_SITE": site}
     start = time.monotonic()
     session.run("tacit-gen", "engines", "setup", "soda4", env=env)
     session.log(f"Soda 4 environment ready in {time.monotonic() - start:.0f} s")
@@ -158,6 +168,27 @@ def bench(session: nox.Session) -> None:
     # TACIT_BENCH_SPARK_ROWS rows (default 10 million) in the Spark environment
     rows = os.environ.get("TACIT_BENCH_SPARK_ROWS", "10000000")
     session.run("python", "tests/benchmarks/bench_spark.py", "--rows", rows, env=env)
+
+
+@nox.session(python="3.11")
+def docs(session: nox.Session) -> None:
+    """The documentation site into site/, built with --strict: no broken link or anchor, every page
+    in the navigation. `nox -s docs -- serve` serves it with live reload instead."""
+    session.install("-e", ".[docs]")
+    if session.posargs[:1] == ["serve"]:
+        session.run("mkdocs", "serve", *session.posargs[1:], env={**OFFLINE, **DOCS_ENV})
+    else:
+        session.run("mkdocs", "build", "--strict", *session.posargs, env={**OFFLINE, **DOCS_ENV})
+
+
+@nox.session(python="3.11")
+def build(session: nox.Session) -> None:
+    """The sdist and the wheel (built from the sdist, so the sdist is proved complete) into dist/;
+    tests/package/test_build.py installs both into clean environments and runs them."""
+    import shutil
+
+    shutil.rmtree("dist", ignore_errors=True)
+    session.run("uv", "build", "--out-dir", "dist", external=True)
 
 
 @nox.session(python="3.11")

@@ -57,19 +57,11 @@ def store(name: str, data: dict[str, Any], folder: Path | None = None) -> bool:
 
 def store_bytes(name: str, data: bytes, folder: Path | None = None) -> bool:
     """`store` of a file's bytes already made."""
-    import tempfile
+    from tacit_gen import atomic
 
     folder = cache_dir() if folder is None else folder
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, folder / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic.write(folder / name, data)
     except OSError:
         return False
     if folder == cache_dir():  # one answer per key, and keys change with each environment

@@ -7,13 +7,13 @@ import dataclasses
 import json
 import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tacit_gen import registry, sql
+from tacit_gen import atomic, registry, sql
+from tacit_gen.atomic import WriteError
 from tacit_gen.contract.errors import ContractError, Diagnostic
 from tacit_gen.contract.loader import load_rooted, project_root
 from tacit_gen.contract.model import Contract
@@ -168,102 +168,19 @@ def _dedupe(run: RenderRun) -> None:
     run.artifacts = uniq
 
 
-class WriteError(Exception):
-    """A file of the set could not be written; nothing of the set was changed."""
-
-    def __init__(self, path: Path, error: OSError) -> None:
-        self.path = path
-        self.error = error
-        super().__init__(f"cannot write {path.as_posix()}: {error.strerror or error}")
-
-
-def _umask() -> int:
-    old = os.umask(0o022)
-    os.umask(old)
-    return old
-
-
-def _stage(path: Path, content: str, created: list[Path]) -> str:
-    """Write `content` to a temp file beside `path` (folders created and recorded); return it.
-
-    The temp file gets the mode a plain `open()` would give a new file (the umask's), or the
-    mode of the file it replaces."""
-    import tempfile  # only when something is written (it imports shutil and random)
-
-    missing = [d for d in [path.parent, *path.parent.parents] if not d.exists()]
-    for d in reversed(missing):
-        d.mkdir()
-        created.append(d)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            mode = 0o666 & ~_umask()
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(content)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
-
-
 def write_atomic(path: Path, content: str) -> None:
     """Write through a temp file in the same folder and rename: readers never see half a file.
     A symlink stays a link: the file it points to is replaced."""
-    write_set([(Path(os.path.realpath(path)), content)])
+    atomic.write(path, content.encode("utf-8"))
 
 
 def write_set(files: list[tuple[Path, str]]) -> None:
-    """Write every file or none: each is staged as a temp file beside its destination, and the
-    set is swapped in (one rename per file) only when every file is staged. A failure while
-    staging removes the temp files; a failure while swapping puts back what was replaced.
+    """Write every file or none (`atomic.write_set` of the UTF-8 texts).
 
     Raises:
         WriteError: naming the path and the OS error; the previous files are as they were.
     """
-    created: list[Path] = []
-    staged: list[tuple[Path, str]] = []
-    current: Path | None = None
-    try:
-        for path, content in files:
-            current = path
-            staged.append((path, _stage(path, content, created)))
-    except OSError as e:
-        _discard(staged, created)
-        raise WriteError(current or Path("."), e) from None
-    done: list[tuple[Path, bytes | None]] = []
-    try:
-        for path, tmp in staged:
-            current = path
-            try:
-                old: bytes | None = path.read_bytes()
-            except FileNotFoundError:
-                old = None
-            os.replace(tmp, path)
-            done.append((path, old))
-    except OSError as e:
-        for path, old in reversed(done):  # best effort: put the previous files back
-            try:
-                if old is None:
-                    path.unlink()
-                else:
-                    tmp = _stage(path, old.decode("utf-8", "surrogateescape"), [])
-                    os.replace(tmp, path)
-            except OSError:
-                pass
-        _discard([(p, t) for p, t in staged if os.path.exists(t)], created)
-        raise WriteError(current or Path("."), e) from None
-
-
-def _discard(staged: list[tuple[Path, str]], created: list[Path]) -> None:
-    for _, tmp in staged:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    for d in reversed(created):
-        with contextlib.suppress(OSError):
-            d.rmdir()
+    atomic.write_set([(p, c.encode("utf-8")) for p, c in files])
 
 
 def _head(path: Path) -> str:

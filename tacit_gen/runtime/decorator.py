@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from tacit_gen.runtime.errors import ValidationError, ValidationPhase
+from tacit_gen.runtime.inputs import Inputs
 
 if TYPE_CHECKING:
     import ibis.expr.types as ir
@@ -62,11 +63,8 @@ def _wrap(
     *,
     validate: bool,
     returns: type[Schema] | None,
-    catalog: ir.Table | Mapping[str, ir.Table] | None,
-    now: datetime | None,
+    inputs: Inputs,
     refs: Mapping[str, ir.Table | str] | None = None,
-    sessions: ir.Table | Mapping[str, ir.Table] | None = None,
-    outages: ir.Table | None = None,
 ) -> Callable[..., Any]:
     sig = inspect.signature(fn)
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
@@ -74,7 +72,7 @@ def _wrap(
     if given and not validate:
         raise TypeError(f"@contract on {name}: refs= is read by parse(): pass validate=True too "
                         "(cast() checks structure only, never a foreign key)")
-    for arg, value in (("sessions", sessions), ("outages", outages)):
+    for arg, value in (("sessions", inputs.sessions), ("outages", inputs.outages)):
         if value is not None and not validate:
             raise TypeError(f"@contract on {name}: {arg}= is read by parse(): pass validate=True "
                             "too (cast() checks structure only)")
@@ -90,10 +88,11 @@ def _wrap(
 
     def check(schema: type[Schema], value: Any, phase: ValidationPhase, param: str,
               relations: Mapping[str, ir.Table] | None) -> Any:
+        from tacit_gen.runtime.evaluate import parse_table
+
         try:
             if validate:
-                return schema.parse(value, catalog=catalog, now=now, sessions=sessions,
-                                    refs=relations, outages=outages)
+                return parse_table(schema, value, inputs.with_refs(relations))
             return schema.cast(value)
         except ValidationError as exc:
             raise exc.at_boundary(phase, name, param) from exc
@@ -199,10 +198,10 @@ def contract(
         name) or CONTRACT_OUTPUT (``parameter == "return"``), and ``function`` set.
     """
     if fn is not None:
-        return _wrap(fn, validate=False, returns=None, catalog=None, now=None)
+        return _wrap(fn, validate=False, returns=None, inputs=Inputs())
+    inputs = Inputs(catalog=catalog, now=now, sessions=sessions, outages=outages)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        return _wrap(f, validate=validate, returns=returns, catalog=catalog, now=now, refs=refs,
-                     sessions=sessions, outages=outages)
+        return _wrap(f, validate=validate, returns=returns, inputs=inputs, refs=refs)
 
     return decorate

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
 from tacit_gen.plan_types import KINDS, Clause, make_params
+from tacit_gen.runtime.inputs import Inputs
 from tacit_gen.runtime.types import FROM_PY
 
 if TYPE_CHECKING:
@@ -220,8 +221,8 @@ class Schema:
         """
         from tacit_gen.runtime.evaluate import parse_table
 
-        return parse_table(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs,
-                           outages=outages)
+        return parse_table(cls, table, Inputs(catalog=catalog, now=now, sessions=sessions,
+                                              refs=refs, outages=outages))
 
     @classmethod
     def evaluate(
@@ -234,10 +235,10 @@ class Schema:
         outages: ir.Table | None = None,
     ) -> Report:
         """Like `parse()`, but return the per-clause report instead of raising."""
-        from tacit_gen.runtime.evaluate import evaluate
+        from tacit_gen.runtime.evaluate import report_of
 
-        return evaluate(cls, table, catalog=catalog, now=now, sessions=sessions, refs=refs,
-                        outages=outages)
+        return report_of(cls, table, Inputs(catalog=catalog, now=now, sessions=sessions,
+                                            refs=refs, outages=outages))
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:

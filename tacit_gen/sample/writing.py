@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tacit_gen import atomic
 from tacit_gen.contract.types import parse_type
 from tacit_gen.sample.model import SampleData, SampleError
 
@@ -81,18 +80,6 @@ def parquet_bytes(names: Sequence[str], types: Mapping[str, str],
     return bytes(sink.getvalue().to_pybytes())
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def catalog_path_for(path: Path | str) -> Path:
     """Where ``write`` puts the catalog by default: ``<stem>.catalog<suffix>`` beside the data."""
     p = Path(path)
@@ -115,7 +102,7 @@ def write_refs(data: SampleData, path: Path) -> list[Path]:
             raise SampleError(f"{path}: the data file is named as the referenced relation {rel!r}")
         ref_types = {c: data.ref_types.get(rel, {}).get(c, "string") for c in cols}
         enc = csv_bytes if rp.suffix.lower() == ".csv" else parquet_bytes
-        atomic_write(rp, enc(list(cols), ref_types, cols))
+        atomic.write(rp, enc(list(cols), ref_types, cols))
         out.append(rp)
     return out
 
@@ -136,7 +123,7 @@ def write(data: SampleData, path: Path | str, catalog_path: Path | str | None = 
         raise SampleError(f"{p}: write .csv or .parquet")
     encode = csv_bytes if suffix == ".csv" else parquet_bytes
     names = list(data.columns)
-    atomic_write(p, encode(names, data.types, data.columns))
+    atomic.write(p, encode(names, data.types, data.columns))
     write_refs(data, p)
     if data.catalog is None:
         return p, None
@@ -144,5 +131,5 @@ def write(data: SampleData, path: Path | str, catalog_path: Path | str | None = 
     cat = data.catalog
     cat_cols = {c: [r[i] for r in cat.rows] for i, c in enumerate(cat.spec.columns)}
     cenc = csv_bytes if cp.suffix.lower() == ".csv" else parquet_bytes
-    atomic_write(cp, cenc(list(cat.spec.columns), cat.types(), cat_cols))
+    atomic.write(cp, cenc(list(cat.spec.columns), cat.types(), cat_cols))
     return p, cp

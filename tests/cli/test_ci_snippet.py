@@ -1,4 +1,5 @@
-"""The README's GitHub Actions snippet, replayed on a scratch repository with a bare `origin`.
+"""The GitHub Actions snippet of docs/how-to/ci.md (what `tacit-gen init` writes), replayed on
+a scratch repository with a bare `origin`.
 
 `actions/checkout` with `fetch-depth: 0` is a full clone checked out at the pull request's commit;
 every `run:` step that calls tacit-gen runs as written, with `CI=true` and `GITHUB_BASE_REF` as
@@ -24,9 +25,9 @@ CONTRACT = "contracts/fct_sensor_readings.yaml"
 
 
 def snippet() -> dict:  # type: ignore[type-arg]
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "how-to" / "ci.md").read_text(encoding="utf-8")
     m = re.search(r"<!-- ci-snippet:start -->\n```yaml\n(.*?)```\n<!-- ci-snippet:end -->", text, re.S)
-    assert m, "README has no ci-snippet block"
+    assert m, "docs/how-to/ci.md has no ci-snippet block"
     return yaml.safe_load(m.group(1))
 
 

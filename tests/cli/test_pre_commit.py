@@ -70,10 +70,10 @@ def test_the_check_hook_installs_the_wire_readers() -> None:
     assert hooks["tacit-gen-check"]["additional_dependencies"] == extras["wire"]
 
 
-def test_the_readme_ci_snippet_runs_what_the_hooks_run() -> None:
+def test_the_ci_page_snippets_run_what_the_hooks_run() -> None:
     import yaml
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "how-to" / "ci.md").read_text(encoding="utf-8")
     snippet = readme.split("<!-- ci-snippet:start -->")[1].split("<!-- ci-snippet:end -->")[0]
     runs = [step["run"] for step in yaml.safe_load(snippet.split("```yaml")[1].split("```")[0])
             ["jobs"]["contracts"]["steps"] if "run" in step and "tacit-gen" in step["run"]]

@@ -417,11 +417,3 @@ def test_catalog_checks_added_and_removed() -> None:
         "catalog_check.added", "breaking", "invariants[1]", None, line)
     back = _diff(text, edit(without, (version, f"version: {major}.1.0")))
     assert [c.code for c in back.changes] == ["catalog_check.removed"] and back.ok
-
-
-def test_readme_embeds_the_rules_table() -> None:
-    from tacit_gen.evolution.rules import rules_table
-    from tests.conftest import ROOT
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert rules_table() in readme

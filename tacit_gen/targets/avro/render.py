@@ -1,6 +1,6 @@
 """Avro target: one record schema (`avro/<contract>.avsc`) per contract.
 
-Mapping (docs/targets/avro.md has the table and what Avro cannot say):
+Mapping (docs/engines/avro.md has the table and what Avro cannot say):
 
 - the record is named after the contract (namespace from ``targets.avro.namespace``); fields in
   contract order; each field's ``doc`` is its verbatim contract text; ``unit`` and ``dimension``

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from tacit_gen.targets.dbt.render import relation_ref
+from tacit_gen.targets.dbt.text import relation_ref
 
 _REF = re.compile(r"""ref\(\s*(?P<q>['"])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\)""")
 

@@ -13,6 +13,7 @@ Invariants are read back as the param ``sql`` (the `expression` argument), to be
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,9 @@ from tacit_gen.drift.base import (
     ReadResult,
 )
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.targets.dbt.render import is_unique_where, jinja_unsafe, unident
+from tacit_gen.targets.dbt.text import is_unique_where, jinja_unsafe, unident
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 
 _TS_TYPES = ("timestamp_us_utc", "timestamp_ms_utc", "timestamp_s_utc", "timestamp_ns_utc")
 _TZ_NAMES = {"timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_ltz"}
@@ -381,136 +383,204 @@ class Reader:
     def params_for(
         self, short: str, ttype: str, a: dict[str, Any], column: str | None, cid_meta: Any
     ) -> tuple[str | None, dict[str, Any], str]:
+        """(kind, params, default clause id) of a test, through `READ`; (None, {}, "") when it
+        is not a test tacit-gen maps to a clause."""
+        form = READ.get(short)
         meta_kind = str(jinja_unsafe(cid_meta)).split(":", 1)[0] if cid_meta else None
-        c = column or ""
-        if short == "not_null" and column:
-            return "not_null", {"column": c}, f"not_null:{c}"
-        if short == "unique" and column:
-            return "unique", {"columns": (c,)}, f"unique:{c}"
-        if short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns"):
-            cols = _cols(a.get("combination_of_columns"))
-            return "unique", {"columns": cols}, "unique:" + ",".join(cols)
-        if short == "accepted_values" and column:
-            raw = list(a.get("values") or [])
-            quote = a.get("quote", True) is not False
-            values = [jinja_unsafe(v) for v in raw]
-            if not quote:
-                values = [_sql_value(str(v)) if isinstance(v, str) else v for v in values]
-            fixed = meta_kind == "fixed_value" or (meta_kind is None and len(values) == 1)
-            if fixed:
-                v = values[0] if values else None
-                if isinstance(v, float):
-                    v = _decimal_text(v)
-                return "fixed_value", {"column": c, "value": v}, f"fixed_value:{c}"
-            return (
-                "accepted_values",
-                {"column": c, "values": tuple(str(v) for v in values)},
-                f"accepted_values:{c}",
-            )
-        if short in ("accepted_range", "tacit_accepted_range") and column:
-            inclusive = a.get("inclusive", True) is not False
-            lo, hi = a.get("min_value"), a.get("max_value")
-            p: dict[str, Any] = {"column": c}  # absent sides are filled in by `_finish`
-            if lo is not None:
-                p["min"] = _decimal_text(lo)
-                p["min_inclusive"] = a.get("min_inclusive", inclusive) is not False
-            if hi is not None:
-                p["max"] = _decimal_text(hi)
-                p["max_inclusive"] = a.get("max_inclusive", inclusive) is not False
-            return "range", p, f"range:{c}"
-        if short in ("expression_is_true", "tacit_expression_is_true") and meta_kind in ("pattern", "revision_by"):
-            from tacit_gen.sql import read_pattern_match, read_revision_by
+        found = form.read(a, column, meta_kind) if form is not None else None
+        return found if found is not None else (None, {}, "")
 
-            expr = str(jinja_unsafe(a.get("expression", "")))
-            if meta_kind == "pattern" and (pm := read_pattern_match(expr)) is not None:
-                return "pattern", {"column": pm[0], "pattern": pm[1]}, f"pattern:{pm[0]}"
-            if meta_kind == "revision_by" and (rb := read_revision_by(expr)) is not None:
-                return ("revision_by", {"column": rb[0], "revision_column": rb[1], "values": rb[2]},
-                        f"revision_by:{rb[0]}")
-        if short in ("expression_is_true", "tacit_expression_is_true"):
-            expr = str(jinja_unsafe(a.get("expression", "")))
-            sql = f"{column} {expr}" if column and "column_name" in a else expr
-            return "invariant", {"sql": sql}, f"invariant:{sql}"
-        if short == "tacit_freshness_days" and column:
-            days = a.get("max_age_days")
-            return (
-                "freshness",
-                {"column": c, "max_age_seconds": int(days) * 86400 if isinstance(days, int) else days,
-                 "whole_days": True},
-                f"freshness:{c}",
-            )
-        if short == "tacit_freshness" and column:
-            return (
-                "freshness",
-                {"column": c, "max_age_seconds": a.get("max_age_seconds")},
-                f"freshness:{c}",
-            )
-        if short == "tacit_cadence" and column:
-            from_catalog = a.get("catalog") is not None
-            p = {
-                "column": c,
-                "series": _cols(a.get("series")),
-                "interval_seconds": a.get("interval_seconds"),
-                "from_catalog": from_catalog,
-                "tolerance_pct": _decimal_text(a.get("tolerance_pct", 0)),
-                "gaps_allowed": bool(a.get("gaps_allowed", False)),
-            }
-            if from_catalog:
-                p["relation"] = _relation(a.get("catalog"))
-                p["catalog_key"] = _col(a.get("catalog_key"))
-                p["catalog_column"] = _col(a.get("catalog_column"))
-            if a.get("sessions") is not None:
-                p["sessions"] = str(a.get("sessions"))
-                p.update(_session_params(a))
-            return "cadence", p, f"cadence:{c}"
-        if short == "tacit_completeness" and column:
-            rels = {k: str(a[k]) for k in ("outages", "sessions", "calendar_catalog") if a.get(k) is not None}
-            return ("completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", ""))), **rels},
-                    f"completeness:{c}")
-        if short == "tacit_catalog_unit" and column:
-            return ("catalog_unit", {**_catalog_join(c, a), "catalog_column": _col(a.get("catalog_column"))},
-                    f"catalog_unit:{c}")
-        if short == "tacit_catalog_dimension" and column:
-            units = a.get("units")
-            return (
-                "catalog_dimension",
-                {
-                    **_catalog_join(c, a),
-                    "catalog_column": _col(a.get("catalog_column")),
-                    "dimension": a.get("dimension"),
-                    "units": tuple(str(u) for u in units) if isinstance(units, list) else units,
-                },
-                f"catalog_dimension:{c}",
-            )
-        if short in ("tacit_catalog_bounds", "tacit_plausible") and column:
-            kind = "catalog_bounds" if short == "tacit_catalog_bounds" else "plausible"
-            return (
-                kind,
-                {
-                    **_catalog_join(c, a),
-                    "min_column": _col(a.get("min_column")),
-                    "max_column": _col(a.get("max_column")),
-                },
-                f"{kind}:{c}",
-            )
-        if short == "relationships" and column:  # a foreign key (dbt's built-in test)
-            return ("references", {"column": c, "to_relation": _relation(a.get("to")),
-                                   "to_column": _col(a.get("field"))}, f"references:{c}")
-        if short == "tacit_revision_window" and column:
-            return (
-                "revision_window",
-                {
-                    "column": c,
-                    "time_column": _col(a.get("time_column")),
-                    "ingest_column": _col(a.get("ingest_column")),
-                    "allowed": bool(a.get("allowed", True)),
-                    "window_seconds": a.get("window_seconds"),
-                    "business_days": a.get("business_days"),
-                    **_session_params(a),
-                },
-                "revision_window",
-            )
-        return None, {}, ""
+
+# ---------------------------------------------------------------------------------------------
+# one function per test: (arguments, column, the kind meta names) -> (kind, params, default id)
+
+Found = tuple[str, dict[str, Any], str]
+TestReader = Callable[[dict[str, Any], "str | None", "str | None"], "Found | None"]
+
+
+def _on_column(read: Callable[[dict[str, Any], str, str | None], Found | None]) -> TestReader:
+    """A column test: read only where the test has a column."""
+    def on_column(a: dict[str, Any], column: str | None, meta_kind: str | None) -> Found | None:
+        return read(a, column, meta_kind) if column else None
+
+    return on_column
+
+
+@_on_column
+def _not_null(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    return "not_null", {"column": c}, f"not_null:{c}"
+
+
+@_on_column
+def _unique(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    return "unique", {"columns": (c,)}, f"unique:{c}"
+
+
+def _unique_combination(a: dict[str, Any], column: str | None, meta_kind: str | None) -> Found:
+    cols = _cols(a.get("combination_of_columns"))
+    return "unique", {"columns": cols}, "unique:" + ",".join(cols)
+
+
+@_on_column
+def _accepted_values(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    raw = list(a.get("values") or [])
+    quote = a.get("quote", True) is not False
+    values = [jinja_unsafe(v) for v in raw]
+    if not quote:
+        values = [_sql_value(str(v)) if isinstance(v, str) else v for v in values]
+    fixed = meta_kind == "fixed_value" or (meta_kind is None and len(values) == 1)
+    if fixed:
+        v = values[0] if values else None
+        if isinstance(v, float):
+            v = _decimal_text(v)
+        return "fixed_value", {"column": c, "value": v}, f"fixed_value:{c}"
+    return "accepted_values", {"column": c, "values": tuple(str(v) for v in values)}, f"accepted_values:{c}"
+
+
+@_on_column
+def _accepted_range(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    inclusive = a.get("inclusive", True) is not False
+    lo, hi = a.get("min_value"), a.get("max_value")
+    p: dict[str, Any] = {"column": c}  # absent sides are filled in by `_finish`
+    if lo is not None:
+        p["min"] = _decimal_text(lo)
+        p["min_inclusive"] = a.get("min_inclusive", inclusive) is not False
+    if hi is not None:
+        p["max"] = _decimal_text(hi)
+        p["max_inclusive"] = a.get("max_inclusive", inclusive) is not False
+    return "range", p, f"range:{c}"
+
+
+def _expression(a: dict[str, Any], column: str | None, meta_kind: str | None) -> Found:
+    """An expression test: a pattern or a revision_by where meta names one and the SQL is
+    their shape, else an invariant (its SQL)."""
+    expr = str(jinja_unsafe(a.get("expression", "")))
+    if meta_kind == "pattern":
+        from tacit_gen.sql import read_pattern_match
+
+        if (pm := read_pattern_match(expr)) is not None:
+            return "pattern", {"column": pm[0], "pattern": pm[1]}, f"pattern:{pm[0]}"
+    if meta_kind == "revision_by":
+        from tacit_gen.sql import read_revision_by
+
+        if (rb := read_revision_by(expr)) is not None:
+            return ("revision_by", {"column": rb[0], "revision_column": rb[1], "values": rb[2]},
+                    f"revision_by:{rb[0]}")
+    sql = f"{column} {expr}" if column and "column_name" in a else expr
+    return "invariant", {"sql": sql}, f"invariant:{sql}"
+
+
+@_on_column
+def _freshness_days(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    days = a.get("max_age_days")
+    return ("freshness", {"column": c, "max_age_seconds": int(days) * 86400 if isinstance(days, int) else days,
+                          "whole_days": True}, f"freshness:{c}")
+
+
+@_on_column
+def _freshness(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    return "freshness", {"column": c, "max_age_seconds": a.get("max_age_seconds")}, f"freshness:{c}"
+
+
+@_on_column
+def _cadence(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    from_catalog = a.get("catalog") is not None
+    p = {
+        "column": c,
+        "series": _cols(a.get("series")),
+        "interval_seconds": a.get("interval_seconds"),
+        "from_catalog": from_catalog,
+        "tolerance_pct": _decimal_text(a.get("tolerance_pct", 0)),
+        "gaps_allowed": bool(a.get("gaps_allowed", False)),
+    }
+    if from_catalog:
+        p["relation"] = _relation(a.get("catalog"))
+        p["catalog_key"] = _col(a.get("catalog_key"))
+        p["catalog_column"] = _col(a.get("catalog_column"))
+    if a.get("sessions") is not None:
+        p["sessions"] = str(a.get("sessions"))
+        p.update(_session_params(a))
+    return "cadence", p, f"cadence:{c}"
+
+
+@_on_column
+def _completeness(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    rels = {k: str(a[k]) for k in ("outages", "sessions", "calendar_catalog") if a.get(k) is not None}
+    return "completeness", {"sql": str(jinja_unsafe(a.get("windows_sql", ""))), **rels}, f"completeness:{c}"
+
+
+@_on_column
+def _catalog_unit(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    return ("catalog_unit", {**_catalog_join(c, a), "catalog_column": _col(a.get("catalog_column"))},
+            f"catalog_unit:{c}")
+
+
+@_on_column
+def _catalog_dimension(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    units = a.get("units")
+    return ("catalog_dimension", {
+        **_catalog_join(c, a),
+        "catalog_column": _col(a.get("catalog_column")),
+        "dimension": a.get("dimension"),
+        "units": tuple(str(u) for u in units) if isinstance(units, list) else units,
+    }, f"catalog_dimension:{c}")
+
+
+def _bounds(kind: str) -> TestReader:
+    """The catalog's bounds tests: hard bounds (`catalog_bounds`) or plausible ones."""
+    @_on_column
+    def read(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+        return (kind, {**_catalog_join(c, a), "min_column": _col(a.get("min_column")),
+                       "max_column": _col(a.get("max_column"))}, f"{kind}:{c}")
+
+    return read
+
+
+@_on_column
+def _relationships(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    """A foreign key (dbt's built-in test)."""
+    return ("references", {"column": c, "to_relation": _relation(a.get("to")),
+                           "to_column": _col(a.get("field"))}, f"references:{c}")
+
+
+@_on_column
+def _revision_window(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
+    return ("revision_window", {
+        "column": c,
+        "time_column": _col(a.get("time_column")),
+        "ingest_column": _col(a.get("ingest_column")),
+        "allowed": bool(a.get("allowed", True)),
+        "window_seconds": a.get("window_seconds"),
+        "business_days": a.get("business_days"),
+        **_session_params(a),
+    }, "revision_window")
+
+
+_EXPRESSION: Form[TestReader] = Form(("pattern", "revision_by", "invariant"), _expression)
+READ: FormTable[TestReader] = FormTable("dbt", {
+    "not_null": Form(("not_null",), _not_null),
+    "unique": Form(("unique",), _unique),
+    "unique_combination_of_columns": Form(("unique",), _unique_combination),
+    "tacit_unique_combination_of_columns": Form(("unique",), _unique_combination),
+    "accepted_values": Form(("accepted_values", "fixed_value"), _accepted_values),
+    "accepted_range": Form(("range",), _accepted_range),
+    "tacit_accepted_range": Form(("range",), _accepted_range),
+    "expression_is_true": _EXPRESSION,
+    "tacit_expression_is_true": _EXPRESSION,
+    "tacit_freshness_days": Form(("freshness",), _freshness_days),
+    "tacit_freshness": Form(("freshness",), _freshness),
+    "tacit_cadence": Form(("cadence",), _cadence),
+    "tacit_completeness": Form(("completeness",), _completeness),
+    "tacit_catalog_unit": Form(("catalog_unit",), _catalog_unit),
+    "tacit_catalog_dimension": Form(("catalog_dimension",), _catalog_dimension),
+    "tacit_catalog_bounds": Form(("catalog_bounds",), _bounds("catalog_bounds")),
+    "tacit_plausible": Form(("plausible",), _bounds("plausible")),
+    "relationships": Form(("references",), _relationships),
+    "tacit_revision_window": Form(("revision_window",), _revision_window),
+}, elsewhere={
+    "column": "a column's data_type (and meta tacit_type) in an enforced model contract",
+    "no_unknown_columns": "the model's config.contract.enforced",
+})
 
 
 def _finish(clause: Clause) -> Clause:

@@ -1,4 +1,5 @@
-"""Great Expectations: a clause to its expectations (type + kwargs), and the type lists.
+"""Great Expectations: a clause to its expectations (type + kwargs) through `RENDER`, one function
+per kind, and the type lists.
 
 The suite writer (`suite.py`) adds the meta every expectation carries; the invariant compiler is
 `invariants.py` and the custom SQL `queries.py`. Imports nothing from great_expectations.
@@ -7,6 +8,7 @@ The suite writer (`suite.py`) adds the meta every expectation carries; the invar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
@@ -32,6 +34,7 @@ from tacit_gen.targets.gx.queries import (
     revision_window_query,
     unexpected_rows,
 )
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
@@ -174,118 +177,174 @@ def type_from_list(
 
 
 def expectations_for(clause: Clause, has_revision: bool, dialect: str = "duckdb") -> list[dict[str, Any]]:
-    """The expectations (type + kwargs, no meta) for one clause.
+    """The expectations (type + kwargs, no meta) for one clause, through `RENDER`.
 
     Raises:
         ValueError: the clause has no GX form (reported as Unsupported).
     """
-    k = clause.kind
-    p = clause.param
-    if k == "column":
-        out = [
-            expectation("expect_column_to_exist", {"column": p("column")}),
-            {**expectation("expect_column_values_to_be_in_type_list",
-                    {"column": p("column"), "type_list": type_list(p("type"), dialect)}),
-             "meta": {"tacit_type": p("type")}},
-        ]
-        m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(p("type")))
-        if m and dialect not in _SQL_TYPES:
-            # No type list carries precision and scale (see type_list), so a SQL datasource checks
-            # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
-            out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2)),
-                                                          dialect),
-                                   f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
-        return out
-    if k == "no_unknown_columns":
-        return [expectation("expect_table_columns_to_match_set",
-                     {"column_set": list(p("columns")), "exact_match": True})]
-    if k == "not_null":
-        return [expectation("expect_column_values_to_not_be_null", {"column": p("column")})]
-    if k == "unique":
-        cols = list(p("columns"))
-        if len(cols) == 1:
-            return [expectation("expect_column_values_to_be_unique", {"column": cols[0]})]
-        return [expectation("expect_compound_columns_to_be_unique",
-                     {"column_list": cols, "ignore_row_if": "any_value_is_missing"})]
-    if k == "accepted_values":
-        return [expectation("expect_column_values_to_be_in_set",
-                     {"column": p("column"), "value_set": list(p("values"))})]
-    if k == "fixed_value":
-        v = p("value")
-        if isinstance(v, str) and clause.column_type(str(p("column"))) in ("float32", "float64"):
-            # the plan keeps a number as its decimal text; GX compares a float column's values (on
-            # pandas) with the set's items as they are, and "0.5" is no float: every row failed
-            # (found 2026-12-04). A float32 value is one float32 holds (TG114), so exact.
-            v = float(v)
-        return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
-    if k == "range":
-        if not natives_exact(clause):
-            return [{**unexpected_rows(range_query(clause, dialect), f"{p('column')} outside its range"),
-                     "meta": {"tacit_types": dict(clause.types)}}]
-        return [expectation("expect_column_values_to_be_between",
-                     range_kwargs(p("column"), p("min"), p("max"),
-                                   bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
-    if k == "pattern":
-        from tacit_gen.sql.pattern import full_match
+    rule = RENDER.get(clause.kind)
+    if rule is None:
+        raise ValueError(RENDER.unsupported.get(clause.kind, f"unknown clause kind '{clause.kind}'"))
+    return rule(clause, has_revision, dialect)
 
-        flavor = "java" if dialect in ("spark", "databricks") else "python"  # natives: Spark, or pandas
-        return [expectation("expect_column_values_to_match_regex",
-                            {"column": p("column"), "regex": full_match(p("pattern"), flavor)})]
-    if k == "references":
-        return [unexpected_rows(references_query(clause, dialect),
-                                f"rows whose {p('column')} is not in {p('to_relation')}.{p('to_column')}")]
-    if k == "revision_by":
-        return [unexpected_rows(revision_by_query(clause, dialect),
-                                f"restated rows whose {p('column')} may not restate")]
-    if k == "invariant":
-        if clause.expr is None:
-            raise ValueError("the invariant has no resolved expression")
-        # GX's native expectations compare in the database's collation: an invariant that
-        # orders strings is custom SQL on PostgreSQL, where that SQL says COLLATE "C"
-        # and GX's natives take their numbers as floats: an invariant comparing a column with a
-        # number a double does not keep for its type is custom SQL too (`natives_exact`)
-        exact = natives_exact(clause)
-        if exact and not (dialect == "postgres" and sql.orders_strings(clause.expr, clause.strings)):
-            try:
-                return native_invariant(clause.expr)
-            except NoNative:
-                pass
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (clause, whether the data has a revision column, dialect) -> its
+# expectations; ValueError when this clause has no GX form
+
+Expectations = list[dict[str, Any]]
+Rule = Callable[["Clause", bool, str], Expectations]
+
+
+def _column(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    p = clause.param
+    out = [
+        expectation("expect_column_to_exist", {"column": p("column")}),
+        {**expectation("expect_column_values_to_be_in_type_list",
+                       {"column": p("column"), "type_list": type_list(p("type"), dialect)}),
+         "meta": {"tacit_type": p("type")}},
+    ]
+    m = re.fullmatch(r"decimal\((\d+),(\d+)\)", str(p("type")))
+    if m and dialect not in _SQL_TYPES:
+        # No type list carries precision and scale (see type_list), so a SQL datasource checks
+        # them: DuckDB's typeof() names the exact DECIMAL(p,s). Custom SQL, flagged in meta.
+        out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2)),
+                                                      dialect),
+                                   f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
+    return out
+
+
+def _no_unknown_columns(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    return [expectation("expect_table_columns_to_match_set",
+                        {"column_set": list(clause.param("columns")), "exact_match": True})]
+
+
+def _not_null(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    return [expectation("expect_column_values_to_not_be_null", {"column": clause.param("column")})]
+
+
+def _unique(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    cols = list(clause.param("columns"))
+    if len(cols) == 1:
+        return [expectation("expect_column_values_to_be_unique", {"column": cols[0]})]
+    return [expectation("expect_compound_columns_to_be_unique",
+                        {"column_list": cols, "ignore_row_if": "any_value_is_missing"})]
+
+
+def _accepted_values(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    return [expectation("expect_column_values_to_be_in_set",
+                        {"column": clause.param("column"), "value_set": list(clause.param("values"))})]
+
+
+def _fixed_value(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    p = clause.param
+    v = p("value")
+    if isinstance(v, str) and clause.column_type(str(p("column"))) in ("float32", "float64"):
+        # the plan keeps a number as its decimal text; GX compares a float column's values (on
+        # pandas) with the set's items as they are, and "0.5" is no float: every row failed
+        # (found 2026-12-04). A float32 value is one float32 holds (TG114), so exact.
+        v = float(v)
+    return [expectation("expect_column_values_to_be_in_set", {"column": p("column"), "value_set": [v]})]
+
+
+def _range(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    p = clause.param
+    if not natives_exact(clause):
+        return [{**unexpected_rows(range_query(clause, dialect), f"{p('column')} outside its range"),
+                 "meta": {"tacit_types": dict(clause.types)}}]
+    return [expectation("expect_column_values_to_be_between",
+                        range_kwargs(p("column"), p("min"), p("max"),
+                                     bool(p("min_inclusive", True)), bool(p("max_inclusive", True))))]
+
+
+def _pattern(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    from tacit_gen.sql.pattern import full_match
+
+    flavor = "java" if dialect in ("spark", "databricks") else "python"  # natives: Spark, or pandas
+    return [expectation("expect_column_values_to_match_regex",
+                        {"column": clause.param("column"), "regex": full_match(clause.param("pattern"), flavor)})]
+
+
+def _invariant(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    if clause.expr is None:
+        raise ValueError("the invariant has no resolved expression")
+    # GX's native expectations compare in the database's collation: an invariant that
+    # orders strings is custom SQL on PostgreSQL, where that SQL says COLLATE "C"
+    # and GX's natives take their numbers as floats: an invariant comparing a column with a
+    # number a double does not keep for its type is custom SQL too (`natives_exact`)
+    exact = natives_exact(clause)
+    if exact and not (dialect == "postgres" and sql.orders_strings(clause.expr, clause.strings)):
         try:
-            custom = unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings, clause.singles),
-                                     f"rows violating: {p('expr')}")
-            return [custom if exact else {**custom, "meta": {"tacit_types": dict(clause.types)}}]
-        except ValueError as e:
-            raise ValueError(f"no SQL form: {e}") from e
-    if k == "freshness":
-        return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect,
-                                                bool(p("whole_days", False))),
+            return native_invariant(clause.expr)
+        except NoNative:
+            pass
+    try:
+        custom = unexpected_rows(invariant_query(clause.expr, dialect, clause.integers, clause.strings,
+                                                 clause.singles),
+                                 f"rows violating: {clause.param('expr')}")
+        return [custom if exact else {**custom, "meta": {"tacit_types": dict(clause.types)}}]
+    except ValueError as e:
+        raise ValueError(f"no SQL form: {e}") from e
+
+
+def _freshness(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    p = clause.param
+    return [unexpected_rows(freshness_query(p("column"), int(p("max_age_seconds")), dialect,
+                                            bool(p("whole_days", False))),
                             f"latest {p('column')} older than {int(p('max_age_seconds'))} s")]
-    if k == "cadence":
-        return [unexpected_rows(cadence_query(clause, has_revision, dialect),
-                            f"consecutive {p('column')} points off cadence")]
-    if k == "completeness":
-        return [unexpected_rows(completeness_query(clause, dialect),
-                                f"series windows short of {p('expected')} readings")]
-    if k == "catalog_unit":
-        return [unexpected_rows(catalog_unit_query(clause, dialect),
-                            f"{p('column')} differs from the catalog unit")]
-    if k == "catalog_dimension":
-        return [unexpected_rows(catalog_dimension_query(clause, dialect),
-                                f"a series whose catalog unit is not a unit of {p('dimension')}")]
-    if k == "catalog_bounds":
-        return [unexpected_rows(catalog_bounds_query(clause, dialect),
-                            f"{p('column')} outside the catalog hard bounds")]
-    if k == "plausible":  # the catalog_bounds query on the plausible columns; severity warning
-        return [unexpected_rows(catalog_bounds_query(clause, dialect),
-                            f"{p('column')} outside its series' plausible bounds")]
-    if k == "revision_window":
-        if not p("allowed"):
-            return [expectation("expect_column_values_to_be_in_set",
-                         {"column": p("column") or "revision", "value_set": [0]})]
-        if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
-            return [unexpected_rows(revision_window_query(clause, dialect), "revisions outside the window")]
-        raise ValueError("revisions are allowed but no window and ingest column to check")
-    raise ValueError(f"unknown clause kind '{k}'")
+
+
+def _revision_window(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    p = clause.param
+    if not p("allowed"):
+        return [expectation("expect_column_values_to_be_in_set",
+                            {"column": p("column") or "revision", "value_set": [0]})]
+    if p("ingest_column") and (p("window_seconds") is not None or p("business_days") is not None):
+        return [unexpected_rows(revision_window_query(clause, dialect), "revisions outside the window")]
+    raise ValueError("revisions are allowed but no window and ingest column to check")
+
+
+def _query(query: Callable[[Clause, str], str], describe: Callable[[Clause], str]) -> Rule:
+    """A clause checked by custom SQL only: `query` the rows that fail, `describe` them."""
+    def rule(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+        return [unexpected_rows(query(clause, dialect), describe(clause))]
+
+    return rule
+
+
+def _cadence(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
+    return [unexpected_rows(cadence_query(clause, has_revision, dialect),
+                            f"consecutive {clause.param('column')} points off cadence")]
+
+
+RENDER: KindTable[Rule] = KindTable("gx", "render", {
+    "column": _column,
+    "no_unknown_columns": _no_unknown_columns,
+    "not_null": _not_null,
+    "unique": _unique,
+    "accepted_values": _accepted_values,
+    "fixed_value": _fixed_value,
+    "pattern": _pattern,
+    "references": _query(references_query, lambda c: (
+        f"rows whose {c.param('column')} is not in {c.param('to_relation')}.{c.param('to_column')}")),
+    "range": _range,
+    "invariant": _invariant,
+    "freshness": _freshness,
+    "cadence": _cadence,
+    "completeness": _query(completeness_query,
+                           lambda c: f"series windows short of {c.param('expected')} readings"),
+    "catalog_unit": _query(catalog_unit_query, lambda c: f"{c.param('column')} differs from the catalog unit"),
+    "catalog_bounds": _query(catalog_bounds_query,
+                             lambda c: f"{c.param('column')} outside the catalog hard bounds"),
+    # the catalog_bounds query on the plausible columns; severity warning
+    "plausible": _query(catalog_bounds_query,
+                        lambda c: f"{c.param('column')} outside its series' plausible bounds"),
+    "catalog_dimension": _query(catalog_dimension_query, lambda c: (
+        f"a series whose catalog unit is not a unit of {c.param('dimension')}")),
+    "revision_window": _revision_window,
+    "revision_by": _query(revision_by_query,
+                          lambda c: f"restated rows whose {c.param('column')} may not restate"),
+})
 
 
 def _column_numbers(node: n.Node) -> list[tuple[str, str]]:

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
-from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.plan_types import KINDS, Clause, make_params
 from tacit_gen.sql import dialects as sql_dialects
 from tacit_gen.targets.base import float_text
 from tacit_gen.targets.gx.queries import gx_unquery
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -186,9 +189,7 @@ def _describe(es: list[dict[str, Any]]) -> str:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one suite JSON."""
-    from tacit_gen.targets.gx.compile import SEVERITY, WARN_SEVERITY, type_from_list
-    from tacit_gen.targets.gx.numbers import number_text
-    from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
+    from tacit_gen.targets.gx.compile import SEVERITY, WARN_SEVERITY
 
     where = str(path)
     try:
@@ -257,121 +258,14 @@ def read(path: Path, text: str) -> ReadResult:
                     enum_values[str(ex["kwargs"].get("column"))] = tuple(
                         str(v) for v in ex["kwargs"].get("value_set") or [])
 
-    has_revision = "revision" in columns
+    suite = _Suite(where, dialect, "revision" in columns, columns, enum_values, findings)
     clauses: list[Clause] = []
     for cid, es in groups.items():
         kind = _kind_of(cid)
-        by_type = {e["type"]: e["kwargs"] for e in es}
-        params: dict[str, Any] = {}
-        cols: tuple[str, ...] = ()
-        if kind == "column":
-            col = cid.split(":", 1)[1]
-            tkw: dict[str, Any] | None = by_type.get("expect_column_values_to_be_in_type_list")
-            params["column"] = col
-            if tkw is not None:
-                tl = tkw.get("type_list")
-                meta_type = next((e["meta"].get("tacit_type") for e in es
-                                  if e["type"] == "expect_column_values_to_be_in_type_list"), None)
-                t = type_from_list(tl, enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
-                if t is not None and t.startswith("decimal") and dialect == "duckdb":
-                    # precision and scale come from the operative SQL check, not from meta
-                    q = gx_unquery(str(by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or ""))
-                    t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
-                params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
-            elif "expect_column_values_to_be_of_type" in by_type:
-                params["type"] = "gx type " + str(by_type["expect_column_values_to_be_of_type"].get("type_"))
-            else:
-                params["type"] = None
-            if "expect_column_to_exist" not in by_type:
-                findings.append(Finding(d.PARAM_CHANGED, where, f"{cid}: expect_column_to_exist was removed",
-                                        clause_id=cid, expected="expect_column_to_exist", found="none"))
-            cols = (col,)
-        elif kind == "no_unknown_columns":
-            kw = by_type.get("expect_table_columns_to_match_set", {})
-            params["columns"] = tuple(kw.get("column_set") or ())
-            if kw.get("exact_match") is not True:
-                findings.append(Finding(d.SEVERITY_WEAKENED, where,
-                                        f"{cid}: exact_match is {kw.get('exact_match')!r}: unknown columns pass",
-                                        clause_id=cid, expected="true", found=str(kw.get("exact_match"))))
-            cols = params["columns"]
-        elif kind == "not_null":
-            kw = by_type.get("expect_column_values_to_not_be_null", {})
-            params["column"] = kw.get("column")
-            if kw.get("row_condition"):
-                params["row_condition"] = json.dumps(kw["row_condition"], sort_keys=True)
-            cols = (str(kw.get("column")),)
-        elif kind == "unique":
-            if "expect_compound_columns_to_be_unique" in by_type:
-                # any ignore_row_if: rows with a NULL in the key differ only while not_null fails
-                params["columns"] = tuple(by_type["expect_compound_columns_to_be_unique"].get("column_list") or ())
-            else:
-                params["columns"] = (by_type.get("expect_column_values_to_be_unique", {}).get("column"),)
-            cols = tuple(map(str, params["columns"]))
-        elif kind == "accepted_values":
-            kw = by_type.get("expect_column_values_to_be_in_set", {})
-            params["column"] = kw.get("column")
-            params["values"] = tuple(kw.get("value_set") or ())
-            cols = (str(kw.get("column")),)
-        elif kind == "fixed_value":
-            kw = by_type.get("expect_column_values_to_be_in_set", {})
-            vs = list(kw.get("value_set") or [])
-            params["column"] = kw.get("column")
-            params["value"] = (float_text(vs[0]) if isinstance(vs[0], float) else vs[0]) if len(vs) == 1 \
-                else tuple(vs)
-            cols = (str(kw.get("column")),)
-        elif kind == "range" and CUSTOM_SQL in by_type:  # a bound GX's floats would move
-            tp = next((e["meta"].get("tacit_params") for e in es
-                       if isinstance(e["meta"].get("tacit_params"), dict)), None)
-            if tp is not None:
-                params.update(tp)
-                cols = (str(tp.get("column")),)
-                _check_rerender(cid, es, has_revision, where, findings, dialect)
-            else:
-                params["gx"] = _describe(es)
-        elif kind == "range":
-            kw = by_type.get("expect_column_values_to_be_between", {})
-            params["column"] = kw.get("column")
-            params["min"] = number_text(kw.get("min_value"))
-            params["max"] = number_text(kw.get("max_value"))
-            params["min_inclusive"] = not bool(kw.get("strict_min", False))
-            params["max_inclusive"] = not bool(kw.get("strict_max", False))
-            cols = (str(kw.get("column")),)
-        elif kind == "pattern":
-            from tacit_gen.sql.pattern import body_of
-
-            kw = by_type.get("expect_column_values_to_match_regex", {})
-            params["column"] = kw.get("column")
-            params["pattern"] = body_of(str(kw.get("regex"))) or kw.get("regex")
-            cols = (str(kw.get("column")),)
-        elif kind == "invariant":
-            params.update(_read_invariant(cid, es, columns, has_revision, dialect))
-        elif kind == "freshness" and CUSTOM_SQL in by_type:
-            q = gx_unquery(str(by_type[CUSTOM_SQL].get("unexpected_rows_query") or ""))
-            m = _FRESHNESS.search(q)
-            days = _FRESHNESS_DAYS.search(q) if m is None else None
-            if days is not None:
-                params["column"] = days.group("col").strip('"')
-                params["max_age_seconds"] = int(days.group("days")) * 86400
-                params["whole_days"] = True
-            else:
-                params["column"] = m.group("col").strip('"') if m else None
-                params["max_age_seconds"] = int(m.group("secs")) if m else None
-            _check_rerender(cid, es, has_revision, where, findings, dialect)
-        elif kind in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness",
-                      "plausible", "references", "revision_window", "revision_by", "freshness"):
-            tp = next((e["meta"].get("tacit_params") for e in es if isinstance(e["meta"].get("tacit_params"), dict)), None)
-            if kind == "revision_window" and "expect_column_values_to_be_in_set" in by_type:
-                kw = by_type["expect_column_values_to_be_in_set"]
-                params["column"] = kw.get("column")
-                params["allowed"] = kw.get("value_set") != [0]
-            elif tp is not None:
-                params.update({k: tuple(v) if isinstance(v, list) else v for k, v in tp.items()})
-                _check_rerender(cid, es, has_revision, where, findings, dialect)
-            else:
-                params["gx"] = _describe(es)
-        else:
-            params["gx"] = _describe(es)
-        clauses.append(Clause(cid, kind if kind in _KINDS else "invariant", cols,
+        group = _Group(cid, kind, es, {e["type"]: e["kwargs"] for e in es})
+        rule = READ.get(kind)
+        params, cols = rule(suite, group) if rule is not None else ({"gx": _describe(es)}, ())
+        clauses.append(Clause(cid, kind if kind in KINDS else "invariant", cols,
                               make_params(**params), texts.get(cid, ""),
                               severity="warn" if cid in warned else "error"))
     return ReadResult(
@@ -381,10 +275,192 @@ def read(path: Path, text: str) -> ReadResult:
     )
 
 
-_KINDS = ("column", "no_unknown_columns", "not_null", "unique", "accepted_values", "fixed_value",
-          "pattern", "references", "range", "invariant", "freshness", "cadence", "completeness",
-          "catalog_unit", "catalog_bounds", "catalog_dimension", "plausible", "revision_window",
-          "revision_by")
+@dataclass(frozen=True)
+class _Suite:
+    """What reading one clause's expectations needs from the whole suite."""
+
+    where: str
+    dialect: str
+    has_revision: bool
+    columns: set[str]
+    enum_values: dict[str, tuple[str, ...]]  # an enum column's values, from its accepted values
+    findings: list[Finding]
+
+    def rerender(self, group: _Group) -> None:
+        _check_rerender(group.cid, group.es, self.has_revision, self.where, self.findings, self.dialect)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The expectations of one clause id (its `by_type`: expectation type -> kwargs)."""
+
+    cid: str
+    kind: str
+    es: list[dict[str, Any]]
+    by_type: dict[str, dict[str, Any]]
+
+    def tacit_params(self) -> dict[str, Any] | None:
+        return next((e["meta"].get("tacit_params") for e in self.es
+                     if isinstance(e["meta"].get("tacit_params"), dict)), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (suite, the clause's expectations) -> (params, columns)
+
+Read = tuple[dict[str, Any], tuple[str, ...]]
+Reader = Callable[[_Suite, _Group], Read]
+
+
+def _column(suite: _Suite, g: _Group) -> Read:
+    from tacit_gen.targets.gx.compile import type_from_list
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
+
+    col = g.cid.split(":", 1)[1]
+    tkw: dict[str, Any] | None = g.by_type.get("expect_column_values_to_be_in_type_list")
+    params: dict[str, Any] = {"column": col}
+    if tkw is not None:
+        tl = tkw.get("type_list")
+        meta_type = next((e["meta"].get("tacit_type") for e in g.es
+                          if e["type"] == "expect_column_values_to_be_in_type_list"), None)
+        t = type_from_list(tl, suite.enum_values.get(col), meta_type if isinstance(meta_type, str) else None)
+        if t is not None and t.startswith("decimal") and suite.dialect == "duckdb":
+            # precision and scale come from the operative SQL check, not from meta
+            q = gx_unquery(str(g.by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or ""))
+            t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
+        params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
+    elif "expect_column_values_to_be_of_type" in g.by_type:
+        params["type"] = "gx type " + str(g.by_type["expect_column_values_to_be_of_type"].get("type_"))
+    else:
+        params["type"] = None
+    if "expect_column_to_exist" not in g.by_type:
+        suite.findings.append(Finding(d.PARAM_CHANGED, suite.where, f"{g.cid}: expect_column_to_exist was removed",
+                                      clause_id=g.cid, expected="expect_column_to_exist", found="none"))
+    return params, (col,)
+
+
+def _no_unknown_columns(suite: _Suite, g: _Group) -> Read:
+    kw = g.by_type.get("expect_table_columns_to_match_set", {})
+    columns = tuple(kw.get("column_set") or ())
+    if kw.get("exact_match") is not True:
+        suite.findings.append(Finding(d.SEVERITY_WEAKENED, suite.where,
+                                      f"{g.cid}: exact_match is {kw.get('exact_match')!r}: unknown columns pass",
+                                      clause_id=g.cid, expected="true", found=str(kw.get("exact_match"))))
+    return {"columns": columns}, columns
+
+
+def _not_null(suite: _Suite, g: _Group) -> Read:
+    kw = g.by_type.get("expect_column_values_to_not_be_null", {})
+    params: dict[str, Any] = {"column": kw.get("column")}
+    if kw.get("row_condition"):
+        params["row_condition"] = json.dumps(kw["row_condition"], sort_keys=True)
+    return params, (str(kw.get("column")),)
+
+
+def _unique(suite: _Suite, g: _Group) -> Read:
+    if "expect_compound_columns_to_be_unique" in g.by_type:
+        # any ignore_row_if: rows with a NULL in the key differ only while not_null fails
+        columns = tuple(g.by_type["expect_compound_columns_to_be_unique"].get("column_list") or ())
+    else:
+        columns = (g.by_type.get("expect_column_values_to_be_unique", {}).get("column"),)
+    return {"columns": columns}, tuple(map(str, columns))
+
+
+def _accepted_values(suite: _Suite, g: _Group) -> Read:
+    kw = g.by_type.get("expect_column_values_to_be_in_set", {})
+    return {"column": kw.get("column"), "values": tuple(kw.get("value_set") or ())}, (str(kw.get("column")),)
+
+
+def _fixed_value(suite: _Suite, g: _Group) -> Read:
+    kw = g.by_type.get("expect_column_values_to_be_in_set", {})
+    vs = list(kw.get("value_set") or [])
+    value = (float_text(vs[0]) if isinstance(vs[0], float) else vs[0]) if len(vs) == 1 else tuple(vs)
+    return {"column": kw.get("column"), "value": value}, (str(kw.get("column")),)
+
+
+def _range(suite: _Suite, g: _Group) -> Read:
+    from tacit_gen.targets.gx.numbers import number_text
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL
+
+    if CUSTOM_SQL in g.by_type:  # a bound GX's floats would move
+        tp = g.tacit_params()
+        if tp is None:
+            return {"gx": _describe(g.es)}, ()
+        suite.rerender(g)
+        return dict(tp), (str(tp.get("column")),)
+    kw = g.by_type.get("expect_column_values_to_be_between", {})
+    return {"column": kw.get("column"), "min": number_text(kw.get("min_value")),
+            "max": number_text(kw.get("max_value")),
+            "min_inclusive": not bool(kw.get("strict_min", False)),
+            "max_inclusive": not bool(kw.get("strict_max", False))}, (str(kw.get("column")),)
+
+
+def _pattern(suite: _Suite, g: _Group) -> Read:
+    from tacit_gen.sql.pattern import body_of
+
+    kw = g.by_type.get("expect_column_values_to_match_regex", {})
+    return ({"column": kw.get("column"), "pattern": body_of(str(kw.get("regex"))) or kw.get("regex")},
+            (str(kw.get("column")),))
+
+
+def _invariant(suite: _Suite, g: _Group) -> Read:
+    return _read_invariant(g.cid, g.es, suite.columns, suite.has_revision, suite.dialect), ()
+
+
+def _freshness(suite: _Suite, g: _Group) -> Read:
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL
+
+    if CUSTOM_SQL not in g.by_type:
+        return _custom(suite, g)
+    params: dict[str, Any] = {}
+    q = gx_unquery(str(g.by_type[CUSTOM_SQL].get("unexpected_rows_query") or ""))
+    m = _FRESHNESS.search(q)
+    days = _FRESHNESS_DAYS.search(q) if m is None else None
+    if days is not None:
+        params["column"] = days.group("col").strip('"')
+        params["max_age_seconds"] = int(days.group("days")) * 86400
+        params["whole_days"] = True
+    else:
+        params["column"] = m.group("col").strip('"') if m else None
+        params["max_age_seconds"] = int(m.group("secs")) if m else None
+    suite.rerender(g)
+    return params, ()
+
+
+def _custom(suite: _Suite, g: _Group) -> Read:
+    """A clause checked by custom SQL: its params from meta.tacit_params, the query rendered
+    again from them (an edit is a finding); a revision window that allows no revision is the
+    `revision` column's accepted value 0."""
+    tp = g.tacit_params()
+    if g.kind == "revision_window" and "expect_column_values_to_be_in_set" in g.by_type:
+        kw = g.by_type["expect_column_values_to_be_in_set"]
+        return {"column": kw.get("column"), "allowed": kw.get("value_set") != [0]}, ()
+    if tp is None:
+        return {"gx": _describe(g.es)}, ()
+    suite.rerender(g)
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in tp.items()}, ()
+
+
+READ: KindTable[Reader] = KindTable("gx", "read", {
+    "column": _column,
+    "no_unknown_columns": _no_unknown_columns,
+    "not_null": _not_null,
+    "unique": _unique,
+    "accepted_values": _accepted_values,
+    "fixed_value": _fixed_value,
+    "pattern": _pattern,
+    "references": _custom,
+    "range": _range,
+    "invariant": _invariant,
+    "freshness": _freshness,
+    "cadence": _custom,
+    "completeness": _custom,
+    "catalog_unit": _custom,
+    "catalog_bounds": _custom,
+    "plausible": _custom,
+    "catalog_dimension": _custom,
+    "revision_window": _custom,
+    "revision_by": _custom,
+})
 
 
 def _check_rerender(cid: str, es: list[dict[str, Any]], has_revision: bool, where: str,

@@ -1,7 +1,7 @@
 """Protobuf target (proto3): `protobuf/<contract>.proto`, one message per contract, and its
 field-number lock `protobuf/<contract>.lock.json` (see `lock.py`).
 
-Mapping (docs/targets/protobuf.md has the table and what protobuf cannot say):
+Mapping (docs/engines/protobuf.md has the table and what protobuf cannot say):
 
 - message ``CamelCase(contract)`` in package ``targets.protobuf.package`` (default: the contract
   name); fields in contract order, numbered by the lock;

@@ -12,6 +12,7 @@ or are derived from the check itself (`missing_count(c)` is `not_null:c`). Param
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from tacit_gen.drift.base import (
 )
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 from tacit_gen.targets.soda.names import CLAUSE_MARK, SCHEMA_IDENTITY, jinja_unescape
 from tacit_gen.targets.soda.queries import normalize_sql, strip_parens
 from tacit_gen.targets.soda.writer import Num, load_yaml
@@ -216,6 +218,40 @@ def _name_text(name: str, cid: str | None) -> str:
     return name
 
 
+@dataclass(frozen=True)
+class Check:
+    """One SodaCL check as written: its line, parsed, and its configuration."""
+
+    line: str
+    cfg: dict[str, Any]
+    name: str | None  # the `name:`, when a string
+    identity: str | None
+    text: str  # the contract text its name carries (else the line)
+    metric: str | None = None  # `<metric>(<args>) <op> <value>`: the metric, its columns, threshold
+    args: str | None = None
+    cols: tuple[str, ...] = ()
+    op: str | None = None
+    value: str | None = None
+
+
+def _form(check: Check) -> str | None:
+    """The key of a check in `READ`: its line for the schema and failed-rows checks, the
+    reference check, or its metric (of the columns it needs); None when it is none of those."""
+    if check.line in ("schema", "failed rows"):
+        return check.line
+    if _REFERENCE.match(check.line) is not None:
+        return REFERENCE_FORM
+    if check.metric is None:
+        return None
+    if check.metric in _METRIC_COLUMNS:
+        wanted = _METRIC_COLUMNS[check.metric]
+        if len(check.cols) == wanted or (wanted == 0 and check.cols):
+            return check.metric
+    if check.args is None and isinstance(check.cfg.get(f"{check.metric} query"), str):
+        return USER_METRIC
+    return None
+
+
 def read_check(line: str, cfg: Any) -> CheckRead:
     """What one SodaCL check (`line`, its nested configuration) states about the contract."""
     r = _Reader()
@@ -224,54 +260,18 @@ def read_check(line: str, cfg: Any) -> CheckRead:
     name = cfg.get("name")
     identity = _identity(cfg)
     text = _name_text(str(name), identity) if isinstance(name, str) else line
-    if line == "schema":
-        _schema(r, cfg)
-        return r.out
-    if line == "failed rows":
-        _failed_rows(r, cfg, name if isinstance(name, str) else None)
-        return r.out
-    ref = _REFERENCE.match(line)
-    if ref is not None:
-        _reference(r, ref, identity, text)
-        return r.out
+    check = Check(line, cfg, name if isinstance(name, str) else None, identity, text)
     m = _METRIC.match(line)
-    if not m:
+    if m is not None:
+        args = m.group("args")
+        check = replace(check, metric=m.group("metric"), args=args, op=m.group("op"), value=m.group("value"),
+                        cols=tuple(split_args(args)) if args is not None else ())
+    key = _form(check)
+    form = READ.get(key) if key is not None else None
+    if form is None:
         r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
         return r.out
-    metric, args = m.group("metric"), m.group("args")
-    op, value = m.group("op"), m.group("value")
-    cols = split_args(args) if args is not None else []
-    derived: str | None = None
-    if metric == "missing_count" and len(cols) == 1:
-        derived = f"not_null:{cols[0]}"
-        r.add(derived, "not_null", (cols[0],), text, column=cols[0])
-        r.count_threshold(derived, op, value, cfg)
-    elif metric == "duplicate_count" and cols:
-        derived = "unique:" + ",".join(cols)
-        r.add(derived, "unique", tuple(cols), text, columns=tuple(cols))
-        r.count_threshold(derived, op, value, cfg)
-    elif metric == "invalid_count" and len(cols) == 1:
-        derived = _invalid_count(r, cols[0], cfg, identity, text)
-        if derived:
-            r.count_threshold(derived, op, value, cfg)
-    elif metric in ("min", "max") and len(cols) == 1:
-        derived = _min_max(r, metric, cols[0], op, value, cfg, text)
-    elif metric == "freshness" and cols:
-        derived = f"freshness:{cols[0]}"
-        pop, pval, warn_only = _pass_condition(op, value, cfg)
-        secs = seconds(pval) if pval else None
-        if pop not in ("<", "<=") or secs is None:
-            r.finding(PARAM_CHANGED, derived, f"freshness threshold '{line}' is not '< <duration>'")
-        r.add(derived, "freshness", (cols[0],), text, column=cols[0], max_age_seconds=secs)
-        if warn_only:
-            r.warns(derived)
-    elif args is None and isinstance(cfg.get(f"{metric} query"), str):
-        derived = _unknown_columns(r, metric, cfg, identity, text)
-        if derived:
-            r.count_threshold(derived, op, value, cfg)
-    else:
-        r.finding(UNKNOWN_CHECK, identity, f"check '{line}' is not one the contract renders")
-        return r.out
+    derived = form.read(r, check)
     if derived and identity and identity != derived and identity.split(" (")[0] != derived:
         r.finding(
             PARAM_CHANGED,
@@ -281,6 +281,95 @@ def read_check(line: str, cfg: Any) -> CheckRead:
             derived,
         )
     return r.out
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per form: (reader, check) -> the clause id it derives, which its identity must
+# name (None: nothing derived, or the form compares the identity itself)
+
+FormReader = Callable[[_Reader, Check], "str | None"]
+REFERENCE_FORM = "values in (...) must exist in"
+USER_METRIC = "<metric> query"
+# The metrics read as clauses, and how many columns each takes (0: one or more).
+_METRIC_COLUMNS = {"missing_count": 1, "duplicate_count": 0, "invalid_count": 1, "min": 1, "max": 1,
+                   "freshness": 0}
+
+
+def _schema_form(r: _Reader, check: Check) -> None:
+    _schema(r, check.cfg)
+
+
+def _failed_rows_form(r: _Reader, check: Check) -> None:
+    _failed_rows(r, check.cfg, check.name)
+
+
+def _reference_form(r: _Reader, check: Check) -> None:
+    ref = _REFERENCE.match(check.line)
+    assert ref is not None
+    _reference(r, ref, check.identity, check.text)
+
+
+def _missing_count(r: _Reader, check: Check) -> str:
+    derived = f"not_null:{check.cols[0]}"
+    r.add(derived, "not_null", (check.cols[0],), check.text, column=check.cols[0])
+    r.count_threshold(derived, check.op, check.value, check.cfg)
+    return derived
+
+
+def _duplicate_count(r: _Reader, check: Check) -> str:
+    derived = "unique:" + ",".join(check.cols)
+    r.add(derived, "unique", check.cols, check.text, columns=check.cols)
+    r.count_threshold(derived, check.op, check.value, check.cfg)
+    return derived
+
+
+def _invalid_count_form(r: _Reader, check: Check) -> str | None:
+    derived = _invalid_count(r, check.cols[0], check.cfg, check.identity, check.text)
+    if derived:
+        r.count_threshold(derived, check.op, check.value, check.cfg)
+    return derived
+
+
+def _min_max_form(r: _Reader, check: Check) -> str:
+    assert check.metric is not None
+    return _min_max(r, check.metric, check.cols[0], check.op, check.value, check.cfg, check.text)
+
+
+def _freshness(r: _Reader, check: Check) -> str:
+    derived = f"freshness:{check.cols[0]}"
+    pop, pval, warn_only = _pass_condition(check.op, check.value, check.cfg)
+    secs = seconds(pval) if pval else None
+    if pop not in ("<", "<=") or secs is None:
+        r.finding(PARAM_CHANGED, derived, f"freshness threshold '{check.line}' is not '< <duration>'")
+    r.add(derived, "freshness", (check.cols[0],), check.text, column=check.cols[0], max_age_seconds=secs)
+    if warn_only:
+        r.warns(derived)
+    return derived
+
+
+def _user_metric(r: _Reader, check: Check) -> str | None:
+    assert check.metric is not None
+    derived = _unknown_columns(r, check.metric, check.cfg, check.identity, check.text)
+    if derived:
+        r.count_threshold(derived, check.op, check.value, check.cfg)
+    return derived
+
+
+# The kinds a `failed rows` fail query carries (its `-- tacit_clause:` line names the clause).
+_FAIL_QUERY_KINDS = ("range", "references", "freshness", "cadence", "completeness", "catalog_unit",
+                     "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")
+READ: FormTable[FormReader] = FormTable("soda", {
+    "schema": Form(("column", "no_unknown_columns"), _schema_form),
+    "failed rows": Form(("invariant", *_FAIL_QUERY_KINDS), _failed_rows_form),
+    REFERENCE_FORM: Form(("references",), _reference_form),
+    "missing_count": Form(("not_null",), _missing_count),
+    "duplicate_count": Form(("unique",), _duplicate_count),
+    "invalid_count": Form(("accepted_values", "fixed_value", "pattern", "range"), _invalid_count_form),
+    "min": Form(("range",), _min_max_form),
+    "max": Form(("range",), _min_max_form),
+    "freshness": Form(("freshness",), _freshness),
+    USER_METRIC: Form(("no_unknown_columns", "column"), _user_metric),
+})
 
 
 # `values in (c) must exist in rel (c2)`: Soda's reference check, a foreign key.

@@ -19,7 +19,7 @@ Decisions (see docs/engines/soda.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen import sql
@@ -35,6 +35,7 @@ from tacit_gen.targets.base import (
     dialect_key,
 )
 from tacit_gen.targets.header import comment_header
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -198,114 +199,121 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
                     ds, c.param("column"), int(m.group(1)), int(m.group(2)), dialect))),
             }})
     for c in clauses:
-        k = c.kind
-        before = len(checks)
-        if k == "column":
+        rule = RENDER.get(c.kind)
+        said = rule(contract, c, dialect) if rule is not None else RENDER.unsupported.get(
+            c.kind, f"clause kind '{c.kind}' has no Soda check")
+        if isinstance(said, str):
+            unsupported.append(Unsupported(NAME, c.id, said))
             continue
-        if k == "no_unknown_columns":
-            checks.append(
-                {
-                    f"{UNKNOWN_COLUMNS_METRIC} = 0": {
-                        "name": check_name(c),
-                        "identity": c.id,
-                        f"{UNKNOWN_COLUMNS_METRIC} query": Block(
-                            jinja_escape(unknown_columns_sql(ds, tuple(c.param("columns")), dialect))
-                        ),
-                    }
-                }
-            )
-        elif k == "not_null":
-            checks.append(
-                {
-                    f"missing_count({ident(c.param('column'), dialect)}) = 0": {
-                        "name": check_name(c),
-                        "identity": c.id,
-                    }
-                }
-            )
-        elif k == "unique":
-            args = ", ".join(ident(x, dialect) for x in c.param("columns"))
-            checks.append(
-                {f"duplicate_count({args}) = 0": {"name": check_name(c), "identity": c.id}}
-            )
-        elif k in ("accepted_values", "fixed_value"):
-            values = c.param("values") if k == "accepted_values" else (c.param("value"),)
-            checks.append(
-                {
-                    f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
-                        "name": check_name(c),
-                        "identity": c.id,
-                        "valid values": [_valid_value(v, dialect) for v in values],
-                    }
-                }
-            )
-        elif k == "range" and range_exact(c):
-            checks.extend(_range_checks(c, dialect))
-        elif k == "pattern":
-            checks.append(
-                {
-                    f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
-                        "name": check_name(c),
-                        "identity": c.id,
-                        "valid regex": soda_regex(c.param("pattern"), dialect),
-                    }
-                }
-            )
-        elif k == "references" and not c.warn:  # Soda's reference check (NULLs pass)
-            line = (f"values in ({ident(c.param('column'), dialect)}) must exist in "
-                    f"{ident(c.param('to_relation'), dialect)} ({ident(c.param('to_column'), dialect)})")
-            checks.append({line: {"name": check_name(c), "identity": c.id}})
-        elif k == "references":  # a reference check cannot warn: the anti-join as failed rows
-            text = fail_query_sql(contract, c, dialect)
-            assert text is not None
-            checks.append({"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}})
-        elif k == "invariant":
-            text = invariant_sql(c, dialect)
-            if text is None:
-                unsupported.append(Unsupported(NAME, c.id, "no single-row SQL form"))
-                continue
-            checks.append(
-                {
-                    "failed rows": {
-                        "name": check_name(c),
-                        "fail condition": jinja_escape(f"NOT ({strip_parens(text)})"),
-                    }
-                }
-            )
-        elif k == "freshness" and c.param("whole_days"):  # a date column: whole days
-            text = fail_query_sql(contract, c, dialect)
-            assert text is not None
-            checks.append({"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}})
-        elif k == "freshness":
-            line = (f"freshness({ident(c.param('column'), dialect)}) < "
-                    f"{soda_duration(int(c.param('max_age_seconds')))}")
-            checks.append({line: {"name": check_name(c), "identity": c.id}})
-        elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-                   "range", "revision_window", "revision_by"):
-            text = fail_query_sql(contract, c, dialect)
-            if text is None:
-                reason = (
-                    "the revision policy states no row-level rule (no ingest column or no window)"
-                    if k == "revision_window"
-                    else "a catalog cadence needs exactly one series column, and is not "
-                    "expressed within sessions"
-                )
-                unsupported.append(Unsupported(NAME, c.id, reason))
-                continue
-            checks.append(
-                {
-                    "failed rows": {
-                        "name": check_name(c),
-                        "fail query": _fail_query(c.id, text),
-                    }
-                }
-            )
-        else:
-            unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda check"))
-            continue
-        if c.warn:
-            checks[before:] = [_as_warning(check) for check in checks[before:]]
+        checks.extend([_as_warning(check) for check in said] if c.warn else said)
     return checks, unsupported
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (contract, clause, dialect) -> its checks, or why it has none
+
+Checks = list[dict[str, Any]]
+Rule = Callable[["Contract", Clause, str], "Checks | str"]
+
+
+def _in_schema_check(contract: Contract, c: Clause, dialect: str) -> Checks:
+    """The `column:` clauses share the one schema check `build` writes first."""
+    return []
+
+
+def _no_unknown_columns(contract: Contract, c: Clause, dialect: str) -> Checks:
+    query = unknown_columns_sql(dataset_name(contract), tuple(c.param("columns")), dialect)
+    return [{f"{UNKNOWN_COLUMNS_METRIC} = 0": {
+        "name": check_name(c), "identity": c.id, f"{UNKNOWN_COLUMNS_METRIC} query": Block(jinja_escape(query))}}]
+
+
+def _not_null(contract: Contract, c: Clause, dialect: str) -> Checks:
+    return [{f"missing_count({ident(c.param('column'), dialect)}) = 0": {"name": check_name(c), "identity": c.id}}]
+
+
+def _unique(contract: Contract, c: Clause, dialect: str) -> Checks:
+    args = ", ".join(ident(x, dialect) for x in c.param("columns"))
+    return [{f"duplicate_count({args}) = 0": {"name": check_name(c), "identity": c.id}}]
+
+
+def _valid_values(contract: Contract, c: Clause, dialect: str) -> Checks:
+    """accepted_values, and fixed_value as one valid value."""
+    values = c.param("values") if c.kind == "accepted_values" else (c.param("value"),)
+    return [{f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
+        "name": check_name(c), "identity": c.id, "valid values": [_valid_value(v, dialect) for v in values]}}]
+
+
+def _pattern(contract: Contract, c: Clause, dialect: str) -> Checks:
+    return [{f"invalid_count({ident(c.param('column'), dialect)}) = 0": {
+        "name": check_name(c), "identity": c.id, "valid regex": soda_regex(c.param("pattern"), dialect)}}]
+
+
+def _references(contract: Contract, c: Clause, dialect: str) -> Checks:
+    if c.warn:  # a reference check cannot warn: the anti-join as failed rows
+        return _failed_rows_query(contract, c, dialect)
+    # Soda's reference check (NULLs pass)
+    line = (f"values in ({ident(c.param('column'), dialect)}) must exist in "
+            f"{ident(c.param('to_relation'), dialect)} ({ident(c.param('to_column'), dialect)})")
+    return [{line: {"name": check_name(c), "identity": c.id}}]
+
+
+def _range(contract: Contract, c: Clause, dialect: str) -> Checks | str:
+    return _range_checks(c, dialect) if range_exact(c) else _fail_query_check(contract, c, dialect)
+
+
+def _invariant(contract: Contract, c: Clause, dialect: str) -> Checks | str:
+    text = invariant_sql(c, dialect)
+    if text is None:
+        return "no single-row SQL form"
+    return [{"failed rows": {"name": check_name(c), "fail condition": jinja_escape(f"NOT ({strip_parens(text)})")}}]
+
+
+def _freshness(contract: Contract, c: Clause, dialect: str) -> Checks:
+    if c.param("whole_days"):  # a date column: whole days
+        return _failed_rows_query(contract, c, dialect)
+    line = (f"freshness({ident(c.param('column'), dialect)}) < "
+            f"{soda_duration(int(c.param('max_age_seconds')))}")
+    return [{line: {"name": check_name(c), "identity": c.id}}]
+
+
+def _failed_rows_query(contract: Contract, c: Clause, dialect: str) -> Checks:
+    """A `failed rows` check of the clause's fail query (one it always has)."""
+    text = fail_query_sql(contract, c, dialect)
+    assert text is not None
+    return [{"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}}]
+
+
+def _fail_query_check(contract: Contract, c: Clause, dialect: str) -> Checks | str:
+    """A `failed rows` check of the clause's fail query, or why it has none."""
+    text = fail_query_sql(contract, c, dialect)
+    if text is None:
+        return ("the revision policy states no row-level rule (no ingest column or no window)"
+                if c.kind == "revision_window"
+                else "a catalog cadence needs exactly one series column, and is not expressed within sessions")
+    return [{"failed rows": {"name": check_name(c), "fail query": _fail_query(c.id, text)}}]
+
+
+RENDER: KindTable[Rule] = KindTable("soda", "render", {
+    "column": _in_schema_check,
+    "no_unknown_columns": _no_unknown_columns,
+    "not_null": _not_null,
+    "unique": _unique,
+    "accepted_values": _valid_values,
+    "fixed_value": _valid_values,
+    "pattern": _pattern,
+    "references": _references,
+    "range": _range,
+    "invariant": _invariant,
+    "freshness": _freshness,
+    "cadence": _fail_query_check,
+    "completeness": _fail_query_check,
+    "catalog_unit": _fail_query_check,
+    "catalog_bounds": _fail_query_check,
+    "plausible": _fail_query_check,
+    "catalog_dimension": _fail_query_check,
+    "revision_window": _fail_query_check,
+    "revision_by": _fail_query_check,
+})
 
 
 # The threshold that warns when the rendered pass condition does not hold (a count above 0, a
@@ -397,50 +405,96 @@ class SodaTarget:
 
 
 def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
-    k = clause.kind
-    p = clause.param
-    params: dict[str, Any]
-    cols: tuple[str, ...] = ()
-    text = " ".join(clause.text.split())  # check names carry the text whitespace-normalised
-    if k == "column":
-        params = {"column": p("column"), "soda_type": soda_type(p("type"), dialect)}
-        cols, text = (p("column"),), ""
-    elif k == "no_unknown_columns":
-        params = {"columns": tuple(p("columns"))}
-        cols = tuple(p("columns"))
-    elif k == "not_null":
-        params, cols = {"column": p("column")}, (p("column"),)
-    elif k == "unique":
-        params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
-    elif k == "accepted_values":
-        params = {"column": p("column"), "values": tuple(p("values"))}
-        cols = (p("column"),)
-    elif k == "fixed_value":
-        params, cols = {"column": p("column"), "value": p("value")}, (p("column"),)
-    elif k == "range" and range_exact(clause):
-        params = {key: p(key) for key in ("column", "min", "max", "min_inclusive", "max_inclusive")}
-        cols = (p("column"),)
-    elif k == "pattern":
-        params, cols = {"column": p("column"), "pattern": p("pattern")}, (p("column"),)
-    elif k == "references" and not clause.warn:
-        params = {key: p(key) for key in ("column", "to_relation", "to_column")}
-        cols = (p("column"),)
-    elif k == "references":
-        params = {"sql": normalize_sql(str(fail_query_sql(contract, clause, dialect)))}
-    elif k == "invariant":
-        text_sql = invariant_sql(clause, dialect)
-        if text_sql is None:
-            return None
-        params, text = {"sql": normalize_sql(text_sql)}, clause.id.removeprefix("invariant:")
-    elif k == "freshness" and not p("whole_days"):
-        params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
-        cols = (p("column"),)
-    elif k in ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness", "plausible",
-               "range", "revision_window", "revision_by", "freshness"):
-        text_sql = fail_query_sql(contract, clause, dialect)
-        if text_sql is None:
-            return None
-        params = {"sql": normalize_sql(text_sql)}
-    else:
+    """What a faithful Soda artifact says about `clause`, through `PROJECT` (None: unsupported)."""
+    rule = PROJECT.get(clause.kind)
+    said = rule(contract, clause, dialect) if rule is not None else None
+    if said is None:
         return None
-    return Clause(clause.id, k, cols, make_params(**params), text, severity=clause.severity)
+    params, cols, text = said
+    if text is None:  # check names carry the text whitespace-normalised
+        text = " ".join(clause.text.split())
+    return Clause(clause.id, clause.kind, cols, make_params(**params), text, severity=clause.severity)
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (contract, clause, dialect) -> (params, columns, text or None for the
+# clause's own) of what the reader returns, or None
+
+
+Said = tuple[dict[str, Any], tuple[str, ...], "str | None"]
+Projection = Callable[["Contract", Clause, str], "Said | None"]
+
+
+def _on_column(*keys: str) -> Projection:
+    """The clause's `keys` as they are, read back on its column."""
+    def said(contract: Contract, clause: Clause, dialect: str) -> Said:
+        return {key: clause.param(key) for key in keys}, (clause.param("column"),), None
+
+    return said
+
+
+def _on_columns(contract: Contract, clause: Clause, dialect: str) -> Said:
+    columns = tuple(clause.param("columns"))
+    return {"columns": columns}, columns, None
+
+
+def _column_said(contract: Contract, clause: Clause, dialect: str) -> Said:
+    col = clause.param("column")
+    return {"column": col, "soda_type": soda_type(clause.param("type"), dialect)}, (col,), ""
+
+
+def _accepted_values_said(contract: Contract, clause: Clause, dialect: str) -> Said:
+    return {"column": clause.param("column"), "values": tuple(clause.param("values"))}, (clause.param("column"),), None
+
+
+def _query_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    """A fail query's SQL (None: the clause has none)."""
+    text = fail_query_sql(contract, clause, dialect)
+    return None if text is None else ({"sql": normalize_sql(text)}, (), None)
+
+
+def _range_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if range_exact(clause):
+        return _on_column("column", "min", "max", "min_inclusive", "max_inclusive")(contract, clause, dialect)
+    return _query_said(contract, clause, dialect)
+
+
+def _references_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if not clause.warn:
+        return _on_column("column", "to_relation", "to_column")(contract, clause, dialect)
+    return {"sql": normalize_sql(str(fail_query_sql(contract, clause, dialect)))}, (), None
+
+
+def _invariant_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    text = invariant_sql(clause, dialect)
+    return None if text is None else ({"sql": normalize_sql(text)}, (), clause.id.removeprefix("invariant:"))
+
+
+def _freshness_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if clause.param("whole_days"):
+        return _query_said(contract, clause, dialect)
+    col = clause.param("column")
+    return {"column": col, "max_age_seconds": int(clause.param("max_age_seconds"))}, (col,), None
+
+
+PROJECT: KindTable[Projection] = KindTable("soda", "project", {
+    "column": _column_said,
+    "no_unknown_columns": _on_columns,
+    "not_null": _on_column("column"),
+    "unique": _on_columns,
+    "accepted_values": _accepted_values_said,
+    "fixed_value": _on_column("column", "value"),
+    "pattern": _on_column("column", "pattern"),
+    "references": _references_said,
+    "range": _range_said,
+    "invariant": _invariant_said,
+    "freshness": _freshness_said,
+    "cadence": _query_said,
+    "completeness": _query_said,
+    "catalog_unit": _query_said,
+    "catalog_bounds": _query_said,
+    "plausible": _query_said,
+    "catalog_dimension": _query_said,
+    "revision_window": _query_said,
+    "revision_by": _query_said,
+})

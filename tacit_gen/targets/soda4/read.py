@@ -10,7 +10,8 @@ Clause ids come from each check's `qualifier`. Params follow `render.project`.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +26,16 @@ from tacit_gen.drift.base import (
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.sql.pattern import body_of
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 from tacit_gen.targets.soda.queries import normalize_sql, strip_parens
 from tacit_gen.targets.soda.writer import load_yaml
-from tacit_gen.targets.soda4.render import CLAUSE_MARK, SCHEMA_QUALIFIER, type_text, unique_filter
+from tacit_gen.targets.soda4.render import (
+    CLAUSE_MARK,
+    FAIL_QUERY_KINDS,
+    SCHEMA_QUALIFIER,
+    type_text,
+    unique_filter,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,33 +94,12 @@ class _Reader:
 
     def column_check(self, column: str, kind: str, body: dict[str, Any]) -> None:
         cid = str(body.get("qualifier") or "")
-        name = str(body.get("name") or "")
         if not cid:
             self.find(UNKNOWN_CHECK, f"a {kind} check on {column} has no qualifier (no clause id)")
             return
         self.threshold(cid, body)
-        ck = _kind(cid)
-        if kind == "missing":
-            self.add(cid, (column,), name, column=column)
-        elif kind == "invalid" and ck in ("accepted_values", "fixed_value"):
-            values = tuple(str(v) for v in body.get("valid_values") or ())
-            self.add(cid, (column,), name, column=column, values=values)
-        elif kind == "invalid" and ck == "references":
-            ref = body.get("valid_reference_data")
-            ref = ref if isinstance(ref, dict) else {}
-            self.add(cid, (column,), name, column=column,
-                     to_relation=str(ref.get("dataset") or "").rsplit("/", 1)[-1] or None,
-                     to_column=ref.get("column"))
-        elif kind == "invalid" and ck == "pattern":
-            fmt = body.get("valid_format")
-            regex = str(fmt.get("regex") or "") if isinstance(fmt, dict) else ""
-            self.add(cid, (column,), name, column=column, pattern=body_of(regex) or regex)
-        elif kind == "invalid" and ck == "range":
-            self.add(cid, (column,), name, column=column, min=_number(body.get("valid_min")),
-                     max=_number(body.get("valid_max")))
-        elif kind == "failed_rows":
-            self.failed_rows(cid, name, body)
-        else:
+        form = READ.get(f"{COLUMN_CHECK} {kind}")
+        if form is None or not form.read(self, Check(cid, str(body.get("name") or ""), body, column)):
             self.find(UNKNOWN_CHECK, f"{kind} check {cid} on {column} is not one tacit-gen writes", cid)
 
     def failed_rows(self, cid: str, name: str, body: dict[str, Any]) -> None:
@@ -128,36 +115,131 @@ class _Reader:
 
     def dataset_check(self, kind: str, body: dict[str, Any], columns: list[str]) -> None:
         cid = str(body.get("qualifier") or "")
-        name = str(body.get("name") or "")
+        check = Check(cid, str(body.get("name") or ""), body, None, tuple(columns))
         if kind == "schema":
-            if body.get("allow_extra_columns") is False:
-                self.add("no_unknown_columns", tuple(columns), "", columns=tuple(columns))
+            _schema(self, check)
             return
         if not cid:
             self.find(UNKNOWN_CHECK, f"a {kind} check has no qualifier (no clause id)")
             return
-        if kind == "duplicate":
-            self.threshold(cid, body)
-            cols = tuple(str(c) for c in body.get("columns") or ())
-            self.add(cid, cols, name, columns=cols)
-            want, found = unique_filter(cols, "duckdb"), body.get("filter")
-            if found is not None and _unquoted(str(found)) != _unquoted(want):  # none: NULL keys count
-                self.find(PARAM_CHANGED, f"{cid} filter is {found!r}: the contract's uniqueness compares the "
-                          f"rows whose key holds no NULL ({want})", cid)
-        elif kind == "freshness":
-            col = str(body.get("column"))
-            raw = body.get("threshold")
-            t: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            if t.get("level", "fail") == "warn":
-                self.warned.add(cid)
-            elif t.get("level", "fail") != "fail":
-                self.find(SEVERITY_WEAKENED, f"{cid} threshold level is {t.get('level')}, not fail", cid)
-            self.add(cid, (col,), name, column=col, max_age_seconds=_seconds(t))
-        elif kind == "failed_rows":
-            self.threshold(cid, body)
-            self.failed_rows(cid, name, body)
-        else:
+        form = READ.get(f"{DATASET_CHECK} {kind}")
+        if form is None or not form.read(self, check):
             self.find(UNKNOWN_CHECK, f"{kind} check {cid} is not one tacit-gen writes", cid)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a Soda 4 contract: its qualifier (the clause id), name and body, and the
+    column it sits on (a column check) or the contract's columns (a dataset check)."""
+
+    cid: str
+    name: str
+    body: dict[str, Any]
+    column: str | None = None
+    columns: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per check form: (reader, check) -> whether it is one tacit-gen writes
+
+FormReader = Callable[[_Reader, Check], bool]
+COLUMN_CHECK, DATASET_CHECK = "columns[].checks", "checks"
+
+
+def _missing(r: _Reader, ck: Check) -> bool:
+    assert ck.column is not None
+    r.add(ck.cid, (ck.column,), ck.name, column=ck.column)
+    return True
+
+
+def _values(r: _Reader, ck: Check, column: str) -> None:
+    r.add(ck.cid, (column,), ck.name, column=column, values=tuple(str(v) for v in ck.body.get("valid_values") or ()))
+
+
+def _reference(r: _Reader, ck: Check, column: str) -> None:
+    ref = ck.body.get("valid_reference_data")
+    ref = ref if isinstance(ref, dict) else {}
+    r.add(ck.cid, (column,), ck.name, column=column,
+          to_relation=str(ref.get("dataset") or "").rsplit("/", 1)[-1] or None, to_column=ref.get("column"))
+
+
+def _format(r: _Reader, ck: Check, column: str) -> None:
+    fmt = ck.body.get("valid_format")
+    regex = str(fmt.get("regex") or "") if isinstance(fmt, dict) else ""
+    r.add(ck.cid, (column,), ck.name, column=column, pattern=body_of(regex) or regex)
+
+
+def _bounds(r: _Reader, ck: Check, column: str) -> None:
+    r.add(ck.cid, (column,), ck.name, column=column, min=_number(ck.body.get("valid_min")),
+          max=_number(ck.body.get("valid_max")))
+
+
+# An `invalid` column check, by the kind of its qualifier: what its validity says.
+_INVALID: dict[str, Callable[[_Reader, Check, str], None]] = {
+    "accepted_values": _values, "fixed_value": _values, "references": _reference, "pattern": _format,
+    "range": _bounds}
+
+
+def _invalid(r: _Reader, ck: Check) -> bool:
+    read = _INVALID.get(_kind(ck.cid))
+    if read is None or ck.column is None:
+        return False
+    read(r, ck, ck.column)
+    return True
+
+
+def _failed_rows_column(r: _Reader, ck: Check) -> bool:
+    r.failed_rows(ck.cid, ck.name, ck.body)
+    return True
+
+
+def _failed_rows_dataset(r: _Reader, ck: Check) -> bool:
+    r.threshold(ck.cid, ck.body)
+    r.failed_rows(ck.cid, ck.name, ck.body)
+    return True
+
+
+def _schema(r: _Reader, ck: Check) -> bool:
+    if ck.body.get("allow_extra_columns") is False:
+        r.add("no_unknown_columns", ck.columns, "", columns=ck.columns)
+    return True
+
+
+def _duplicate(r: _Reader, ck: Check) -> bool:
+    cid = ck.cid
+    r.threshold(cid, ck.body)
+    cols = tuple(str(c) for c in ck.body.get("columns") or ())
+    r.add(cid, cols, ck.name, columns=cols)
+    want, found = unique_filter(cols, "duckdb"), ck.body.get("filter")
+    if found is not None and _unquoted(str(found)) != _unquoted(want):  # none: NULL keys count
+        r.find(PARAM_CHANGED, f"{cid} filter is {found!r}: the contract's uniqueness compares the "
+               f"rows whose key holds no NULL ({want})", cid)
+    return True
+
+
+def _freshness(r: _Reader, ck: Check) -> bool:
+    col = str(ck.body.get("column"))
+    raw = ck.body.get("threshold")
+    t: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if t.get("level", "fail") == "warn":
+        r.warned.add(ck.cid)
+    elif t.get("level", "fail") != "fail":
+        r.find(SEVERITY_WEAKENED, f"{ck.cid} threshold level is {t.get('level')}, not fail", ck.cid)
+    r.add(ck.cid, (col,), ck.name, column=col, max_age_seconds=_seconds(t))
+    return True
+
+
+# A failed_rows check's expression or query: the qualifier names the clause.
+_FAILED_ROWS_KINDS = ("invariant", "range", "fixed_value", *FAIL_QUERY_KINDS)
+READ: FormTable[FormReader] = FormTable("soda4", {
+    f"{COLUMN_CHECK} missing": Form(("not_null",), _missing),
+    f"{COLUMN_CHECK} invalid": Form(tuple(_INVALID), _invalid),
+    f"{COLUMN_CHECK} failed_rows": Form(_FAILED_ROWS_KINDS, _failed_rows_column),
+    f"{DATASET_CHECK} schema": Form(("no_unknown_columns",), _schema),
+    f"{DATASET_CHECK} duplicate": Form(("unique",), _duplicate),
+    f"{DATASET_CHECK} freshness": Form(("freshness",), _freshness),
+    f"{DATASET_CHECK} failed_rows": Form(_FAILED_ROWS_KINDS, _failed_rows_dataset),
+}, elsewhere={"column": "a column's data_type (and precision, scale) under the schema check"})
 
 
 def _items(checks: Any) -> list[tuple[str, dict[str, Any]]]:

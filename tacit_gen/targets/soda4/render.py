@@ -10,13 +10,14 @@ plus ONE `schema` check (`allow_extra_columns: false`, any column order).
 
 The SQL of invariants and of the time-series and catalog clauses is the Soda v3 target's (one
 sqlglot tree per clause, printed for the dialect): `failed_rows` with `expression` (the rows where
-the condition is FALSE) or `query` (the failing rows). See docs/targets/soda4.md.
+the condition is FALSE) or `query` (the failing rows). See docs/engines/soda4-contract.md.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.plan_types import Clause, make_params
@@ -31,6 +32,7 @@ from tacit_gen.targets.base import (
     Unsupported,
 )
 from tacit_gen.targets.header import comment_header, one_line
+from tacit_gen.targets.kinds import KindTable
 from tacit_gen.targets.soda.queries import (
     fail_query_sql,
     invariant_sql,
@@ -145,7 +147,7 @@ def freshness_threshold(seconds: int) -> tuple[str, Num]:
     return "minute", Num(repr(seconds / 60))
 
 
-def _fail_query(clause_id: str, text: str) -> Block:
+def _query_block(clause_id: str, text: str) -> Block:
     return Block(CLAUSE_MARK + clause_id + "\n" + text.rstrip("\n") + "\n")
 
 
@@ -221,78 +223,17 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             schema["allow_extra_columns"] = True
         dataset_checks.append({"schema": schema})
 
-    def column_check(c: Clause, kind: str, body: dict[str, Any]) -> None:
-        entry = columns.get(c.param("column"))
-        if entry is None:  # a clause on a column the contract does not declare: no column entry
-            unsupported.append(Unsupported(NAME, c.id, "its column has no column clause"))
-            return
-        entry.setdefault("checks", []).append(
-            {kind: {"name": check_name(c), "qualifier": c.id, **body}})
-
+    parts = _Document(contract, dialect, columns, dataset_checks)
     for c in clauses:
-        k = c.kind
-        if k in ("column", "no_unknown_columns"):
-            continue
-        if VARIABLE.search(c.text) or VARIABLE.search(c.id):
+        if c.kind not in ("column", "no_unknown_columns") and (VARIABLE.search(c.text) or VARIABLE.search(c.id)):
             unsupported.append(Unsupported(
                 NAME, c.id, "its text holds ${namespace.name}, which Soda 4 resolves as a variable"))
             continue
-        if k == "not_null":
-            column_check(c, "missing", {})
-        elif k == "unique":
-            # SQL UNIQUE: only the rows whose key holds no NULL (Soda 4 counts NULLs as a value)
-            dataset_checks.append({"duplicate": {"name": check_name(c), "qualifier": c.id,
-                                                 "columns": list(c.param("columns")),
-                                                 "filter": unique_filter(c.param("columns"), dialect)}})
-        elif k == "accepted_values":
-            column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
-        elif k == "pattern":  # Soda 4 writes the regex as an SQL literal itself (escaped once)
-            column_check(c, "invalid", {"valid_format": {
-                "name": str(c.param("pattern")), "regex": pattern_regex(str(c.param("pattern")), dialect)}})
-        elif k == "references":  # an invalid check against the referenced relation's column
-            column_check(c, "invalid", {"valid_reference_data": {
-                "dataset": reference_dataset(contract, str(c.param("to_relation")), dialect),
-                "column": c.param("to_column")}})
-        elif k == "fixed_value" and not _uses_expression(c):
-            v = c.param("value")
-            column_check(c, "invalid", {"valid_values": [Num(str(v)) if isinstance(v, int) else str(v)]})
-        elif k == "range" and not _uses_expression(c):
-            body: dict[str, Any] = {}
-            if c.param("min") is not None:
-                body["valid_min"] = Num(str(c.param("min")))
-            if c.param("max") is not None:
-                body["valid_max"] = Num(str(c.param("max")))
-            column_check(c, "invalid", body)
-        elif k in ("invariant", "range", "fixed_value"):
-            text = _row_sql(c, dialect)
-            if text is None or VARIABLE.search(text):
-                unsupported.append(Unsupported(NAME, c.id, "no single-row SQL form"))
-                continue
-            dataset_checks.append({"failed_rows": {
-                "name": check_name(c), "qualifier": c.id,
-                "expression": f"NOT ({strip_parens(text)})"}})
-        elif k == "freshness" and c.param("whole_days"):
-            unsupported.append(Unsupported(NAME, c.id, DATE_FRESHNESS_REASON))
-        elif k == "freshness":
-            unit, value = freshness_threshold(int(c.param("max_age_seconds")))
-            dataset_checks.append({"freshness": {
-                "name": check_name(c), "qualifier": c.id, "column": c.param("column"),
-                "threshold": {"unit": unit, "must_be_less_than_or_equal": value}}})
-        elif k in FAIL_QUERY_KINDS:
-            text = fail_query_sql(contract, c, dialect)
-            if text is None:
-                reason = ("the revision policy states no row-level rule (no ingest column or no window)"
-                          if k == "revision_window" else "a catalog cadence needs exactly one series "
-                          "column, and is not expressed within sessions")
-                unsupported.append(Unsupported(NAME, c.id, reason))
-                continue
-            if VARIABLE.search(text):
-                unsupported.append(Unsupported(NAME, c.id, "its SQL holds a Soda variable reference"))
-                continue
-            dataset_checks.append({"failed_rows": {
-                "name": check_name(c), "qualifier": c.id, "query": _fail_query(c.id, text)}})
-        else:
-            unsupported.append(Unsupported(NAME, c.id, f"clause kind '{k}' has no Soda 4 check"))
+        rule = RENDER.get(c.kind)
+        reason = rule(parts, c) if rule is not None else RENDER.unsupported.get(
+            c.kind, f"clause kind '{c.kind}' has no Soda 4 check")
+        if reason is not None:
+            unsupported.append(Unsupported(NAME, c.id, reason))
     _warn_levels({c.id for c in clauses if c.warn}, columns, dataset_checks)
     doc: dict[str, Any] = {"dataset": qualified_name(contract, dialect)}
     if columns:
@@ -300,6 +241,130 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
     if dataset_checks:
         doc["checks"] = dataset_checks
     return doc, unsupported
+
+
+@dataclass(frozen=True)
+class _Document:
+    """The parts of the contract document the clauses add to."""
+
+    contract: Contract
+    dialect: str
+    columns: dict[str, dict[str, Any]]  # column name -> its entry (`checks` holds its checks)
+    checks: list[dict[str, Any]]  # the dataset checks
+
+    def column_check(self, c: Clause, kind: str, body: dict[str, Any]) -> str | None:
+        """A check on the clause's column, or why there is none."""
+        entry = self.columns.get(c.param("column"))
+        if entry is None:  # a clause on a column the contract does not declare: no column entry
+            return "its column has no column clause"
+        entry.setdefault("checks", []).append({kind: {"name": check_name(c), "qualifier": c.id, **body}})
+        return None
+
+    def check(self, kind: str, c: Clause, body: dict[str, Any]) -> None:
+        """A dataset check."""
+        self.checks.append({kind: {"name": check_name(c), "qualifier": c.id, **body}})
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (document, clause) -> None, or why the clause has no check
+
+Rule = Callable[[_Document, Clause], "str | None"]
+
+
+def _in_columns(doc: _Document, c: Clause) -> None:
+    """The column list and the one schema check `build` writes first."""
+
+
+def _not_null(doc: _Document, c: Clause) -> str | None:
+    return doc.column_check(c, "missing", {})
+
+
+def _unique(doc: _Document, c: Clause) -> None:
+    # SQL UNIQUE: only the rows whose key holds no NULL (Soda 4 counts NULLs as a value)
+    doc.check("duplicate", c, {"columns": list(c.param("columns")),
+                               "filter": unique_filter(c.param("columns"), doc.dialect)})
+
+
+def _accepted_values(doc: _Document, c: Clause) -> str | None:
+    return doc.column_check(c, "invalid", {"valid_values": [str(v) for v in c.param("values")]})
+
+
+def _pattern(doc: _Document, c: Clause) -> str | None:
+    """Soda 4 writes the regex as an SQL literal itself (escaped once)."""
+    return doc.column_check(c, "invalid", {"valid_format": {
+        "name": str(c.param("pattern")), "regex": pattern_regex(str(c.param("pattern")), doc.dialect)}})
+
+
+def _references(doc: _Document, c: Clause) -> str | None:
+    """An invalid check against the referenced relation's column."""
+    return doc.column_check(c, "invalid", {"valid_reference_data": {
+        "dataset": reference_dataset(doc.contract, str(c.param("to_relation")), doc.dialect),
+        "column": c.param("to_column")}})
+
+
+def _fixed_value(doc: _Document, c: Clause) -> str | None:
+    if _uses_expression(c):
+        return _expression(doc, c)
+    v = c.param("value")
+    return doc.column_check(c, "invalid", {"valid_values": [Num(str(v)) if isinstance(v, int) else str(v)]})
+
+
+def _range(doc: _Document, c: Clause) -> str | None:
+    if _uses_expression(c):
+        return _expression(doc, c)
+    body: dict[str, Any] = {}
+    if c.param("min") is not None:
+        body["valid_min"] = Num(str(c.param("min")))
+    if c.param("max") is not None:
+        body["valid_max"] = Num(str(c.param("max")))
+    return doc.column_check(c, "invalid", body)
+
+
+def _expression(doc: _Document, c: Clause) -> str | None:
+    """A `failed_rows` expression: the rows where the clause's condition is FALSE."""
+    text = _row_sql(c, doc.dialect)
+    if text is None or VARIABLE.search(text):
+        return "no single-row SQL form"
+    doc.check("failed_rows", c, {"expression": f"NOT ({strip_parens(text)})"})
+    return None
+
+
+def _freshness(doc: _Document, c: Clause) -> str | None:
+    if c.param("whole_days"):
+        return DATE_FRESHNESS_REASON
+    unit, value = freshness_threshold(int(c.param("max_age_seconds")))
+    doc.check("freshness", c, {"column": c.param("column"),
+                               "threshold": {"unit": unit, "must_be_less_than_or_equal": value}})
+    return None
+
+
+def _fail_query(doc: _Document, c: Clause) -> str | None:
+    """A `failed_rows` query: the Soda v3 target's fail query, verbatim."""
+    text = fail_query_sql(doc.contract, c, doc.dialect)
+    if text is None:
+        return ("the revision policy states no row-level rule (no ingest column or no window)"
+                if c.kind == "revision_window" else "a catalog cadence needs exactly one series "
+                "column, and is not expressed within sessions")
+    if VARIABLE.search(text):
+        return "its SQL holds a Soda variable reference"
+    doc.check("failed_rows", c, {"query": _query_block(c.id, text)})
+    return None
+
+
+RENDER: KindTable[Rule] = KindTable("soda4", "render", {
+    "column": _in_columns,
+    "no_unknown_columns": _in_columns,
+    "not_null": _not_null,
+    "unique": _unique,
+    "accepted_values": _accepted_values,
+    "fixed_value": _fixed_value,
+    "pattern": _pattern,
+    "references": _references,
+    "range": _range,
+    "invariant": _expression,
+    "freshness": _freshness,
+    **{kind: _fail_query for kind in FAIL_QUERY_KINDS},
+})
 
 
 class Soda4Target:
@@ -361,52 +426,91 @@ DATE_FRESHNESS_REASON = ("a date column's freshness counts whole days against th
 
 
 def project(contract: Contract, clause: Clause, dialect: str = "duckdb") -> Clause | None:
+    """What a faithful Soda 4 contract says about `clause`, through `PROJECT` (None: unsupported)."""
     k = clause.kind
-    p = clause.param
-    params: dict[str, Any]
-    cols: tuple[str, ...] = ()
     if k not in ("column", "no_unknown_columns") and (VARIABLE.search(clause.text)
                                                       or VARIABLE.search(clause.id)):
         return None
-    if k == "freshness" and clause.param("whole_days"):
+    rule = PROJECT.get(k)
+    said = rule(contract, clause, dialect) if rule is not None else None
+    if said is None:
         return None
-    if k == "column":
-        params = {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type")), dialect))}
-        cols = (p("column"),)
-    elif k == "no_unknown_columns":
-        params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
-    elif k == "not_null":
-        params, cols = {"column": p("column")}, (p("column"),)
-    elif k == "unique":
-        params, cols = {"columns": tuple(p("columns"))}, tuple(p("columns"))
-    elif k == "accepted_values":
-        params = {"column": p("column"), "values": tuple(str(v) for v in p("values"))}
-        cols = (p("column"),)
-    elif k == "pattern":
-        params, cols = {"column": p("column"), "pattern": p("pattern")}, (p("column"),)
-    elif k == "references":
-        params = {"column": p("column"), "to_relation": p("to_relation"), "to_column": p("to_column")}
-        cols = (p("column"),)
-    elif k == "fixed_value" and not _uses_expression(clause):
-        params, cols = {"column": p("column"), "values": (str(p("value")),)}, (p("column"),)
-    elif k == "range" and not _uses_expression(clause):
-        params = {"column": p("column"), "min": p("min"), "max": p("max")}
-        cols = (p("column"),)
-    elif k in ("invariant", "range", "fixed_value"):
-        text = _row_sql(clause, dialect)
-        if text is None or VARIABLE.search(text):
-            return None
-        params = {"sql": normalize_sql(text)}
-    elif k == "freshness":
-        params = {"column": p("column"), "max_age_seconds": int(p("max_age_seconds"))}
-        cols = (p("column"),)
-    elif k in FAIL_QUERY_KINDS:
-        text = fail_query_sql(contract, clause, dialect)
-        if text is None or VARIABLE.search(text):
-            return None
-        params = {"sql": normalize_sql(text)}
-    else:
-        return None
+    params, cols = said
     # the column clauses share the column list and the schema check: no text of their own
     text = "" if k in ("column", "no_unknown_columns") else check_name(clause)
     return Clause(clause.id, k, cols, make_params(**params), text, severity=clause.severity)
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per kind: (contract, clause, dialect) -> (params, columns) the reader returns, or None
+
+Said = tuple[dict[str, Any], tuple[str, ...]]
+Projection = Callable[["Contract", Clause, str], "Said | None"]
+
+
+def _on_column(*keys: str) -> Projection:
+    """The clause's `keys` as they are, read back on its column."""
+    def said(contract: Contract, clause: Clause, dialect: str) -> Said:
+        return {key: clause.param(key) for key in keys}, (clause.param("column"),)
+
+    return said
+
+
+def _column_said(contract: Contract, clause: Clause, dialect: str) -> Said:
+    p = clause.param
+    return {"column": p("column"), "soda4_type": type_text(*soda4_type(str(p("type")), dialect))}, (p("column"),)
+
+
+def _on_columns(contract: Contract, clause: Clause, dialect: str) -> Said:
+    columns = tuple(clause.param("columns"))
+    return {"columns": columns}, columns
+
+
+def _accepted_values_said(contract: Contract, clause: Clause, dialect: str) -> Said:
+    return ({"column": clause.param("column"), "values": tuple(str(v) for v in clause.param("values"))},
+            (clause.param("column"),))
+
+
+def _expression_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    text = _row_sql(clause, dialect)
+    return None if text is None or VARIABLE.search(text) else ({"sql": normalize_sql(text)}, ())
+
+
+def _fixed_value_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if _uses_expression(clause):
+        return _expression_said(contract, clause, dialect)
+    return {"column": clause.param("column"), "values": (str(clause.param("value")),)}, (clause.param("column"),)
+
+
+def _range_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if _uses_expression(clause):
+        return _expression_said(contract, clause, dialect)
+    return _on_column("column", "min", "max")(contract, clause, dialect)
+
+
+def _freshness_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    if clause.param("whole_days"):
+        return None
+    col = clause.param("column")
+    return {"column": col, "max_age_seconds": int(clause.param("max_age_seconds"))}, (col,)
+
+
+def _query_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
+    text = fail_query_sql(contract, clause, dialect)
+    return None if text is None or VARIABLE.search(text) else ({"sql": normalize_sql(text)}, ())
+
+
+PROJECT: KindTable[Projection] = KindTable("soda4", "project", {
+    "column": _column_said,
+    "no_unknown_columns": _on_columns,
+    "not_null": _on_column("column"),
+    "unique": _on_columns,
+    "accepted_values": _accepted_values_said,
+    "fixed_value": _fixed_value_said,
+    "pattern": _on_column("column", "pattern"),
+    "references": _on_column("column", "to_relation", "to_column"),
+    "range": _range_said,
+    "invariant": _expression_said,
+    "freshness": _freshness_said,
+    **{kind: _query_said for kind in FAIL_QUERY_KINDS},
+})

@@ -1,5 +1,5 @@
 """Avro target: the committed .avsc files are the render, parse in fastavro and the avro package,
-and map the contract's types as docs/targets/avro.md says."""
+and map the contract's types as docs/engines/avro.md says."""
 
 from __future__ import annotations
 

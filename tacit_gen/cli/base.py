@@ -1,0 +1,108 @@
+"""The command group, its exit codes, and the helpers every command shares (reports, usage errors, loading)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from tacit_gen import __version__
+from tacit_gen.textsafe import printable
+
+EXIT_CODES = """\b
+Exit codes:
+  0  success: clean, nothing stale, all engines pass
+  1  findings: lint errors, stale or drifted artifacts, violations (engines agree),
+     a version bump too small, an incompatible change
+  2  usage error, or a contract that does not load
+  3  verify: the engines disagree on a clause (please report it)
+  4  verify: an engine could not run (named, with why; no verdict from it)
+  130  interrupted (Ctrl-C, SIGINT): the engines' processes are stopped"""
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+def fail_usage(message: str) -> NoReturn:
+    click.echo(f"error: {printable(message)}", err=True)
+    sys.exit(2)
+
+
+def echo_text(text: str) -> None:
+    """A report for a terminal: data values and engine messages can hold anything."""
+    click.echo("\n".join(printable(line) for line in text.split("\n")))
+
+
+def echo_diagnostics(diags: Any, err: bool = False, sources: dict[str, str] | None = None) -> None:
+    """Diagnostics as a compiler shows them: the source line and a caret (tacit_gen.console)."""
+    from tacit_gen.console import echo_diagnostics
+
+    echo_diagnostics(diags, err=err, sources=sources)
+
+
+def report_progress(label: str, verbose: bool = False) -> None:
+    """Progress on stderr when it is a terminal (nothing otherwise); `verbose`: the engines' own
+    logging reaches the terminal too."""
+    from tacit_gen import console
+
+    console.VERBOSE = verbose
+    console.set_progress(console.Progress(label=label))
+
+
+def load_or_exit(path: str) -> Any:
+    from tacit_gen.contract.errors import ContractError
+    from tacit_gen.contract.loader import load
+    from tacit_gen.plan import plan
+
+    try:
+        contract = load(path)
+        plan(contract)  # what only the plan can check (severity names a clause)
+        return contract
+    except ContractError as e:
+        echo_diagnostics(e.diagnostics, err=True)
+        sys.exit(2)
+
+
+def targets_or_exit(spec: str | None) -> tuple[str, ...]:
+    from tacit_gen import registry
+
+    try:
+        return registry.parse_targets(spec)
+    except KeyError as e:
+        fail_usage(str(e.args[0]))
+
+
+class _Main(click.Group):
+    """The command group: an interrupt is exit 130 (128 + SIGINT, as a shell reports it), never
+    click's exit 1, which here means findings (a CI step that was cancelled did not find
+    violations)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(
+    cls=_Main,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES,
+)
+@click.version_option(__version__, "--version", prog_name="tacit-gen")
+@click.option("--max-contract-bytes", type=click.IntRange(1), default=4 * 1024 * 1024, show_default=True,
+              envvar="TACIT_GEN_MAX_CONTRACT_BYTES",
+              help="Refuse contract files larger than this (env TACIT_GEN_MAX_CONTRACT_BYTES).")
+def main(max_contract_bytes: int) -> None:
+    """One data contract per dataset, rendered verbatim into dbt, Soda, Great Expectations,
+    pandera and a native ibis runtime, and checked in CI.
+
+    Contracts live in contracts/ and render into generated/ by default.
+    """
+    from tacit_gen.contract import yamlpos
+
+    yamlpos.LIMITS.max_bytes = max_contract_bytes
