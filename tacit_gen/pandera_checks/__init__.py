@@ -1,4 +1,5 @@
-"""The checks generated pandera modules import (`checks`), loaded on first use.
+"""The checks generated pandera modules import (`checks`: column types and row conditions;
+`series`: series, catalog and reference checks), loaded on first use.
 
 ``import tacit_gen.pandera_checks`` imports nothing heavy; the first name taken from it
 (``from tacit_gen.pandera_checks import col``) imports pandas, pyarrow and pandera, which the
@@ -15,18 +16,12 @@ if TYPE_CHECKING:
         add,
         and_,
         between,
-        cadence_check,
-        catalog_bounds_check,
-        catalog_dimension_check,
-        catalog_unit_check,
         cmp,
         col,
         column_type,
-        completeness_check,
         div,
         enum,
         equals,
-        freshness_check,
         holds,
         in_,
         in_range,
@@ -40,13 +35,21 @@ if TYPE_CHECKING:
         not_in,
         only_when,
         or_,
+        sub,
+    )
+    from tacit_gen.pandera_checks.series import (
+        cadence_check,
+        catalog_bounds_check,
+        catalog_dimension_check,
+        catalog_unit_check,
+        completeness_check,
+        freshness_check,
         references_check,
         revision_by_check,
         revision_window_check,
         session_cadence_check,
         session_completeness_check,
         session_window_check,
-        sub,
         warn,
     )
 
@@ -92,9 +95,27 @@ __all__ = [
 ]
 
 
+# The names of `series` (the series, catalog and reference checks); the rest are in `checks`.
+_SERIES = frozenset((
+    "cadence_check",
+    "catalog_bounds_check",
+    "catalog_dimension_check",
+    "catalog_unit_check",
+    "completeness_check",
+    "freshness_check",
+    "references_check",
+    "revision_by_check",
+    "revision_window_check",
+    "session_cadence_check",
+    "session_completeness_check",
+    "session_window_check",
+    "warn",
+))
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from tacit_gen.pandera_checks import checks
+        from tacit_gen.pandera_checks import checks, series
 
-        return getattr(checks, name)
+        return getattr(series if name in _SERIES else checks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -230,7 +230,7 @@ def run(inp: VerifyInput) -> EngineRun:
     if pg is not None:  # frames read from PostgreSQL through Arrow
         def pg_numpy(name: str) -> pd.DataFrame | None:
             got = read_frame_postgres(pg, name)
-            return None if got is None else _numpy(got)
+            return None if got is None else to_numpy_frame(got)
 
         return validate_frames(inp, lambda name: read_frame_postgres(pg, name), pg_numpy)
 
@@ -242,7 +242,7 @@ def run(inp: VerifyInput) -> EngineRun:
     return validate_frames(inp, frame, lambda name: frame(name, read_frame_numpy))
 
 
-def _numpy(frame: pd.DataFrame) -> pd.DataFrame:
+def to_numpy_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """An Arrow-backed frame with pandas' default dtypes, as ``pyarrow.Table.to_pandas()`` (and
     so ``pd.read_parquet``) gives them: a decimal as ``object`` holding ``Decimal``."""
     import pyarrow

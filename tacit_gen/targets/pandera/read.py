@@ -23,6 +23,7 @@ from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 
 # pyarrow constructor name -> contract type (the inverse of targets.pandera.ARROW_TYPES).
 ARROW_NAMES = {
@@ -280,13 +281,14 @@ class _Reader:
         cid, text, sev = named
         fn = _func_name(check.func)
         builtin = fn.rsplit(".", 1)[-1] if fn.startswith(("pa.Check.", "pandera.Check.")) else ""
-        reader = COLUMN_CHECKS.get(builtin) or (_lambda_kind(check) if fn in ("pa.Check", "pandera.Check") else None)
-        if reader is None:
+        form = READ.get(f"pa.Check.{builtin}" if builtin else _lambda_form(check) if fn in (
+            "pa.Check", "pandera.Check") else "")
+        if form is None:
             self.finding(d.UNKNOWN_CHECK, f"{cid}: check {fn or ast.unparse(check.func)} is not one "
                          "tacit-gen writes", cid, ast.unparse(check)[:200])
             return
         try:
-            self.add(cid, (column,), text, sev, column=column, **reader(builtin, check))
+            self.add(cid, (column,), text, sev, column=column, **form.read(builtin, check))
         except (_Unreadable, IndexError, TypeError) as e:
             self.finding(d.UNKNOWN_CHECK, f"{cid}: {e}", cid, ast.unparse(check)[:200])
 
@@ -354,17 +356,12 @@ def _lambda_call(check: ast.Call, helper: str, arity: tuple[int, ...]) -> ast.Ca
     return None
 
 
-def _lambda_kind(check: ast.Call) -> Any:
-    """The reader of a ``pa.Check(lambda s: ...)`` column check tacit-gen writes, or None."""
-    if _lambda_call(check, "in_range", (5, 6)) is not None:
-        return _in_range_params
-    if _lambda_call(check, "equals", (3,)) is not None:
-        return _equals_params
-    if _lambda_call(check, "matches", (2,)) is not None:
-        return _matches_params
-    if _lambda_text(check) == "lambda s: s.notna()":
-        return lambda builtin, check: {}  # a not_null that warns
-    return None
+def _lambda_form(check: ast.Call) -> str:
+    """The form of a ``pa.Check(lambda s: ...)`` column check tacit-gen writes ('' for another)."""
+    for helper, arity in (("in_range", (5, 6)), ("equals", (3,)), ("matches", (2,))):
+        if _lambda_call(check, helper, arity) is not None:
+            return helper
+    return "s.notna()" if _lambda_text(check) == "lambda s: s.notna()" else ""
 
 
 def _in_range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
@@ -431,28 +428,34 @@ def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
     return {"max": value, "max_inclusive": builtin == "le", "min": None, "min_inclusive": True}
 
 
-# pandera builtin check -> the reader of its params (the clause kind is the check's name).
-COLUMN_CHECKS: dict[str, Callable[[str, ast.Call], dict[str, Any]]] = {
-    "isin": _isin_params,
-    "eq": _eq_params,
-    "str_matches": _pattern_params,
-    **dict.fromkeys(RANGE_BUILTINS, _range_params),
-}
-# Clause kind -> how the module says it (tests/targets/pandera/test_read.py holds every kind of
-# `plan_types.KINDS` to an entry): the schema's structure, a column check, or a dataframe check.
-READ_AS: dict[str, str] = {
+def _helper_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A dataframe check of the checks module: no column params; `read_frame_check` reads the
+    clause params from the call's keyword arguments."""
+    return {}
+
+
+_Params = Callable[[str, ast.Call], dict[str, Any]]
+# How the module states each clause kind (a column check, a dataframe check of the checks
+# module) -> the kinds reading it yields; the rest is the schema's structure (`elsewhere`).
+# tests/targets/test_kind_tables.py holds the table to every kind of `plan_types.KINDS`.
+READ: FormTable[_Params] = FormTable("pandera", rules={
+    "pa.Check.isin": Form(("accepted_values",), _isin_params),
+    "pa.Check.eq": Form(("fixed_value",), _eq_params),
+    "pa.Check.str_matches": Form(("pattern",), _pattern_params),
+    **{f"pa.Check.{b}": Form(("range",), _range_params) for b in RANGE_BUILTINS},
+    "in_range": Form(("range",), _in_range_params),
+    "equals": Form(("fixed_value",), _equals_params),
+    "matches": Form(("pattern",), _matches_params),
+    "s.notna()": Form(("not_null",), lambda builtin, check: {}),  # a not_null that warns
+    **{helper: Form((kind,), _helper_params) for helper, kind in TIME_HELPERS.items()},
+    "warn(catalog_bounds_check)": Form(("plausible",), _helper_params),
+}, elsewhere={
     "column": "column_type(...) in the column's checks",
-    "not_null": "nullable=False, or pa.Check(lambda s: s.notna()) when it warns",
+    "not_null": "nullable=False",
     "no_unknown_columns": "strict=True",
     "unique": "pa.Check(lambda df: ~df.duplicated(...))",
     "invariant": "pa.Check(lambda df: holds(df, ...))",
-    "accepted_values": "pa.Check.isin",
-    "fixed_value": "pa.Check.eq, or equals(...) on a decimal",
-    "pattern": "matches(...) (RE2 on any text column), or pa.Check.str_matches",
-    "range": "pa.Check.in_range/ge/gt/le/lt, or in_range(...) on a float or decimal",
-    **{kind: f"{helper}(...)" for helper, kind in TIME_HELPERS.items()},
-    "plausible": "catalog_bounds_check(...) that warns",
-}
+})
 
 
 def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:

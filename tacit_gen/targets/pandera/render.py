@@ -16,7 +16,7 @@ for it imports from `tacit_gen.pandera_checks` (written once, not into each modu
   dataframe check per invariant; time-series and catalog clauses: dataframe checks built by the
   checks module from the factory's ``catalog`` and ``now``.
 
-Each clause kind is rendered by the function `RENDERERS` maps it to. Every check is named by its
+Each clause kind is rendered by the function the `RENDERERS` table maps it to. Every check is named by its
 clause id and carries the clause's verbatim text as ``error``. No pandera, pandas or pyarrow
 import here: rendering is string work.
 """
@@ -43,6 +43,7 @@ from tacit_gen.targets.base import (
     sql_projection,
 )
 from tacit_gen.targets.header import comment_header
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -215,16 +216,15 @@ def _helper(parts: _Parts, c: Clause) -> None:
             parts.needs.append(need)
 
 
-# Clause kind -> the function that renders it (every kind of `plan_types.KINDS`, or listed in
-# UNSUPPORTED_KINDS with the reason; tests/targets/pandera/test_render.py holds them to it).
-RENDERERS: dict[str, Callable[[_Parts, Clause], None]] = {
+# Clause kind -> the function that renders it (every kind of `plan_types.KINDS`, or declared
+# unsupported with the reason; tests/targets/test_kind_tables.py holds the table to it).
+RENDERERS: KindTable[Callable[[_Parts, Clause], None]] = KindTable("pandera", "render", {
     **dict.fromkeys(COLUMN_KINDS, _per_column),
     "no_unknown_columns": _strict,
     "unique": _unique,
     "invariant": _invariant,
     **dict.fromkeys(TIME_HELPERS, _helper),
-}
-UNSUPPORTED_KINDS: dict[str, str] = {}
+})
 
 
 class PanderaTarget:
@@ -261,7 +261,7 @@ class PanderaTarget:
         for c in clauses:
             renderer = RENDERERS.get(c.kind)
             if renderer is None:
-                reason = UNSUPPORTED_KINDS.get(c.kind, f"clause kind {c.kind!r} is unknown")
+                reason = RENDERERS.unsupported.get(c.kind, f"clause kind {c.kind!r} is unknown")
                 parts.unsupported.append(Unsupported(NAME, c.id, reason))
             else:
                 renderer(parts, c)

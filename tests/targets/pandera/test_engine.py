@@ -351,16 +351,21 @@ def test_read_parquet_frames_pass(name: str, tmp_path: Path) -> None:
     import pandera.errors
     import pyarrow.parquet as pq
 
-    from tacit_gen.targets.pandera.engine import _numpy, failures_by_clause, load_module, read_frame
+    from tacit_gen.targets.pandera.engine import (
+        failures_by_clause,
+        load_module,
+        read_frame,
+        to_numpy_frame,
+    )
 
     run_engine(tmp_path, name)
     db = tmp_path / "data.duckdb"
     pq.write_table(pyarrow_table(read_frame(db, name)), tmp_path / "data.parquet")
     df = pd.read_parquet(tmp_path / "data.parquet")
-    assert df.dtypes.astype(str).to_dict() == _numpy(read_frame(db, name)).dtypes.astype(str).to_dict()
+    assert df.dtypes.astype(str).to_dict() == to_numpy_frame(read_frame(db, name)).dtypes.astype(str).to_dict()
     assert not any(isinstance(t, pd.ArrowDtype) for t in df.dtypes)
-    catalog = _numpy(read_frame(db, "series_catalog")) if name == "plant_sensor_reading" else None
-    extra = {"sessions": _numpy(read_frame(db, "venue_sessions"))} if name == "ohlcv_1m" else {}
+    catalog = to_numpy_frame(read_frame(db, "series_catalog")) if name == "plant_sensor_reading" else None
+    extra = {"sessions": to_numpy_frame(read_frame(db, "venue_sessions"))} if name == "ohlcv_1m" else {}
     schema = load_module(tmp_path / "art" / "pandera" / f"{name}.py").schema(
         catalog=catalog, now=NOW.get(name, T0), **extra)
     schema.validate(df, lazy=True)

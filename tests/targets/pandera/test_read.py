@@ -200,14 +200,12 @@ def test_float_ranges_are_sql_ordered_and_read_back(tmp_path: Path) -> None:
 
 
 def test_every_clause_kind_is_read_back() -> None:
-    """Each kind of `plan_types.KINDS` has an entry in the reader's table (how the module says
-    it), and every check the tables name is one the renderer writes."""
+    """Each kind of `plan_types.KINDS` is read back (the reader's `FormTable`), and every
+    dataframe check it names is one the checks module has."""
     from tacit_gen import pandera_checks
     from tacit_gen.plan_types import KINDS
-    from tacit_gen.targets.pandera.read import COLUMN_CHECKS, READ_AS, TIME_HELPERS
-    from tacit_gen.targets.pandera.render import UNSUPPORTED_KINDS
+    from tacit_gen.targets.pandera.read import READ, TIME_HELPERS
 
-    assert set(KINDS) - set(READ_AS) - set(UNSUPPORTED_KINDS) == set()
-    assert set(READ_AS) <= set(KINDS)
+    assert READ.uncovered(KINDS) == ()
     assert set(TIME_HELPERS) <= set(pandera_checks.__all__)
-    assert set(COLUMN_CHECKS) == {"isin", "eq", "str_matches", "in_range", "ge", "gt", "le", "lt"}
+    assert {"in_range", "equals", "matches"} <= set(pandera_checks.__all__)
