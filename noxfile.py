@@ -60,9 +60,12 @@ def tests(session: nox.Session) -> None:
     start = time.monotonic()
     session.run("tacit-gen", "engines", "setup", "soda4", env=env)
     session.log(f"Soda 4 environment ready in {time.monotonic() - start:.0f} s")
-    # the Spark suite has a session of its own (one Spark session for all its cases)
-    session.run("pytest", "-n", "2", "--dist", "loadfile", "-m", "not spark", *session.posargs,
-                env=env)
+    # the Spark suite has a session of its own (one Spark session for all its cases). loadfile:
+    # a module's batch fixtures (parity_batch, the hardening batch) verify its cases at once, so
+    # the module stays on one worker. The slowest tests by wall and by CPU close the log, and any
+    # skip is listed with its reason (-rs).
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "-m", "not spark", "-rs", "--durations=25",
+                "-p", "tests.cputime", *session.posargs, env={**env, "TACIT_CPUTIME_TOP": "25"})
 
 
 @nox.session(python="3.11")

@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 
 def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: RenderOptions,
               artifact: str | None = None, bump_gate: bool = True, base: str | None = None,
-              env: Mapping[str, str] | None = None, dbt_project: str | None = None,
-              root: Path | None = None, cache: RenderCache | None = None) -> CheckReport:
+              env: Mapping[str, str] | None = None, root: Path | None = None, cache: RenderCache | None = None) -> CheckReport:
     """Check committed artifacts against their contracts.
 
     Args:
@@ -38,8 +37,8 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
         base: the git revision for the gate (None: the default, see
             `tacit_gen.evolution.resolve_base`; CI-aware).
         env: the environment to read ``CI`` / ``GITHUB_BASE_REF`` from (default: os.environ).
-        dbt_project: the folder of the user's dbt_project.yml (default: `root`).
-        root: the project root (the settings file's folder; default: the working directory).
+        root: the project root (the settings file's folder; default: the working directory),
+            given to each target's `check_project`.
         cache: the render cache the fresh renders may come from (`tacit_gen.rendercache`).
 
     Raises:
@@ -95,11 +94,9 @@ def run_check(paths: list[str], out: Path, targets: tuple[str, ...], options: Re
     # 3. orphans
     for o in r.orphans(out, run.artifacts, targets, run):
         report.findings.append(Finding(d.ORPHAN, o.as_posix(), "generated file whose contract is gone"))
-    # 4. the user's dbt project: a model described twice, project configs weakening the tests
-    if "dbt" in targets:
-        from tacit_gen.dbt_project import findings as project_findings
-
-        found, notes = project_findings(out, root or Path.cwd(), dbt_project)
+    # 4. what each target checks beyond its artifacts (dbt: the user's dbt project)
+    for t in targets:
+        found, notes = registry.get(t).check_project(out, root or Path.cwd(), options)
         report.findings.extend(found)
         report.notes.extend(notes)
     # 5. version-bump gate against the last committed contract

@@ -27,18 +27,37 @@ def render_plan(contract: Contract, clauses: tuple[Clause, ...], width: int | No
     from tacit_gen.plan import unenforced
 
     head = f"{contract.name} {contract.version} ({contract.path}): {len(clauses)} clauses"
+    if width is not None and len(head) > width:  # a long path: the count on a line of its own
+        import textwrap
+
+        head = "\n".join(textwrap.wrap(head, max(width, 20), subsequent_indent="  ",
+                                        break_long_words=False, break_on_hyphens=False))
     out = head + "\n" + "\n".join(fit_table(["id", "kind", "columns", "line", "text"], rows, width,
                                             wrap_cols=((2, 14), (0, 16), (4, 24))))
     extra = unenforced(contract)
     if extra:
-        out += "\n\nstated but not checked by any clause:\n" + "\n".join(
-            f"  line {line}: {text}: {why}" for line, text, why in extra)
+        out += "\n\nstated but not checked by any clause:\n" + _notes(
+            [f"line {line}: {text}: {why}" for line, text, why in extra], width)
     waived = [f for f in contract.fields if f.lint_allow]
     if waived:
-        out += "\n\nlint waivers:\n" + "\n".join(
-            f"  line {f.pos.line}: {f.name}: {', '.join(f.lint_allow)}: {f.lint_reason}"
-            for f in waived)
+        out += "\n\nlint waivers:\n" + _notes(
+            [f"line {f.pos.line}: {f.name}: {', '.join(f.lint_allow)}: {f.lint_reason}"
+             for f in waived], width)
     return out
+
+
+def _notes(notes: list[str], width: int | None) -> str:
+    """Note lines indented two columns; within `width` each wraps at word boundaries, the rest
+    of a note indented four columns (a word longer than the width is kept whole, never cut)."""
+    if width is None:
+        return "\n".join(f"  {n}" for n in notes)
+    import textwrap
+
+    out: list[str] = []
+    for n in notes:
+        out += textwrap.wrap(n, max(width, 20), initial_indent="  ", subsequent_indent="    ",
+                             break_long_words=False, break_on_hyphens=False) or ["  "]
+    return "\n".join(out)
 
 
 def support_matrix(contract: Contract, clauses: tuple[Clause, ...],
@@ -78,9 +97,9 @@ def render_matrix(matrix: dict[str, Any], width: int | None = None) -> str:
             v = row[t]
             cells.append("yes" if v == "yes" else "NO")
             if v != "yes":
-                notes.append(f"  {t} / {row['id']}: {v}")
+                notes.append(f"{t} / {row['id']}: {v}")
         rows.append(cells)
     out = "\n".join(fit_table(["clause", *targets], rows, width, wrap_cols=((0, 20),)))
     if notes:
-        out += "\n\nnot expressible:\n" + "\n".join(notes)
+        out += "\n\nnot expressible:\n" + _notes(notes, width)
     return out

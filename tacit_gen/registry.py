@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tacit_gen.targets.base import Target
 
 GROUP = "tacit_gen.targets"
+PROTOCOL = "tacit_gen.targets.base"  # the module of the Target protocol and `as_target`
 
 # name -> "module:attribute" of the Target object, in the order `--target all` renders them.
 BUILTIN: dict[str, str] = {
@@ -79,7 +80,9 @@ def _load(spec: str) -> Target:
     obj = importlib.import_module(module)
     for part in (attr or "TARGET").split("."):
         obj = getattr(obj, part)
-    return obj  # type: ignore[return-value]
+    # An outside target that does not subclass the protocol gets its defaults; the protocol is
+    # imported by name, as the targets are (this module sits below every layer).
+    return importlib.import_module(PROTOCOL).as_target(obj)  # type: ignore[no-any-return]
 
 
 def parse_targets(spec: str | None) -> tuple[str, ...]:
@@ -91,7 +94,11 @@ def parse_targets(spec: str | None) -> tuple[str, ...]:
     for part in spec.split(","):
         part = part.strip()
         if part not in known:
-            raise KeyError(f"unknown target '{part}' (known: {', '.join(known)})")
+            import difflib  # only for the error (tacit_gen.diagnostics is this layer's sibling)
+
+            close = difflib.get_close_matches(part, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise KeyError(f"unknown target '{part}'{hint} (known: {', '.join(known)})")
         if part not in out:
             out.append(part)
     return tuple(out)

@@ -110,6 +110,12 @@ def render_all(paths: list[Path], targets: tuple[str, ...], options: RenderOptio
     return run
 
 
+def warnings(run: RenderRun, targets: tuple[str, ...], root: Path, options: RenderOptions) -> list[str]:
+    """What each target warns about the project its artifacts go into (`Target.render_warnings`;
+    dbt: dbt_utils tests without the package); `root` is the project root."""
+    return [w for t in targets for w in registry.get(t).render_warnings(run.artifacts, root, options)]
+
+
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
     """The cyclic garbage collector run less often while contracts render (as mypy does for its

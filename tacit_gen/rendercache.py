@@ -160,8 +160,7 @@ class RenderCache:
             target = registry.get(name)
             if options.templates_dir and target.templates:
                 parts.append(f"templates {name} " + _folder_digest(Path(options.templates_dir) / name))
-            inputs = getattr(target, "render_inputs", None)
-            for p in inputs(contract, options) if inputs is not None else ():
+            for p in target.render_inputs(contract, options):
                 parts.append(f"input {name} {Path(p).as_posix()} {_file_digest(Path(p))}")
         return parts
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from tacit_gen import registry
 from tacit_gen.render import write_set
-from tacit_gen.settings import FILE_NAME, installed_dbt_version
+from tacit_gen.settings import FILE_NAME
+from tacit_gen.targets.dbt.options import installed_dbt_version
 
 CONTRACT_PATH = "contracts/example.yaml"
 WORKFLOW_PATH = ".github/workflows/contracts.yml"

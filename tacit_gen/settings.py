@@ -11,13 +11,11 @@ did-you-mean, like contracts (exit 2).
     targets = ["dbt", "soda", "gx", "pandera", "ibis"]
     templates = "my-templates"       # optional template overrides
 
-    [dbt]
-    adapter = "duckdb"               # duckdb, postgres, snowflake, bigquery, databricks
-    tests = "native"                 # or "dbt_utils"
-    macros = "generated/dbt_macros"  # the generic-test macros (add it to macro-paths)
-    not_null = "test"                # "constraint", "test" (failure counts) or "both"
-    version = "1.8"                  # the dbt-core the YAML is for (default: installed, else newest)
-    project = "."                    # the folder holding dbt_project.yml (default: the root)
+    [dbt]                            # one table per target, built from its options class
+    adapter = "duckdb"               # (`tacit_gen.targets.base.flag` / `setting` field metadata):
+    tests = "native"                 # a key per field, with its choices; see `tacit-gen render -h`
+    macros = "generated/dbt_macros"  # a `path` key is relative to this file's folder
+    project = "."                    # a settings-only key (no flag)
 """
 
 from __future__ import annotations
@@ -26,17 +24,17 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.errors import Diagnostic
 from tacit_gen.diagnostics import close_matches
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 FILE_NAME = "tacit-gen.toml"
-DBT_ADAPTERS = ("duckdb", "postgres", "snowflake", "bigquery", "databricks")
-DBT_TESTS = ("dbt_utils", "native")
-DBT_NOT_NULL = ("constraint", "test", "both")
-TOP_KEYS = ("contracts", "out", "targets", "templates", "dbt")
-DBT_KEYS = ("adapter", "tests", "macros", "not_null", "version", "project")
+# The top-level keys; every registered target's name is also one (its `[<target>]` table).
+TOP_KEYS = ("contracts", "out", "targets", "templates")
 
 
 class SettingsError(Exception):
@@ -45,18 +43,6 @@ class SettingsError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = tuple(diagnostics)
         super().__init__("\n".join(d.render() for d in diagnostics))
-
-
-@dataclass(frozen=True)
-class DbtSettings:
-    """The ``[dbt]`` table. None means: not set (the flag's or the built-in default applies)."""
-
-    adapter: str | None = None
-    tests: str | None = None
-    macros: str | None = None  # relative to the settings root
-    not_null: str | None = None
-    version: str | None = None
-    project: str | None = None  # relative to the settings root
 
 
 @dataclass(frozen=True)
@@ -69,7 +55,12 @@ class Settings:
     out: str | None = None
     targets: tuple[str, ...] | None = None
     templates: str | None = None
-    dbt: DbtSettings = field(default_factory=DbtSettings)
+    # target name -> key -> value of its `[<target>]` table (keys the target's options declare)
+    sections: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def section(self, target: str) -> Mapping[str, str]:
+        """The `[<target>]` table's values (empty when the file has none)."""
+        return self.sections.get(target, {})
 
     def path(self, rel: str) -> str:
         """A settings path (relative to `root`) as the command shows it: relative to the
@@ -197,7 +188,12 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
         err((key,), "TG152", f"'{key}' must be a string or a list of strings")
         return None
 
-    unknown(doc, TOP_KEYS, ())
+    target_names: tuple[str, ...] = ()
+    if any(k not in TOP_KEYS for k in doc):  # a target's table: the registry says which exist
+        from tacit_gen import registry
+
+        target_names = registry.names()
+    unknown(doc, (*TOP_KEYS, *target_names), ())
     targets = strings(doc, "targets")
     if targets is not None:
         from tacit_gen import registry
@@ -207,29 +203,31 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
         except KeyError as e:
             err(("targets",), "TG152", str(e.args[0]))
             targets = None
-    dbt_doc = doc.get("dbt", {})
-    dbt = DbtSettings()
-    if not isinstance(dbt_doc, dict):
-        err(("dbt",), "TG152", "'dbt' must be a table: [dbt]")
-    else:
-        unknown(dbt_doc, DBT_KEYS, ("dbt",))
-        version = dbt_doc.get("version")
-        if version is not None:
-            if isinstance(version, (int, float)):  # version = 1.8 written as a number
-                version = str(version)
-            if not isinstance(version, str) or not re.match(r"^1\.\d+(\.\d+)?$", version):
-                err(("dbt", "version"), "TG152",
-                    f"'dbt.version' is {dbt_doc.get('version')!r}: write a dbt-core version "
-                    "such as \"1.8\" or \"1.10\"")
-                version = None
-        dbt = DbtSettings(
-            adapter=string(dbt_doc, "adapter", ("dbt",), DBT_ADAPTERS),
-            tests=string(dbt_doc, "tests", ("dbt",), DBT_TESTS),
-            macros=string(dbt_doc, "macros", ("dbt",)),
-            not_null=string(dbt_doc, "not_null", ("dbt",), DBT_NOT_NULL),
-            version=version,
-            project=string(dbt_doc, "project", ("dbt",)),
-        )
+    sections: dict[str, Mapping[str, str]] = {}
+    for name in (k for k in doc if k in target_names):
+        table = doc[name]
+        if not isinstance(table, dict):
+            err((name,), "TG152", f"'{name}' must be a table: [{name}]")
+            continue
+        from tacit_gen import registry
+        from tacit_gen.targets.base import setting_keys
+
+        keys = setting_keys(registry.get(name).options)
+        unknown(table, tuple(keys), (name,))
+        values: dict[str, str] = {}
+        for key, spec in keys.items():
+            raw = table.get(key)
+            if spec.pattern is not None and raw is not None:
+                text = str(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
+                if not isinstance(text, str) or not re.match(spec.pattern, text):
+                    err((name, key), "TG152", f"'{name}.{key}' is {raw!r}: {spec.expected or 'a bad value'}")
+                    continue
+                values[key] = text
+                continue
+            value = string(table, key, (name,), spec.choices or None)
+            if value is not None:
+                values[key] = value
+        sections[name] = values
     settings = Settings(
         root=p.resolve().parent,
         source=p,
@@ -237,7 +235,7 @@ def load(path: str | os.PathLike[str], kind: str = "file") -> Settings:
         out=string(doc, "out", ()),
         targets=targets,
         templates=string(doc, "templates", ()),
-        dbt=dbt,
+        sections=sections,
     )
     if diags:
         raise SettingsError(diags)
@@ -264,9 +262,39 @@ def discover(start: str | os.PathLike[str] | None = None) -> Settings:
     return load(*found)
 
 
-def installed_dbt_version() -> str | None:
-    """The installed dbt-core's version (metadata only: dbt is not imported; remembered on disk
-    until a distribution changes, see `tacit_gen.installed`), or None."""
-    from tacit_gen import installed
+def target_options(settings: Settings, flags: Mapping[str, Any], out: str) -> tuple[Any, ...]:
+    """Each registered target's options object, for the targets whose options declare flags or
+    settings keys: each field from its flag (`flags`, by the flag's name without dashes, ``-`` as
+    ``_``; None is not given), else from the target's settings table, else its default; then
+    settled against the project (`ProjectOptions.in_project`) for the output root `out`."""
+    import dataclasses
 
-    return installed.version("dbt-core")
+    from tacit_gen import registry
+    from tacit_gen.targets.base import ProjectOptions
+
+    built: list[Any] = []
+    for name in registry.names():
+        cls = registry.get(name).options
+        if not dataclasses.is_dataclass(cls):
+            continue
+        section = settings.section(name)
+        kw: dict[str, Any] = {}
+        declared = False
+        for f in dataclasses.fields(cls):
+            meta = f.metadata
+            if "flag" not in meta and "setting" not in meta:
+                continue
+            declared = True
+            given = flags.get(meta["flag"].lstrip("-").replace("-", "_")) if "flag" in meta else None
+            if given is None and f.name in section:
+                spec = meta.get("setting")
+                given = settings.path(section[f.name]) if spec is not None and spec.path else section[f.name]
+            if given is not None:
+                kw[f.name] = given
+        if not declared or any(type(o) is cls for o in built):
+            continue
+        opts = cls(**kw)
+        if isinstance(opts, ProjectOptions):
+            opts = opts.in_project(out, frozenset(kw))
+        built.append(opts)
+    return tuple(built)

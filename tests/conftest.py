@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,58 @@ def write_artifacts(target: Any, contract: Any, clauses: Any, folder: Path) -> P
     return folder
 CONTRACTS = ROOT / "contracts"
 BUNDLED = sorted(CONTRACTS.glob("*.yaml"))
+
+
+# The cross-cutting suites take their targets from the registry (a new target joins them without
+# editing them); a file about one target names it.
+_PROBE = """\
+contract: probe
+version: 1.0.0
+key: [id]
+fields:
+  id: {type: int64}
+  x: {type: float64, unit: m}
+invariants:
+  - x between 0 and 1
+"""
+
+
+def engine_targets(backend: str = "duckdb", *, own_environment: bool = True) -> tuple[str, ...]:
+    """Every registered target `verify` runs on `backend` (``duckdb``, ``postgres``, ``spark``),
+    in the registry's order: the value checkers and the record schemas. `own_environment=False`
+    leaves out those whose engine runs in an environment of its own (soda4: soda-core 4 cannot
+    share verify's), which a suite that runs every case in one process tests apart."""
+    from tacit_gen import registry
+
+    return tuple(t for t in registry.names() if backend in (engines := registry.get(t).engines)
+                 and (own_environment or engines[backend].environment is None))
+
+
+@cache
+def _checks_values(target: str) -> bool:
+    from tacit_gen import registry
+    from tacit_gen.contract.loader import load
+    from tacit_gen.plan import plan
+    from tacit_gen.targets.base import RenderOptions
+
+    contract = load("probe.yaml", _PROBE)
+    # a clause across rows (the key's uniqueness): a record schema states rules of one record
+    # only (JSON Schema states a float's range too), a table's checker states this one
+    (key,) = [c for c in plan(contract) if c.kind == "unique"]
+    return registry.get(target).project(contract, key, RenderOptions()) is not None
+
+
+def value_targets(backend: str = "duckdb", *, own_environment: bool = True) -> tuple[str, ...]:
+    """The targets of `engine_targets` that check a table's values (the key's uniqueness across
+    rows): the SQL and dataframe targets."""
+    return tuple(t for t in engine_targets(backend, own_environment=own_environment)
+                 if _checks_values(t))
+
+
+def record_targets(backend: str = "duckdb") -> tuple[str, ...]:
+    """The targets of `engine_targets` that check the structure of a record only (the wire
+    schemas: Avro, Protobuf, JSON Schema): a value clause is n/a there."""
+    return tuple(t for t in engine_targets(backend) if not _checks_values(t))
 
 # The PostgreSQL server of the whole test session (per xdist worker): started on first use,
 # stopped at the end. Its own default time zone is America/New_York on purpose: every session
@@ -68,3 +121,16 @@ def _no_columns():  # type: ignore[no-untyped-def]
 
 
 no_columns = _no_columns()
+
+
+def targets_rendering(contract: Path, clause: str) -> set[str]:
+    """The registered targets whose render of `contract` expresses `clause` (does not declare it
+    unsupported): the targets a per-target table of a drift test must cover."""
+    from tacit_gen import registry
+    from tacit_gen.contract.loader import load
+    from tacit_gen.render import render_contract
+    from tacit_gen.targets.base import RenderOptions
+
+    targets = registry.names()
+    _, unsupported = render_contract(load(contract), targets, RenderOptions())
+    return set(targets) - {u.target for u in unsupported if u.clause_id == clause}

@@ -8,7 +8,9 @@ from typing import Any, NoReturn
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, echo_json, echo_text, fail_usage, load_or_exit, main
+from tacit_gen.cli.base import echo_json, echo_text, exit_codes, fail_usage, load_or_exit, main
+
+_NOT_MAPPED = "something was not mapped (listed, kept as x-*)"
 
 
 @main.group("import")
@@ -32,7 +34,7 @@ def _finish_import(report: Any, force: bool, fmt: str) -> NoReturn:
     sys.exit(report.exit_code)
 
 
-@import_group.command("dbt", epilog=EXIT_CODES)
+@import_group.command("dbt", epilog=exit_codes(_NOT_MAPPED))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--model", "names", multiple=True, help="Only this model (repeatable).")
 @click.option("--manifest", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -59,7 +61,7 @@ def import_dbt(paths: tuple[str, ...], names: tuple[str, ...], manifest: str | N
     _finish_import(report, force, fmt)
 
 
-@import_group.command("odcs", epilog=EXIT_CODES)
+@import_group.command("odcs", epilog=exit_codes(_NOT_MAPPED))
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", default="contracts", show_default=True, type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Overwrite a contract file that exists and differs.")
@@ -80,20 +82,28 @@ def export_group() -> None:
     """Write a contract in another standard's form (docs/import-export.md)."""
 
 
-@export_group.command("odcs", epilog=EXIT_CODES)
+@export_group.command("odcs", epilog=exit_codes())
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
               help="Write the document here (atomically) instead of to stdout.")
-def export_odcs(contract: str, out_path: str | None) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="json: the contract, its version and the file written (without --out, the "
+                   "document's text as `document`).")
+def export_odcs(contract: str, out_path: str | None, fmt: str) -> None:
     """A contract as an ODCS v3.1.0 document (validates against the ODCS JSON Schema)."""
     from tacit_gen.adopt.odcs_export import export_odcs as to_text
     from tacit_gen.render import WriteError, write_atomic
 
-    text = to_text(load_or_exit(contract))
-    if out_path is None:
+    c = load_or_exit(contract)
+    text = to_text(c)
+    if out_path is not None:
+        try:
+            write_atomic(Path(out_path), text)
+        except WriteError as e:
+            fail_usage(str(e))
+    if fmt == "json":
+        echo_json({"contract": c.name, "version": c.version,
+                   "written": Path(out_path).as_posix() if out_path is not None else None,
+                   **({"document": text} if out_path is None else {})})
+    elif out_path is None:
         click.echo(text, nl=False)
-        return
-    try:
-        write_atomic(Path(out_path), text)
-    except WriteError as e:
-        fail_usage(str(e))

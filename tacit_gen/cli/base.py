@@ -11,6 +11,22 @@ import click
 from tacit_gen import __version__
 from tacit_gen.textsafe import printable
 
+
+def exit_codes(findings: str | None = None, *, verify: bool = False) -> str:
+    """A command's own exit codes for its --help: 0, 1 with what `findings` means for it (None:
+    the command never exits 1), 2, verify's 3 and 4 (`verify`), and 130."""
+    lines = ["\b", "Exit codes:", "  0  success"]
+    if findings:
+        lines.append(f"  1  {findings}")
+    lines.append("  2  usage error, or a contract that does not load")
+    if verify:
+        lines += ["  3  the engines disagree on a clause (please report it)",
+                  "  4  an engine could not run (named, with why; no verdict from it)"]
+    lines.append("  130  interrupted (Ctrl-C, SIGINT)"
+                 + (": the engines' processes are stopped" if verify else ""))
+    return "\n".join(lines)
+
+
 EXIT_CODES = """\b
 Exit codes:
   0  success: clean, nothing stale, all engines pass
@@ -64,6 +80,25 @@ def load_or_exit(path: str) -> Any:
     except ContractError as e:
         echo_diagnostics(e.diagnostics, err=True)
         sys.exit(2)
+
+
+def contract_paths_or_exit(given: tuple[str, ...], project: Any) -> tuple[str, ...]:
+    """The contract paths a command reads: those given, else the project's (the settings'
+    `contracts`, else contracts/). A default that does not exist is exit 2 saying so, not a
+    diagnostic that reads as if the folder were a contract that cannot be read."""
+    from pathlib import Path
+
+    if given:
+        return given
+    missing = [p for p in project.paths if not Path(p).exists()]
+    if missing:
+        if project.settings.contracts:
+            where = f"the settings' contracts path {', '.join(missing)} does not exist"
+        else:
+            where = f"no contract given, and the default folder {missing[0]}/ does not exist"
+        fail_usage(f"{where}: give contract files or folders, or start a project with "
+                   "`tacit-gen init`")
+    return tuple(project.paths)
 
 
 def targets_or_exit(spec: str | None) -> tuple[str, ...]:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, fail_usage, main
+from tacit_gen.cli.base import exit_codes, fail_usage, main
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("codes", nargs=-1, required=True)
 @click.option("--start", required=True, help="First date (YYYY-MM-DD).")
 @click.option("--end", required=True, help="Last date (YYYY-MM-DD), inclusive.")

@@ -6,11 +6,18 @@ from pathlib import Path
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, echo_json, fail_usage, load_or_exit, main
+from tacit_gen.cli.base import (
+    contract_paths_or_exit,
+    echo_json,
+    exit_codes,
+    fail_usage,
+    load_or_exit,
+    main,
+)
 from tacit_gen.cli.project import Project
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--out", default="site", show_default=True, type=click.Path(file_okay=False),
               help="Folder to write the site into (index.html, contracts/<name>.html).")
@@ -23,7 +30,7 @@ def docs(paths: tuple[str, ...], out: str) -> None:
     from tacit_gen.site.pages import SiteError, write_site
 
     proj = Project(paths)
-    files = find_contracts(proj.paths)
+    files = find_contracts(contract_paths_or_exit(paths, proj))
     if not files:
         fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(proj.paths)}")
     pages = [contract_doc(load_or_exit(str(f)), f, proj.options) for f in files]

@@ -9,9 +9,9 @@ from typing import Any
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
     echo_diagnostics,
     echo_json,
+    exit_codes,
     fail_usage,
     load_or_exit,
     main,
@@ -41,7 +41,7 @@ def _load_file_or_revision(spec: str) -> Any:
         sys.exit(2)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("the version bump is too small for the change"))
 @click.argument("old")
 @click.argument("new")
 @click.option("--changelog", is_flag=True, help="Print a Markdown changelog entry instead.")
@@ -64,7 +64,7 @@ def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
     sys.exit(0 if report.ok else 1)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("an incompatible change (or a replayed row that does not read back)"))
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mode", default=None, type=click.Choice(
     ["BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"],

@@ -7,9 +7,10 @@ import sys
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
+    contract_paths_or_exit,
     echo_diagnostics,
     echo_json,
+    exit_codes,
     fail_usage,
     load_or_exit,
     main,
@@ -18,7 +19,7 @@ from tacit_gen.cli.project import Project
 from tacit_gen.textsafe import printable
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("lint errors (with --strict, warnings too)"))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
@@ -28,7 +29,7 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     from tacit_gen.contract.loader import load_report
     from tacit_gen.render import find_contracts
 
-    paths = paths or Project().paths
+    paths = contract_paths_or_exit(paths, Project())
     files = find_contracts(paths)
     if not files:
         fail_usage(f"no contract files (*.yaml, *.yml) under {', '.join(paths)}")
@@ -56,7 +57,7 @@ def lint(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     sys.exit(code)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--targets", "show_targets", is_flag=True,
               help="Print the support matrix: how each clause lands in each target.")
@@ -98,10 +99,12 @@ def explain(contract: str, show_targets: bool, fmt: str) -> None:
     click.echo(render_plan(c, clauses, terminal_width()))
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("with --check: a file not in canonical form"))
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form.")
-def fmt(paths: tuple[str, ...], check: bool) -> None:
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text",
+              help="json: the files read and those reformatted (or, with --check, to reformat).")
+def fmt(paths: tuple[str, ...], check: bool, out_format: str) -> None:
     """Rewrite contracts (default: the settings' contracts, else contracts/) into canonical
     form: plain YAML, quoted types, ordered keys, comments kept."""
     from tacit_gen.contract.errors import ContractError
@@ -110,8 +113,9 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
     from tacit_gen.fmt import format_text
     from tacit_gen.render import WriteError, find_contracts, write_atomic
 
-    changed = 0
-    for f in find_contracts(paths or Project().paths):
+    files = find_contracts(contract_paths_or_exit(paths, Project()))
+    changed: list[str] = []
+    for f in files:
         try:
             text = read_text(f)
         except YamlSyntaxError as e:
@@ -126,13 +130,15 @@ def fmt(paths: tuple[str, ...], check: bool) -> None:
             echo_diagnostics(e.diagnostics, err=True)
             sys.exit(2)
         if new != text:
-            changed += 1
-            if check:
-                click.echo(f"would reformat {printable(str(f))}")
-            else:
+            changed.append(str(f))
+            if not check:
                 try:
                     write_atomic(f, new)
                 except WriteError as e:
                     fail_usage(str(e))
-                click.echo(f"reformatted {printable(str(f))}")
+            if out_format == "text":
+                click.echo(f"{'would reformat' if check else 'reformatted'} {printable(str(f))}")
+    if out_format == "json":
+        echo_json({"check": check, "files": [str(f) for f in files],
+                   ("unformatted" if check else "reformatted"): changed})
     sys.exit(1 if check and changed else 0)

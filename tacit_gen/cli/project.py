@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -35,10 +34,6 @@ def target_flags() -> list[tuple[str, Any, Any]]:
             if "flag" in f.metadata:
                 out.append((f.metadata["flag"], target, f))
     return out
-
-
-def flag_dest(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
 
 
 class WithTargetFlags(click.Command):
@@ -80,42 +75,9 @@ class Project:
             dialect=dialect,
             targets=self._target_options(flags or {}),
         )
-        self.dbt_project = s.path(s.dbt.project) if s.dbt.project else None
 
     def _target_options(self, flags: dict[str, Any]) -> tuple[Any, ...]:
         """Each target's options object: its flag, else its settings-file value, else default."""
-        import dataclasses
+        from tacit_gen.settings import target_options
 
-        values: dict[Any, dict[str, Any]] = {}
-        for flag, target, f in target_flags():
-            section = getattr(self.settings, target.name, None)
-            values.setdefault(target.options, {})
-            given = flags.get(flag_dest(flag))
-            if given is None and section is not None and f.name != "macros":
-                given = getattr(section, f.name, None)
-            if given is not None:
-                values.setdefault(target.options, {})[f.name] = given
-        out = []
-        for cls, kw in values.items():
-            opts = cls(**kw)
-            if cls.__name__ == "DbtOptions":
-                opts = dataclasses.replace(opts, **self._dbt_paths(flags, opts))
-            out.append(opts)
-        return tuple(out)
-
-    def _dbt_paths(self, flags: dict[str, Any], opts: Any) -> dict[str, Any]:
-        """The dbt macros folder relative to the output root, and the dbt-core version the YAML
-        is for (installed, when neither flag nor settings say)."""
-        import os
-
-        from tacit_gen.settings import installed_dbt_version
-
-        s = self.settings
-        if flags.get("dbt_macros") is not None:
-            macros_abs = Path(flags["dbt_macros"]).resolve()
-        elif s.dbt.macros is not None:
-            macros_abs = (s.root / s.dbt.macros).resolve()
-        else:
-            macros_abs = Path(self.out).resolve() / "dbt_macros"
-        macros = Path(os.path.relpath(macros_abs, Path(self.out).resolve())).as_posix()
-        return {"macros": macros, "version": opts.version or installed_dbt_version()}
+        return target_options(self.settings, flags, self.out)

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, echo_diagnostics, echo_json, fail_usage, main
+from tacit_gen.cli.base import (
+    contract_paths_or_exit,
+    echo_diagnostics,
+    echo_json,
+    exit_codes,
+    fail_usage,
+    main,
+)
 from tacit_gen.cli.project import Project, WithTargetFlags
 from tacit_gen.sql.dialects import DIALECTS as SQL_DIALECTS  # no sqlglot import
 from tacit_gen.textsafe import printable
@@ -59,20 +66,28 @@ def _with_render_flags(f: Any) -> Any:
     return f
 
 
-@main.command(epilog=EXIT_CODES, cls=WithTargetFlags)
+@main.command(epilog=exit_codes("with --check: stale or orphaned artifacts"), cls=WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--check", is_flag=True, help="Write nothing to the project; print a diff of what would "
               "change; exit 1 if stale. (The render cache may be written: see --no-cache.)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also warn, per contract and target, of the clauses a target cannot express "
+                   "(always in --format json; `explain --targets` shows them too).")
 def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, templates: str | None,
-           dialect: str | None, no_cache: bool, check: bool, fmt: str, **flags: Any) -> None:
+           dialect: str | None, no_cache: bool, check: bool, fmt: str, verbose: bool,
+           **flags: Any) -> None:
     """Render contracts into artifacts: settings first (tacit-gen.toml), then flags; default
-    contracts/ into generated/."""
+    contracts/ into generated/.
+
+    Quiet by default: the files written and a one-line summary (with --check: the diff and a
+    summary). What a target cannot express (a wire schema most clauses) is said with --verbose.
+    """
     from tacit_gen import render as r
 
     proj = Project(paths, out, target_spec, templates, dialect, flags)
-    files = r.find_contracts(proj.paths)
+    files = r.find_contracts(contract_paths_or_exit(paths, proj))
     if not files:
         fail_usage("no contract files to render")
     targets = proj.targets
@@ -83,13 +98,10 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
     echo_diagnostics(run.errors, err=True)
     if run.errors:
         sys.exit(2)
-    _echo_unsupported(run.unsupported)
-    if "dbt" in targets:
-        from tacit_gen.dbt_project import dbt_utils_warning
-
-        warning = dbt_utils_warning(run.artifacts, proj.settings.root, proj.dbt_project)
-        if warning:
-            click.echo(f"warning: {warning}", err=True)
+    if verbose:
+        _echo_unsupported(run.unsupported)
+    for warning in r.warnings(run, targets, proj.settings.root, proj.options):
+        click.echo(f"warning: {warning}", err=True)
     outdir = Path(proj.out)
     if check:
         rep = r.stale(outdir, run, targets)
@@ -123,7 +135,8 @@ def render(paths: tuple[str, ...], out: str | None, target_spec: str | None, tem
         click.echo(f"{len(files)} contract(s), {len(run.artifacts)} artifact(s), {len(written)} written")
 
 
-@main.command(epilog=EXIT_CODES, cls=WithTargetFlags)
+@main.command(epilog=exit_codes("stale, drifted or orphaned artifacts, or a version bump "
+                                "too small"), cls=WithTargetFlags)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @_with_render_flags
 @click.option("--artifact", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -150,9 +163,9 @@ def check(paths: tuple[str, ...], out: str | None, target_spec: str | None,
 
     proj = Project(paths, out, target_spec, templates, dialect, flags)
     try:
-        report = run_check(list(proj.paths), Path(proj.out), proj.targets, proj.options,
+        report = run_check(list(contract_paths_or_exit(paths, proj)), Path(proj.out), proj.targets, proj.options,
                            artifact=artifact, bump_gate=not no_bump_gate, base=base,
-                           dbt_project=proj.dbt_project, root=proj.settings.root,
+                           root=proj.settings.root,
                            cache=_render_cache(no_cache))
     except ValueError as e:
         fail_usage(str(e))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from tacit_gen.cli.base import EXIT_CODES, fail_usage, load_or_exit, main
+from tacit_gen.cli.base import echo_json, exit_codes, fail_usage, load_or_exit, main
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--rows", default=100, show_default=True, type=click.IntRange(1, 10_000_000))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -18,8 +18,11 @@ from tacit_gen.cli.base import EXIT_CODES, fail_usage, load_or_exit, main
 @click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset); default: fixed epoch.")
 @click.option("--out", "out_path", default=None, type=click.Path(dir_okay=False),
               help="CSV or Parquet file (by extension); the catalog goes beside it. Default: CSV on stdout.")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text",
+              help="json (with --out): the files written, the rows, the seed, 'now' and the "
+                   "clauses the data breaks, on stdout.")
 def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | None,
-           out_path: str | None) -> None:
+           out_path: str | None, out_format: str) -> None:
     """Deterministic synthetic data that satisfies every clause, or breaks exactly one."""
     from tacit_gen import sample as s
     from tacit_gen.plan import plan
@@ -28,9 +31,9 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
     c = load_or_exit(contract)
     clauses = plan(c)
     if violate is not None and violate not in {cl.id for cl in clauses}:
-        import difflib
+        from tacit_gen.diagnostics import close_matches
 
-        close = difflib.get_close_matches(violate, [cl.id for cl in clauses], n=1)
+        close = close_matches(violate, [cl.id for cl in clauses], n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         fail_usage(f"'{violate}' is not a clause of {c.name}{hint} (see `tacit-gen explain`)")
     try:
@@ -39,6 +42,9 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         fail_usage(str(e))
     if out_path is not None and Path(out_path).suffix.lower() not in (".csv", ".parquet", ".pq"):
         fail_usage(f"--out {out_path}: write a .csv or .parquet file")
+    if out_format == "json" and out_path is None:
+        fail_usage("--format json describes the files written: give --out FILE (without it, "
+                   "stdout is the CSV)")
     from tacit_gen.console import Progress, ticking
 
     shown = Progress(label="sample ", enabled=None if rows >= 100_000 else False)
@@ -74,14 +80,23 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
             data_path, catalog_path = s.write(data, out_path)
     except s.SampleError as e:
         fail_usage(str(e))
-    click.echo(f"wrote {data_path.as_posix()}", err=True)
+    written = [data_path.as_posix()]
     if catalog_path is not None:
-        click.echo(f"wrote {catalog_path.as_posix()}", err=True)
-    for rel in sorted(data.refs):  # `references:` relations, beside the data
-        click.echo(f"wrote {s.ref_path_for(data_path, rel).as_posix()}", err=True)
+        written.append(catalog_path.as_posix())
+    # `references:` relations, beside the data
+    written += [s.ref_path_for(data_path, rel).as_posix() for rel in sorted(data.refs)]
+    if out_format == "json":
+        echo_json({"contract": c.name, "rows": rows, "seed": seed, "now": data.now.isoformat(),
+                   "violate": violate, "violated": list(data.violated),
+                   "description": data.description if violate is not None else None,
+                   "data": written[0], "catalog": catalog_path.as_posix() if catalog_path else None,
+                   "written": written})
+        return
+    for w in written:
+        click.echo(f"wrote {w}", err=True)
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes())
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="History: CSV or Parquet, as verify reads it.")
@@ -98,8 +113,10 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
               "(default 3).")
 @click.option("--window", default=None, help="Only each series' last DURATION of history, up to its "
               "newest reading (30d, 12h, 2 weeks); default: all of it.")
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text",
+              help="json: the catalog written, the method, and each series' count and bounds.")
 def profile(contract: str, data_path: str, out_path: str, column: str | None, min_count: int,
-            method: str, sigmas: str | None, window: str | None) -> None:
+            method: str, sigmas: str | None, window: str | None, out_format: str) -> None:
     """Propose plausibility bounds per series from history: by default the 1st and 99th
     percentiles of each series' values (or the mean -/+ K standard deviations, over a trailing
     window if given), widened to the column's scale, written to the catalog as plausible_min /
@@ -117,6 +134,15 @@ def profile(contract: str, data_path: str, out_path: str, column: str | None, mi
         fail_usage(str(e))
     atomic.write(out, text.encode("utf-8"))
     judged = sum(1 for b in result.bounds if b.low is not None)
+    if out_format == "json":  # bounds as decimal strings: exact, as the catalog holds them
+        echo_json({"contract": c.name, "catalog": out.as_posix(), "key": result.key,
+                   "column": result.column, "method": result.method.describe(),
+                   "min_count": min_count, "bounded": judged,
+                   "series": [{"series": b.series, "count": b.count,
+                               "plausible_min": None if b.low is None else str(b.low),
+                               "plausible_max": None if b.high is None else str(b.high)}
+                              for b in result.bounds]})
+        return
     click.echo(f"wrote {out.as_posix()}: {result.column} bounds for {judged} of "
                f"{len(result.bounds)} series ({result.method.describe()}; fewer than "
                f"{min_count} values: no bounds)", err=True)

@@ -9,9 +9,9 @@ from typing import NoReturn
 import click
 
 from tacit_gen.cli.base import (
-    EXIT_CODES,
     echo_json,
     echo_text,
+    exit_codes,
     fail_usage,
     load_or_exit,
     main,
@@ -20,7 +20,7 @@ from tacit_gen.cli.base import (
 from tacit_gen.cli.project import Project
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=exit_codes("violations (the engines agree)", verify=True))
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--data", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV or Parquet file of the dataset (one contract).")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from tacit_gen.contract.model import Contract
-    from tacit_gen.drift.base import ReadResult
+    from tacit_gen.drift.base import Finding, ReadResult
     from tacit_gen.plan_types import Clause
 
 
@@ -75,16 +75,83 @@ def dialect_key() -> ContractKey:
                        choices=DIALECTS)
 
 
-def flag(name: str, help: str, choices: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Field metadata declaring a CLI flag of a target's options class.
+@dataclass(frozen=True)
+class SettingKey:
+    """How one field of a target's options is written in the settings file's ``[<target>]`` table
+    (``tacit-gen.toml``, or ``[tool.tacit-gen.<target>]`` in ``pyproject.toml``); the key is the
+    field's name.
+
+    Attributes:
+        help: one line saying what the key sets.
+        choices: the allowed values (empty: any non-empty string).
+        path: the value is a path relative to the settings file's folder; the options get it as
+            the commands show paths (relative to the working directory when under it).
+        pattern: a regular expression a value must match (a number is taken as its text, so
+            ``version = 1.8`` is ``"1.8"``).
+        expected: what the error says when a value does not match `pattern`.
+    """
+
+    help: str
+    choices: tuple[str, ...] = ()
+    path: bool = False
+    pattern: str | None = None
+    expected: str = ""
+
+
+def flag(name: str, help: str, choices: tuple[str, ...] = (), *, path: bool = False,
+         pattern: str | None = None, expected: str = "") -> dict[str, Any]:
+    """Field metadata declaring a CLI flag of a target's options class, and its settings key.
 
     ``adapter: str = field(default="duckdb", metadata=flag("--dbt-adapter", "...", ADAPTERS))``
-    makes `render` and `check` take ``--dbt-adapter`` and put its value in that field.
+    makes `render` and `check` take ``--dbt-adapter`` and put its value in that field, and makes
+    ``adapter`` a key of the ``[dbt]`` settings table with the same choices (see `SettingKey` for
+    `path`, `pattern` and `expected`, which apply to the settings value).
     """
-    return {"flag": name, "help": help, "choices": choices}
+    return {"flag": name, "help": help, "choices": choices,
+            "setting": SettingKey(help, choices, path, pattern, expected)}
+
+
+def setting(help: str, choices: tuple[str, ...] = (), *, path: bool = False,
+            pattern: str | None = None, expected: str = "") -> dict[str, Any]:
+    """Field metadata declaring a settings-only key of a target's options class (no CLI flag):
+    ``project: str | None = field(default=None, metadata=setting("...", path=True))``."""
+    return {"setting": SettingKey(help, choices, path, pattern, expected)}
+
+
+def setting_keys(options: type[Any]) -> dict[str, SettingKey]:
+    """The keys of a target's settings table: its options' fields declared with `flag` or
+    `setting`, by field name."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(options):
+        return {}
+    return {f.name: f.metadata["setting"] for f in dataclasses.fields(options) if "setting" in f.metadata}
+
+
+@runtime_checkable
+class ProjectOptions(Protocol):
+    """An options class that settles its values against the project once the flags and the
+    settings are in (dbt: the macros folder relative to the output root, the installed dbt-core's
+    version when none is given)."""
+
+    def in_project(self, out: str, given: frozenset[str]) -> Any:
+        """These options as `render` uses them when writing to `out`; `given` names the fields a
+        flag or the settings set (a `path` field given is relative to the working directory)."""
+        ...
 
 
 OptionsT = TypeVar("OptionsT")
+
+
+@runtime_checkable
+class DialectOptions(Protocol):
+    """An options class that implies the SQL dialect of the targets taking one (dbt: its
+    adapter's); `RenderOptions.dialect_for` falls back to it after ``--dialect``."""
+
+    @property
+    def sql_dialect(self) -> str:
+        """The SQL dialect these options imply (a name of `tacit_gen.sql.dialects.DIALECTS`)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -125,8 +192,26 @@ class RenderOptions:
                 return check_dialect(str(own))
         if self.dialect:
             return check_dialect(self.dialect)
-        implied = [d for o in self.targets if (d := getattr(o, "sql_dialect", None))]
+        implied = [o.sql_dialect for o in self.targets if isinstance(o, DialectOptions)]
         return implied[0] if implied else "duckdb"
+
+
+@dataclass(frozen=True)
+class ContractProblem:
+    """A problem a target's contract check (`Target.check_contract`) finds when a contract loads,
+    reported as an error at the value of the top-level key `at` (``contract``: the name).
+
+    Attributes:
+        code: the diagnostic code (``TG115``).
+        message: the message, naming the offending word and what to do.
+        word: the offending word (the diagnostic's snippet).
+        at: the top-level key of the contract the error points at.
+    """
+
+    code: str
+    message: str
+    word: str
+    at: str = "contract"
 
 
 # The backends `verify` runs engines on: an embedded DuckDB, a PostgreSQL server, Spark local.
@@ -186,6 +271,10 @@ def for_engines(options: RenderOptions) -> RenderOptions:
 class Target(Protocol):
     """Everything about one target: options, render, read back, projection, engine.
 
+    A target class subclasses this protocol (``class DbtTarget(Target)``) and so takes the defaults
+    of what it does not declare; its package builds the one object the registry names
+    (``TARGET = DbtTarget()`` in ``tacit_gen/targets/dbt/__init__.py``).
+
     Attributes:
         name: the target's name (`--target NAME`, `targets.NAME` in a contract, `generated/NAME/`).
         options: a frozen dataclass of the options `render` reads, default-constructible; fields
@@ -195,6 +284,8 @@ class Target(Protocol):
             also takes `enabled`).
         artifact_name_option: the contract key naming the artifact (`model`, `dataset`...), or None;
             `diff` reports a change of it as a rename.
+        reader: ``"module:function"`` of the reader, ``function(path, text) -> ReadResult``;
+            imported by the default `read` on first use, so render never pays for the reader.
         engine: the module `verify` imports to run the artifact (`run(VerifyInput) -> EngineRun`),
             or None when the target has no engine (superseded by `engines`).
         engines: how `verify` runs the artifact on each backend of `BACKENDS` it supports
@@ -202,20 +293,15 @@ class Target(Protocol):
             without engines (a document) is never run.
         templates: True when `--templates DIR/<name>/` can override this target's templates; a
             target without templates refuses such a folder.
-
-    A target whose `render` reads a file besides the contract and its templates declares it with
-    an optional method ``render_inputs(contract, options) -> tuple[Path, ...]`` (protobuf's
-    field-number lock): the render cache (`tacit_gen.rendercache`) keys on those files' bytes.
-    ``tests/cli/test_render_cache.py`` fails when a built-in target's render opens an undeclared
-    file.
     """
 
     name: str
     options: type[Any]
     contract_keys: tuple[ContractKey, ...]
     artifact_name_option: str | None
+    reader: str = ""
     engine: str | None
-    engines: Mapping[str, Engine]
+    engines: ClassVar[Mapping[str, Engine]]
     templates: bool
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
@@ -230,13 +316,58 @@ class Target(Protocol):
         ...
 
     def read(self, path: Path, text: str) -> ReadResult:
-        """Clauses read back from one artifact (its operative parts), plus reader findings."""
-        ...
+        """Clauses read back from one artifact (its operative parts), plus reader findings.
+
+        The default calls the function `reader` names, imported here on first use."""
+        import importlib
+
+        module, _, attr = self.reader.partition(":")
+        function = getattr(importlib.import_module(module), attr or "read")
+        return function(path, text)  # type: ignore[no-any-return]
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The clause as this target's reader recovers it from a faithful artifact (the params the
         artifact can carry, SQL as rendered), or None when the target declares it unsupported."""
         ...
+
+    def render_inputs(self, contract: Contract, options: RenderOptions) -> tuple[Path, ...]:
+        """The files `render` reads besides the contract and its templates (protobuf's
+        field-number lock): the render cache (`tacit_gen.rendercache`) keys on their bytes, and
+        ``tests/cli/test_render_cache.py`` fails when a built-in target's render opens a file it
+        does not declare here. Default: none."""
+        return ()
+
+    def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
+                        options: RenderOptions) -> tuple[str, ...]:
+        """Warnings `render` prints (``warning: <text>``) about the project the artifacts go into
+        (dbt: a dbt_utils test without the package): `artifacts` are the whole run's, `root` the
+        settings file's folder (the project root). Default: none."""
+        return ()
+
+    def check_project(self, out: Path, root: Path,
+                      options: RenderOptions) -> tuple[Sequence[Finding], Sequence[str]]:
+        """What `check` finds beyond comparing each artifact with its contract: findings about the
+        project the artifacts under `out` live in (dbt: a model described twice, project configs
+        weakening the generated tests), and notes. Default: nothing."""
+        return (), ()
+
+    def check_contract(self, name: str, keys: Mapping[str, Any]) -> tuple[ContractProblem, ...]:
+        """What this target refuses in a contract when it loads, for every contract whether or not
+        it renders this target (the loader runs every registered target's check): `name` is the
+        contract's name, `keys` its ``targets.<name>`` keys. Default: nothing."""
+        return ()
+
+
+def as_target(obj: Any) -> Target:
+    """`obj` as a `Target`: an object whose class does not subclass the protocol (an outside
+    target) gets the protocol's defaults for what it does not declare, through a subclass of its
+    class and the protocol (its own attributes win)."""
+    if Target in type(obj).__mro__:
+        return obj  # type: ignore[no-any-return]
+    cls = type(type(obj).__name__, (type(obj), Target), {"__module__": type(obj).__module__})
+    completed: Any = object.__new__(cls)
+    completed.__dict__.update(vars(obj))
+    return completed  # type: ignore[no-any-return]
 
 
 def float_text(value: float) -> str:

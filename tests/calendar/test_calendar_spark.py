@@ -15,10 +15,11 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.calendar.data import MINUTE, iso, minute_bars, utc, write
+from tests.conftest import value_targets
 from tests.parity.harness import failed_by_engine
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
-ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+ENGINES = value_targets("spark")
 NOW = utc(2024, 12, 10)
 
 

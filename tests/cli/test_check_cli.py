@@ -45,9 +45,14 @@ CASES: list[tuple[str, str, Callable[[Path], None], str, str, int]] = [
      lambda g: edit(g / "soda" / "ohlcv_1m.yml", "volume: decimal(24,4)", "volume: decimal(18,4)"),
      "D202", "column:volume", 18),
     ("loosened nullable", "dbt/ohlcv_1m.yml",
-     lambda g: edit(g / "dbt" / "ohlcv_1m.yml",
-                    "  - name: close\n    data_type: decimal(18,8)\n    constraints:\n    - type: not_null\n",
-                    "  - name: close\n    data_type: decimal(18,8)\n"),
+     lambda g: (edit(g / "dbt" / "ohlcv_1m.yml",
+                     "  - name: close\n    data_type: decimal(18,8)\n    constraints:\n    - type: not_null\n",
+                     "  - name: close\n    data_type: decimal(18,8)\n"),
+                edit(g / "dbt" / "ohlcv_1m.yml",
+                     "    data_tests:\n    - not_null:\n        name: ohlcv_1m__not_null_close\n        config:\n"
+                     "          meta:\n            tacit_clause: not_null:close\n"
+                     "            tacit_text: 'close:    {type: decimal(18,8), unit: quote_currency, nullable: false}'\n",
+                     "")),
      "D200", "not_null:close", 17),
     ("added severity warn", "dbt/fct_sensor_readings.yml",
      lambda g: edit(g / "dbt" / "fct_sensor_readings.yml",

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -129,3 +130,78 @@ def test_compat_defaults_to_the_contracts_declared_mode(tmp_path: Path) -> None:
     code, out = run("compat", str(new), "--history", str(hist))
     assert code == 1, out
     assert "BACKWARD" in out and "site" in out
+
+
+@pytest.mark.parametrize("cmd", ["lint", "fmt", "render", "check", "docs"])
+def test_no_argument_and_no_contracts_folder_says_the_default_is_missing(tmp_path: Path, cmd: str) -> None:
+    """The default folder that does not exist is a usage error naming it, not a contract
+    `contracts:1:1` that cannot be read; a settings path that does not exist is named as such."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # settings stop at the git top
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", cmd], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "the default folder contracts/ does not exist" in res.stderr, res.stderr
+    assert "cannot read the file" not in res.stdout + res.stderr
+    (tmp_path / "tacit-gen.toml").write_text('contracts = "defs"\n', encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", cmd], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "the settings' contracts path defs does not exist" in res.stderr, res.stderr
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = []
+    for name, cmd in sorted(group.commands.items()):
+        if isinstance(cmd, click.Group):
+            out += _commands(cmd, (*prefix, name))
+        else:
+            out.append((*prefix, name))
+    return out
+
+
+def test_each_commands_help_lists_its_own_exit_codes() -> None:
+    """verify's 3 and 4 are verify's: no other command's --help lists them; a command that never
+    finds anything lists no 1."""
+    never_one = {("init",), ("explain",), ("sample",), ("profile",), ("calendar",), ("docs",), ("export", "odcs")}
+    seen = []
+    for path in _commands(main):
+        code, out = run(*path, "--help")
+        assert code == 0, (path, out)
+        if "Exit codes:" not in out:
+            continue
+        seen.append(path)
+        codes = {ln.split()[0] for ln in out.split("Exit codes:")[1].splitlines() if ln.strip()}
+        if path == ("verify",):
+            assert codes == {"0", "1", "2", "3", "4", "130"}, out
+        else:
+            assert "3" not in codes and "4" not in codes, (path, out)
+            assert ("1" in codes) == (path not in never_one), (path, out)
+    assert {("lint",), ("render",), ("check",), ("verify",), ("fmt",), ("diff",)} <= set(seen)
+
+
+@pytest.mark.parametrize("path", [*BUNDLED, ROOT / "tests" / "fixtures" / "series" / "completeness_venue_session.yaml"],
+                         ids=lambda p: p.stem)
+def test_explain_fits_80_columns_notes_wrapped_not_cut(path: Path) -> None:
+    """At COLUMNS=80 no line of `explain` or `explain --targets` passes column 80: the table
+    wraps its cells, the notes (not checked, not expressible, waivers) and the head wrap at word
+    boundaries; every word is still there."""
+    runner = CliRunner(env={"COLUMNS": "80"})
+    for args in ((), ("--targets",)):
+        res = runner.invoke(main, ["explain", str(path), *args], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        long = [ln for ln in res.output.splitlines() if len(ln) > 80]
+        assert not long, long
+        wide = CliRunner(env={"COLUMNS": "1000"}).invoke(main, ["explain", str(path), *args])
+        notes = wide.output.split("\n\n", 1)[1] if "\n\n" in wide.output else ""
+        folded = " ".join(res.output.split())
+        for line in notes.splitlines():  # the wide notes, word for word, in the folded output
+            if line.startswith("  ") and ": " in line:
+                assert " ".join(line.split()) in folded, line
+
+
+def test_explain_wraps_the_not_checked_note() -> None:
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(
+        main, ["explain", str(ROOT / "contracts" / "fct_sensor_readings.yaml")])
+    notes = res.output.split("stated but not checked by any clause:\n")[1].splitlines()
+    assert notes[0].startswith("  line ") and notes[1].startswith("    "), notes
+    assert "revision_reason column (lint TG214)" in " ".join(" ".join(notes).split())

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from tacit_gen import scaffold
 from tacit_gen.cli import main
-from tacit_gen.settings import installed_dbt_version
+from tacit_gen.targets.dbt.options import installed_dbt_version
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent

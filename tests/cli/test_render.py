@@ -212,12 +212,30 @@ def test_x_metadata_lands_in_every_artifact(tmp_path: Path) -> None:
     assert column["meta"]["x-owner"] == '{{ "{{ evil }}" }}'  # dbt renders it back to the text
 
 
+def test_render_is_quiet_about_what_a_target_cannot_express(tmp_path: Path) -> None:
+    """Without --verbose, render (and render --check) says what it wrote and a summary: not a
+    warning per target that cannot express a clause (explain --targets and --verbose say it)."""
+    out = str(tmp_path / "out")
+    for args in ((), ("--check",)):
+        res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", "--out", out,
+                              "--no-cache", *args], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        assert res.returncode == 0, res.stderr
+        assert "cannot express" not in res.stderr + res.stdout, res.stderr
+        assert res.stdout.splitlines()[-1].endswith(("written", "up to date")), res.stdout
+    res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", "--out", out,
+                          "--no-cache", "--check", "--verbose"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert len([ln for ln in res.stderr.splitlines() if " cannot express " in ln]) >= 10, res.stderr
+
+
 def test_unsupported_warnings_name_the_contract(tmp_path: Path) -> None:
-    """What a target cannot express is warned per contract, one whole line each (the file first,
-    as a compiler's diagnostic): a repository renders many, and the same clause id in two
-    contracts is two warnings."""
+    """With --verbose, what a target cannot express is warned per contract, one whole line each
+    (the file first, as a compiler's diagnostic): a repository renders many, and the same clause
+    id in two contracts is two warnings."""
     res = subprocess.run([sys.executable, "-m", "tacit_gen.cli", "render", "--out",
-                          str(tmp_path / "out"), "--no-cache", "contracts/ohlcv_1m.yaml",
+                          str(tmp_path / "out"), "--no-cache", "--verbose", "contracts/ohlcv_1m.yaml",
                           "contracts/fct_sensor_readings.yaml"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
@@ -245,7 +263,7 @@ def test_unsupported_warnings_name_the_contract(tmp_path: Path) -> None:
     entries = json.loads(res.stdout)["unsupported"]
     assert {(u["contract"], u["target"]) for u in entries if u["clause_id"] == "range:revision"} == {
         (c, t) for c in ("contracts/ohlcv_1m.yaml", "contracts/fct_sensor_readings.yaml")
-        for t in ("avro", "protobuf", "jsonschema")}
+        for t in ("avro", "protobuf")}  # JSON Schema states it (`minimum`)
 
 
 def test_header_lines_are_each_contracts_own_in_any_order() -> None:

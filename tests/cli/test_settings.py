@@ -119,7 +119,7 @@ def test_settings_above_the_git_top_do_not_apply(tmp_path: Path, repo: Path) -> 
     ('contract = "c"\n', "tacit-gen.toml:1:1", "unknown key 'contract' in the top level; did you mean 'contracts'?"),
     ('[dbt]\n  tests = "nativ"\n', "tacit-gen.toml:2:3", "expected one of dbt_utils, native; did you mean 'native'?"),
     ('[dbt]\nnot_null = "tests"\n', "tacit-gen.toml:2:1", "did you mean 'test'?"),
-    ('targets = ["dbt", "sodaa"]\n', "tacit-gen.toml:1:1", "sodaa"),
+    ('targets = ["dbt", "sodaa"]\n', "tacit-gen.toml:1:1", "unknown target 'sodaa'; did you mean 'soda'?"),
     ('[dbt]\nversion = "latest"\n', "tacit-gen.toml:2:1", "write a dbt-core version"),
     ('out = \n', "tacit-gen.toml:1:7", "not valid TOML"),
 ])
@@ -129,6 +129,24 @@ def test_bad_settings_are_exit_2_with_a_position(repo: Path, text: str, where: s
         res = run(repo, *cmd)
         assert res.exit_code == 2, (cmd, res.output)
         assert where in res.output and message in res.output, res.output
+
+
+def test_the_dbt_table_takes_what_the_dbt_options_take(repo: Path) -> None:
+    """The `[dbt]` table is built from the dbt target's options: every adapter `--dbt-adapter`
+    takes is a value of `adapter` (spark too), and a settings-only key (`project`) is declared
+    there as well."""
+    (repo / "contracts").mkdir()
+    shutil.copy(CONTRACT, repo / "contracts")
+    assert run(repo, "render", "--target", "dbt", "--dbt-adapter", "spark", "--out", "flag").exit_code == 0
+    (repo / "tacit-gen.toml").write_text('[dbt]\nadapter = "spark"\n', encoding="utf-8")
+    res = run(repo, "render", "--target", "dbt", "--out", "settings")
+    assert res.exit_code == 0, res.output
+    by_flag = (repo / "flag" / "dbt" / "fct_sensor_readings.yml").read_text(encoding="utf-8")
+    assert (repo / "settings" / "dbt" / "fct_sensor_readings.yml").read_text(encoding="utf-8") == by_flag
+    assert "data_type: string" in by_flag  # spark's type names, not duckdb's varchar
+    (repo / "tacit-gen.toml").write_text('[dbt]\nprojekt = "."\n', encoding="utf-8")
+    res = run(repo, "render", "--target", "dbt")
+    assert res.exit_code == 2 and "tacit-gen.toml:2:1" in res.output and "did you mean 'project'?" in res.output
 
 
 def test_pyproject_unknown_key_is_located(repo: Path) -> None:
@@ -155,6 +173,22 @@ def dbt_repo(repo: Path, extra: str = "", packages: str | None = None) -> None:
     if packages is not None:
         (repo / "packages.yml").write_text(packages, encoding="utf-8")
     (repo / "tacit-gen.toml").write_text('targets = ["dbt"]\n', encoding="utf-8")
+
+
+def test_the_dbt_project_folder_comes_from_the_settings(repo: Path) -> None:
+    """`[dbt] project` (a settings-only key, relative to the settings file) is where `render`
+    looks for packages.yml and `check` for the project's model-paths."""
+    dbt_repo(repo)
+    (repo / "dbt_project.yml").unlink()
+    (repo / "warehouse").mkdir()
+    (repo / "warehouse" / "dbt_project.yml").write_text(DBT_PROJECT, encoding="utf-8")
+    res = run(repo, "render")
+    assert res.exit_code == 0 and "dbt_utils" not in res.output, res.output  # no project at the root
+    (repo / "tacit-gen.toml").write_text('targets = ["dbt"]\n[dbt]\nproject = "warehouse"\n')
+    res = run(repo, "render")
+    assert res.exit_code == 0 and "but warehouse/packages.yml does not list dbt_utils" in res.output, res.output
+    res = run(repo, "check", "--no-bump-gate")
+    assert "warehouse/dbt_project.yml: model-paths does not include generated/dbt" in res.output, res.output
 
 
 def test_render_warns_when_dbt_utils_is_not_a_package(repo: Path) -> None:
@@ -241,10 +275,10 @@ def test_verify_reads_the_targets_and_a_flag_overrides_them(repo: Path) -> None:
 @pytest.mark.parametrize(("installed", "inline"), [("1.8.7", True), ("1.11.2", False), (None, False)])
 def test_the_default_dbt_version_is_the_installed_one_else_the_newest(
         repo: Path, monkeypatch: pytest.MonkeyPatch, installed: str | None, inline: bool) -> None:
-    from tacit_gen import settings
+    from tacit_gen.targets.dbt import options
 
     # which dbt-core is installed is package metadata: stand in for an environment on 1.8
-    monkeypatch.setattr(settings, "installed_dbt_version", lambda: installed)
+    monkeypatch.setattr(options, "installed_dbt_version", lambda: installed)
     (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\ntargets = ["dbt"]\n',
                                          encoding="utf-8")
     assert run(repo, "render").exit_code == 0

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from tacit_gen import registry
 from tacit_gen.cli import main
-from tests.conftest import CONTRACTS
+from tests.conftest import CONTRACTS, engine_targets
 
 pytestmark = pytest.mark.engine
 NOW = "2024-01-02T15:00:00Z"
@@ -40,8 +40,7 @@ def test_verify_clean_exits_0_and_json_is_documented(tmp_path: Path) -> None:
     assert code == 0, out
     doc = json.loads(out)
     assert doc["verdict"] == "pass" and doc["exit_code"] == 0
-    assert doc["targets"] == ["dbt", "soda", "soda4", "gx", "pandera", "ibis", "avro", "protobuf",
-                              "jsonschema"]
+    assert doc["targets"] == list(engine_targets())
     row = next(c for c in doc["clauses"] if c["id"] == "range:value_degc")
     assert row["agree"] is True
     # a wire schema declares ranges unsupported at render: n/a there, never a pass
@@ -84,6 +83,16 @@ def test_bad_now_is_a_usage_error(tmp_path: Path) -> None:
 def test_sample_unknown_clause_is_a_usage_error() -> None:
     code, out = invoke("sample", str(CONTRACTS / "ohlcv_1m.yaml"), "--violate", "range:volum")
     assert code == 2 and "did you mean 'range:volume'" in out
+
+
+@pytest.mark.parametrize("cmd", ["render", "check", "verify"])
+def test_a_mistyped_target_gets_a_did_you_mean(tmp_path: Path, cmd: str) -> None:
+    args = [cmd, str(CONTRACTS / "ohlcv_1m.yaml"), "--target", "dbt,sodaa"]
+    if cmd == "verify":
+        args += sample(tmp_path, "ohlcv_1m")
+    code, out = invoke(*args)
+    assert code == 2, out
+    assert "unknown target 'sodaa'; did you mean 'soda'?" in out, out
 
 
 def test_unreadable_data_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:

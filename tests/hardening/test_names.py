@@ -49,6 +49,20 @@ def test_contract_name_that_makes_a_python_keyword_class(tmp_path: Path, name: s
         assert any("TG115" in e and "class_name" in e for e in errs), errs
 
 
+def test_the_class_name_rule_is_the_ibis_targets_declared_check(tmp_path: Path) -> None:
+    """The ibis target declares the rule (`check_contract`); the loader runs it through the
+    registry and reports it at the contract's name, whichever targets the contract renders."""
+    from tacit_gen import registry
+
+    assert registry.get("ibis").check_contract("none", {})[0].code == "TG115"
+    assert registry.get("ibis").check_contract("none", {"class_name": "NoneSchema"}) == ()
+    assert all(registry.get(t).check_contract("none", {}) == () for t in registry.names() if t != "ibis")
+    errs = _errors(tmp_path, BASE.replace("contract: hostile", "contract: none")
+                   + "targets: {ibis: {enabled: false}}\n")
+    assert errs == ["1:11 TG115 contract name 'none' makes the Python class name 'None' is a Python "
+                    "keyword; rename the contract or set targets.ibis.class_name"], errs
+
+
 def test_contract_name_is_fine_when_class_name_overrides(tmp_path: Path) -> None:
     assert _errors(tmp_path, BASE.replace("contract: hostile", "contract: none")
                    + "targets: {ibis: {class_name: NoneSchema}}\n") == []

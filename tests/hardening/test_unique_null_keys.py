@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.engines.postgres_server import Server
+from tests.conftest import value_targets
 from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
@@ -59,7 +60,7 @@ z,4.0
 z,5.0
 """
 
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = value_targets()
 EXPECTED = {  # contract -> clause -> status in every engine of CHECKING
     "key_pair": {"unique:a,b": "pass", "not_null:a": "fail", "not_null:b": "fail"},
     "key_one": {"unique:a": "fail", "not_null:a": "fail"},

@@ -1,6 +1,6 @@
 """Trading days before 1900 are counted alike in every engine: a revision window in trading days
-and a `1 trading day` cadence, on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py), against the reference semantics.
+and a `1 trading day` cadence, on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py), against the reference semantics.
 
 Found by probing verify with new data (2026-12-04): weekdays were numbered from Monday
 1900-01-01, and the SQL of Soda and GX and the ibis runtime divided the days since then with the
@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.semantics.calendar import weekdays_through
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -69,14 +68,14 @@ ROWS = [("a", _at(d), _at(d, 1), 0) for d in BARS] + [("a", _at(e), _at(i, 12), 
 DATA = "sid,ts,ingested_at,v,revision\n" + "".join(
     f"{s},{t.isoformat().replace('+00:00', 'Z')},{i.isoformat().replace('+00:00', 'Z')},1,{r}\n"
     for s, t, i, r in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 CID = "revision_window"
 CADENCE = "cadence:ts"
 NOW = datetime(1900, 1, 8, tzinfo=UTC)
 
 
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "before_1900", CONTRACT, DATA)
 
 
@@ -97,16 +96,3 @@ def test_the_reference_counts_trading_days_across_1900() -> None:
     assert list(days.values()) == [2, 2, 2, 3], days
     assert [weekdays_through(d) for d in BARS] == list(range(weekdays_through(BARS[0]),
                                                              weekdays_through(BARS[0]) + len(BARS)))
-
-
-def test_trading_days_before_1900_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat())
-    check_report(report, shown)
-
-
-def test_trading_days_before_1900_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat(), "--engine", "postgres",
-                                "--dsn", pg_server.dsn)
-    check_report(report, shown)

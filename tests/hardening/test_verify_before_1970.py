@@ -1,6 +1,6 @@
 """Completeness windows before 1970 are the same windows in every engine: verify's verdicts and
-window counts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py), against the reference semantics.
+window counts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py), against the reference semantics.
 
 Found by probing verify with new data (2026-12-03): the SQL of `completeness:` numbered a
 reading's window with ``ms // w``, and every SQL integer division truncates toward zero (DuckDB's
@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.semantics.completeness import short_windows
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -50,13 +49,13 @@ SHORT_HOURS = (2, 3)
 ROWS = [(START + timedelta(hours=h, minutes=10 + 20 * k)) for h in range(6)
         for k in range(1 if h in SHORT_HOURS else 2)]
 DATA = "sid,ts,v\n" + "".join(f"a,{t.isoformat().replace('+00:00', 'Z')},1\n" for t in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 CID = "completeness:ts"
 NOW = datetime(1970, 1, 1, 6, tzinfo=UTC)
 
 
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "before_1970", CONTRACT, DATA)
 
 
@@ -81,19 +80,6 @@ def check_report(report: dict[str, Any], windows: int, shown: str = "",
 def test_the_reference_finds_the_two_short_hours(tmp_path: Path) -> None:
     contract, _ = write_case(tmp_path)
     assert expected_windows(contract) == 2
-
-
-def test_windows_before_1970_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat())
-    check_report(report, expected_windows(contract), shown)
-
-
-def test_windows_before_1970_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat(), "--engine", "postgres",
-                                "--dsn", pg_server.dsn)
-    check_report(report, expected_windows(contract), shown)
 
 
 def test_the_floor_division_reads_the_same_in_every_dialect(tmp_path: Path) -> None:

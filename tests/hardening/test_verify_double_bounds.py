@@ -1,6 +1,6 @@
 """A range or invariant bound a double does not keep is compared exactly in every engine:
-verify's verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py), the artifacts, and `check` reading them back.
+verify's verdicts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py), the artifacts, and `check` reading them back.
 
 Found by probing verify with new contracts and data (2026-12-03):
 
@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr.bounds import compares_in_double, prints_in_double
+from tests.conftest import value_targets
 from tests.hardening import helpers
 from tests.hardening.helpers import cli
 
@@ -80,21 +80,13 @@ FAILING = {
     "range:f": 1,  # row 2
     "invariant:a <= 9007199254740993 or b > 5": 1,  # row 2
 }
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
 CASE = helpers.FailingCase("double_bounds", CONTRACT, DATA, FAILING, SQL_AND_FRAMES)
-write_case = CASE.write  # the Spark batch writes and checks the case too
+write_case = CASE.write  # the DuckDB, PostgreSQL and Spark batches write and check the case
 check_report = CASE.check
-
-
-def test_bounds_are_exact_in_every_engine(tmp_path: Path) -> None:
-    CASE.verify(tmp_path)
-
-
-def test_bounds_are_exact_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
 
 
 @pytest.mark.parametrize(("bound", "column_type", "in_double", "printed"), [

@@ -1,5 +1,5 @@
 """Integer arithmetic in invariants is exact, and a float dividend is never rounded: verify's
-verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch, tests/parity/test_parity_spark.py).
+verdicts on DuckDB and PostgreSQL (in the batch of tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py).
 
 Found by probing verify with new contracts and data (2026-12-03):
 
@@ -27,11 +27,10 @@ from typing import Any
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr import nodes as n
 from tacit_gen.sql import to_sql
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -67,17 +66,8 @@ id,bid,ask,big,qty,price
 """
 
 FAILING = {"invariant:bid + ask <= 3000000000": 1, "invariant:price / qty >= 0.65": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
-
-
-def test_integer_arithmetic_is_exact_in_every_engine(tmp_path: Path) -> None:
-    _check(tmp_path)
-
-
-def test_integer_arithmetic_is_exact_in_every_engine_on_postgres(pg_server: Server,
-                                                                 tmp_path: Path) -> None:
-    _check(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
 
 
 def test_the_sql_casts_integer_operands_only() -> None:
@@ -98,13 +88,8 @@ def test_the_sql_casts_integer_operands_only() -> None:
     assert to_sql(half, "duckdb", ints) == "(qty / NULLIF(2, 0)) >= 0.5"  # DuckDB's / is exact
 
 
-def _check(tmp_path: Path, *engine: str) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", *engine))
-
-
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "exact_arith", CONTRACT, DATA)
 
 

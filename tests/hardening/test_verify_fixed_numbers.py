@@ -1,6 +1,6 @@
 """A fixed numeric value (``value: 0.5`` on a float, decimal or integer field) holds in every
-target: verify's verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py), the artifacts, and the loader.
+target: verify's verdicts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py), the artifacts, and the loader.
 
 Found by probing verify with new contracts and data (2026-12-04):
 
@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from tacit_gen.contract.loader import load_report
-from tacit_gen.engines.postgres_server import Server
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import cli, verify_json
+from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
 
@@ -45,14 +45,14 @@ fields:
 """
 # row 2 differs in every column; rows 1 and 3 hold the fixed values
 DATA = "id,f,g,d,i\n1,0.5,0.25,1.25,3\n2,0.2,0.5,1.3,4\n3,0.5,0.25,1.25,3\n"
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis", "jsonschema")
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = (*value_targets(), "jsonschema")  # JSON Schema checks this clause too
+SQL_AND_FRAMES = value_targets()
 FAILING = {"fixed_value:f": 1, "fixed_value:g": 1, "fixed_value:d": 1, "fixed_value:i": 1}
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "fixed_numbers", CONTRACT, DATA)
 
 
@@ -103,16 +103,3 @@ def test_a_fixed_value_no_row_of_the_type_can_hold_is_refused() -> None:
                      ("value: 3}", "value: -2147483648}")):
         _, diags = load_report("fixed_numbers.yaml", CONTRACT.replace(old, new))
         assert not [d for d in diags if d.severity == "error"], [d.render() for d in diags]
-
-
-def test_fixed_numbers_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat())
-    check_report(report, shown)
-
-
-def test_fixed_numbers_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat(), "--engine", "postgres",
-                                "--dsn", pg_server.dsn)
-    check_report(report, shown)

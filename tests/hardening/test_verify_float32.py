@@ -1,6 +1,6 @@
 """A float32 column is compared and computed as the value it holds, in every engine: verify's
-verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py), the artifacts, and the reference arithmetic.
+verdicts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py), the artifacts, and the reference arithmetic.
 
 Found by probing verify with new contracts and data (2026-12-04): DuckDB compares a FLOAT
 with a number in float32 (the number rounded to the nearest float32) and adds FLOATs, and a
@@ -30,11 +30,11 @@ from typing import Any
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.expr.bounds import float32_value, pasted_exactly, prints_in_double
 from tacit_gen.plan import plan
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import cli, verify_json
+from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
 
@@ -65,7 +65,7 @@ ROWS = (
     (5, "0.05", "0.05", "0.25", ""),  # big below 0.5; x + y is 0.100000001490116 <= 0.2
 )
 DATA = "id,x,y,big,n\n" + "".join(",".join(map(str, r)) + "\n" for r in ROWS)
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 FAILING = {"range:x": 1, "range:y": 1, "invariant:x + y <= 0.2": 1,
            "invariant:big + n >= 16777217": 1, "range:big": 1}
@@ -77,7 +77,7 @@ def _single(text: str) -> Decimal:
 
 
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "float32_exact", CONTRACT, DATA)
 
 
@@ -138,16 +138,3 @@ def test_the_plan_names_the_float32_columns() -> None:
     singles = {c.id: c.singles for c in plan(contract) if c.kind in ("range", "invariant")}
     assert singles == {"range:x": {"x"}, "range:y": {"y"}, "range:big": {"big"},
                        "invariant:x + y <= 0.2": {"x", "y"}, "invariant:big + n >= 16777217": {"big"}}
-
-
-def test_float32_in_every_engine(tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat())
-    check_report(report, shown)
-
-
-def test_float32_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat(), "--engine", "postgres",
-                                "--dsn", pg_server.dsn)
-    check_report(report, shown)

@@ -1,6 +1,6 @@
 """A float32 column checked against a catalog's DECIMAL bounds is compared as the double it holds,
-in every engine: verify's verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py).
+in every engine: verify's verdicts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py).
 
 Found by probing verify with a Parquet catalog whose bounds are DECIMAL (2026-12-04): DuckDB
 compares a FLOAT with a DECIMAL in float32, so a stored 0.1 (0.100000001490116) was within a
@@ -20,10 +20,9 @@ from typing import Any
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
+from tests.conftest import value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -48,7 +47,7 @@ DATA = ("series_id,ts,value\n"
         "a,2026-01-01T00:01:00Z,0.05\n"
         "a,2026-01-01T00:02:00Z,0.2\n"
         "a,2026-01-01T00:03:00Z,0.0625\n")
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = value_targets()
 SQL_AND_FRAMES = CHECKING
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
 
@@ -89,16 +88,3 @@ def test_the_plan_marks_a_float32_subject() -> None:
     assert by_id["plausible:value"].param("as_double") is True
     other = plan(load("x.yaml", CONTRACT.replace("float32", "float64")))
     assert [c.param("as_double") for c in other if c.kind in ("catalog_bounds", "plausible")] == [None, None]
-
-
-def test_float32_against_decimal_bounds_in_every_engine(tmp_path: Path) -> None:
-    contract, data, catalog = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--catalog", str(catalog), "--now", NOW.isoformat())
-    check_report(report, shown)
-
-
-def test_float32_against_decimal_bounds_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data, catalog = write_case(tmp_path)
-    report, shown = verify_json(contract, data, "--catalog", str(catalog), "--now", NOW.isoformat(),
-                                "--engine", "postgres", "--dsn", pg_server.dsn)
-    check_report(report, shown)

@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
+from tests.conftest import record_targets, value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -55,28 +54,12 @@ id,x,y,a,b
 """
 
 FAILING = {"invariant:x <= y": 1, "invariant:a / b < 10": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
-def test_nan_and_division_by_zero_agree_in_every_engine(tmp_path: Path) -> None:
-    _check(tmp_path)
-
-
-def test_nan_and_division_by_zero_agree_in_every_engine_on_postgres(pg_server: Server,
-                                                                    tmp_path: Path) -> None:
-    """PostgreSQL raises on a bare x / 0 and orders NaN as DuckDB does; pandera reads its
-    frames through Arrow there (NaN kept apart from NULL), GX runs the whole suite in SQL."""
-    _check(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
-
-
-def _check(tmp_path: Path, *engine: str) -> None:
-    contract, data = write_case(tmp_path)
-    check_report(*verify_json(contract, data, "--now", "2024-01-02T00:00:00Z", *engine))
-
-
 def write_case(folder: Path) -> tuple[Path, Path]:
-    """The contract and its data file, written into `folder` (the Spark batch uses them too)."""
+    """The contract and its data file, written into `folder` (the DuckDB, PostgreSQL and Spark batches verify them)."""
     return helpers.write_case(folder, "nan_div", CONTRACT, DATA)
 
 
@@ -99,5 +82,5 @@ def check_report(report: dict[str, Any], shown: str = "", checking: tuple[str, .
             assert bad == {}, cid
     passing = {t for t, v in rows["range:x"]["verdicts"].items() if v["status"] == "pass"}
     assert passing >= set(checking)
-    for wire in ("avro", "protobuf", "jsonschema"):
+    for wire in record_targets():
         assert rows["column:x"]["verdicts"][wire]["status"] == "pass"

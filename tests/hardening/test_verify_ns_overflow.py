@@ -31,6 +31,7 @@ import pytest
 from tacit_gen.contract.types import parse_type
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.runtime.types import structural_mismatch
+from tests.conftest import record_targets, value_targets
 from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
@@ -62,7 +63,7 @@ b,2024-01-01T00:00:00Z,3
 b,2024-01-01T00:00:01Z,4611686018427387904
 """
 NOW = "2024-01-01T00:30:00Z"
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = value_targets()
 
 
 def _write(tmp_path: Path, data: str = DATA) -> tuple[Path, Path]:
@@ -108,8 +109,8 @@ def _check(tmp_path: Path, *engine: str) -> None:
         assert got == dict.fromkeys(CHECKING, want), (cid, got, {t: r["verdicts"][t]["detail"] for t in CHECKING})
     assert exact_sum in rows
     # the wire schemas read the instants too
-    assert {t: rows["column:ts"]["verdicts"][t]["status"] for t in ("avro", "protobuf", "jsonschema")} \
-        == dict.fromkeys(("avro", "protobuf", "jsonschema"), "pass")
+    assert {t: rows["column:ts"]["verdicts"][t]["status"] for t in record_targets()} \
+        == dict.fromkeys(record_targets(), "pass")
     assert report["errored"] == []
     assert report["exit_code"] == 1 and res.returncode == 1
 

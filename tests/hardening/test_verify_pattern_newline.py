@@ -1,6 +1,6 @@
 """A value with a final newline does not match a pattern in any engine, JSON Schema included:
-verify's verdicts on DuckDB and PostgreSQL (and on Spark in the parity batch,
-tests/parity/test_parity_spark.py).
+verify's verdicts on DuckDB and PostgreSQL (in the batch of
+tests/hardening/test_verify_batch.py) and on Spark (tests/parity/test_parity_spark.py).
 
 Found by probing verify with new data (2026-12-03): ``"ABC\\n"`` failed ``pattern: "^[A-Z]{3}$"``
 in dbt, Soda, Soda 4, GX, pandera and the runtime, and passed the JSON Schema. The schema is
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.targets.jsonschema.engine import ecma_end
+from tests.conftest import value_targets
 from tests.hardening import helpers
 
 pytestmark = pytest.mark.engine
@@ -37,22 +36,13 @@ fields:
 # tag fails rows 2 (a digit), 3 (a newline inside) and 4 (not ASCII)
 DATA = 'id,code,tag\n1,"ABC\n",abc\n2,ABC,ab1\n3,"AB\nC","x\ny"\n4,ÀBC,é\n5,XYZ,ok\n'
 FAILING = {"pattern:code": 3, "pattern:tag": 3}
-ENGINES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis", "jsonschema")
+ENGINES = (*value_targets(), "jsonschema")  # JSON Schema checks this clause too
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
 CASE = helpers.FailingCase("pattern_newline", CONTRACT, DATA, FAILING, ENGINES)
-write_case = CASE.write  # the Spark batch writes and checks the case too
+write_case = CASE.write  # the DuckDB, PostgreSQL and Spark batches write and check the case
 check_report = CASE.check
-
-
-def test_a_final_newline_fails_the_pattern_in_every_engine(tmp_path: Path) -> None:
-    CASE.verify(tmp_path)
-
-
-def test_a_final_newline_fails_the_pattern_in_every_engine_on_postgres(pg_server: Server,
-                                                                       tmp_path: Path) -> None:
-    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
 
 
 def test_python_re_reads_dollar_differently_and_ecma_end_fixes_it() -> None:

@@ -24,6 +24,7 @@ import pytest
 from tacit_gen.engines.postgres_server import Server, throwaway_server
 from tacit_gen.expr import nodes as n
 from tacit_gen.sql import orders_strings, to_sql
+from tests.conftest import value_targets
 from tests.hardening.helpers import verify_json, write_case
 
 pytestmark = pytest.mark.engine
@@ -56,7 +57,7 @@ id,code,lo,grade
 """
 FAILING = {"invariant:code < 'b'": 1, "invariant:lo <= code": 1,
            "invariant:code between 'A' and 'Z'": 2}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 
 
 @pytest.fixture(scope="module")

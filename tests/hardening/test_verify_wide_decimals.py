@@ -12,11 +12,10 @@ them. pandera's comparisons now fall back to decimal256 (76 digits), exactly.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
-from tacit_gen.engines.postgres_server import Server
+from tests.conftest import value_targets
 from tests.hardening import helpers
 
 pytestmark = pytest.mark.engine
@@ -49,19 +48,11 @@ s2,2024-01-01T00:01:00Z,5,5
 """
 CATALOG = "series_id,unit,hard_min,hard_max\ns1,m,0,0.3\ns2,m,0,9007199254740992\n"
 FAILING = {"catalog_bounds:value": 2, "invariant:a <= value": 1}
-SQL_AND_FRAMES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+SQL_AND_FRAMES = value_targets()
 NOW = datetime(2024, 1, 2, tzinfo=UTC)
 
 
 CASE = helpers.FailingCase("wide_decimals", CONTRACT, DATA, FAILING, SQL_AND_FRAMES,
                            catalog=("wide_catalog.csv", CATALOG))
-write_case = CASE.write  # the Spark batch writes and checks the case too
+write_case = CASE.write  # the DuckDB, PostgreSQL and Spark batches write and check the case
 check_report = CASE.check
-
-
-def test_wide_decimals_compare_exactly_in_every_engine(tmp_path: Path) -> None:
-    CASE.verify(tmp_path)
-
-
-def test_wide_decimals_compare_exactly_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    CASE.verify(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)

@@ -5,54 +5,46 @@ every bundled contract: clean data passes everywhere, and data breaking one clau
 every target, naming exactly that clause.
 
 One server for the whole session (tests/conftest.py, its own time zone America/New_York: every
-session must run in UTC anyway); each case is loaded into a fresh schema and dropped after.
+session must run in UTC anyway); each case is loaded into a fresh schema and dropped after. A
+module's selected cases run in ONE `verify_cases` (`parity_batch`, tests/parity/conftest.py).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
-from tacit_gen.sample import sample, write
-from tacit_gen.verify import VerifyReport, run_verify
-from tests.parity.harness import ROWS, check_violation, contract_path, unsupported
+from tacit_gen.verify import VerifyReport
+from tests.conftest import value_targets
+from tests.parity.harness import batch_limit, check_violation, contract_path, unsupported
 
 # The targets that run in PostgreSQL (the wire schemas check the data file, not the database).
-PG_ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
-
-
-def _run(name: str, violate: str | None, tmp: Path, server: Server) -> tuple[VerifyReport, tuple[str, ...]]:
-    contract = load(str(contract_path(name)))
-    data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=violate)
-    data_path, catalog_path = write(data, tmp / f"{name}.csv")
-    report = run_verify(contract, data_path, catalog_path, PG_ENGINES, data.now, keep=tmp / "work",
-                        engine="postgres", dsn=server.dsn)
-    return report, data.violated
+PG_ENGINES = value_targets("postgres", own_environment=False)
 
 
 def postgres_parity_test(name: str, only: tuple[str | None, ...] | None = None) -> Any:
     """The PostgreSQL parity test of one bundled contract: clean data, then each clause broken
-    (one module per contract, so pytest-xdist spreads the contracts over workers); `only` runs
-    those cases alone (None is the clean data)."""
+    (one module per contract, so pytest-xdist spreads the contracts over workers; the module's
+    selected cases in one batch); `only` runs those cases alone (None is the clean data)."""
     cases = [None, *(c.id for c in plan(load(str(contract_path(name)))))]
     if only is not None:
         cases = [c for c in cases if c in only]
 
+    @pytest.mark.timeout(batch_limit(len(cases)))
     @pytest.mark.engine
     @pytest.mark.parametrize("violate", cases, ids=[v or "clean" for v in cases])
-    def test_postgres_parity(pg_server: Server, tmp_path: Path, violate: str | None) -> None:
-        _check(name, violate, tmp_path, pg_server)
+    def test_postgres_parity(parity_batch: Any, violate: str | None) -> None:
+        report, violated = parity_batch(violate)
+        _check(name, violate, report, violated)
 
+    test_postgres_parity.parity = (name, "postgres")  # type: ignore[attr-defined]  # `parity_batch`
     return test_postgres_parity
 
 
-def _check(name: str, violate: str | None, tmp_path: Path, pg_server: Server) -> None:
-    report, violated = _run(name, violate, tmp_path, pg_server)
+def _check(name: str, violate: str | None, report: VerifyReport, violated: tuple[str, ...]) -> None:
     table = report.render_text()
     skip = unsupported(name)
     if violate is None:

@@ -28,6 +28,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.conftest import value_targets
 from tests.hardening import test_verify_before_1900 as before_1900
 from tests.hardening import test_verify_before_1970 as before_1970
 from tests.hardening import test_verify_double_bounds as double_bounds
@@ -37,7 +38,7 @@ from tests.hardening import test_verify_float32 as float32
 from tests.hardening import test_verify_float32_catalog as float32_catalog
 from tests.hardening import test_verify_nan_division as nan_div
 from tests.hardening import test_verify_pattern_newline as pattern_newline
-from tests.hardening import test_verify_wide_decimals as wide_decimals
+from tests.hardening.batch import HARDENING
 from tests.parity.harness import (
     ENGINES,
     ROWS,
@@ -108,11 +109,6 @@ def _case_id(case: tuple[str, str | None]) -> str:
     return f"{case[0]}-{case[1] or 'clean'}"
 
 
-HARDENING: tuple[tuple[str, Any], ...] = (
-    ("nan_div", nan_div), ("exact_arith", exact_arith), ("double_bounds", double_bounds),
-    ("pattern_newline", pattern_newline), ("wide_decimals", wide_decimals), ("before_1970", before_1970),
-    ("before_1900", before_1900), ("float32", float32), ("fixed_numbers", fixed_numbers),
-    ("float32_catalog", float32_catalog))
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +225,7 @@ def test_a_naive_timestamp_is_no_instant_on_spark(spark_reports: dict[str, Any])
     report, _ = spark_reports[_case_id(NAIVE)]
     table = verdict_table(report)
     row = next(r for r in report.rows if r.clause.id == "column:event_ts")
-    for t in ("dbt", "soda", "gx", "pandera", "ibis"):
+    for t in value_targets("spark"):
         assert row.verdicts[t].status == "fail", f"{t}: {row.verdicts[t]}\n{table}"
     assert report.exit_code == 1, table
 
@@ -238,7 +234,7 @@ def test_nan_and_division_by_zero_on_spark(spark_reports: dict[str, Any]) -> Non
     """The hand-computed verdicts of the NaN and division-by-zero rows, in every Spark engine."""
     report, _ = spark_reports["nan_div"]
     checking = tuple(t for t in nan_div.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     nan_div.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -248,7 +244,7 @@ def test_exact_integer_arithmetic_on_spark(spark_reports: dict[str, Any]) -> Non
     with Spark 4's default, on)."""
     report, _ = spark_reports["exact_arith"]
     checking = tuple(t for t in exact_arith.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     exact_arith.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -257,7 +253,7 @@ def test_bounds_a_double_does_not_keep_on_spark(spark_reports: dict[str, Any]) -
     the hand-computed verdicts in every Spark engine."""
     report, _ = spark_reports["double_bounds"]
     checking = tuple(t for t in double_bounds.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     double_bounds.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -266,7 +262,7 @@ def test_a_final_newline_fails_the_pattern_on_spark(spark_reports: dict[str, Any
     each pattern in every Spark engine."""
     report, _ = spark_reports["pattern_newline"]
     checking = tuple(t for t in pattern_newline.ENGINES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis", "jsonschema")
+    assert checking == (*value_targets("spark"), "jsonschema")
     pattern_newline.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -295,7 +291,7 @@ def test_trading_days_before_1900_on_spark(spark_reports: dict[str, Any]) -> Non
     reference's verdicts in every Spark engine."""
     report, _ = spark_reports["before_1900"]
     checking = tuple(t for t in before_1900.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     before_1900.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -304,7 +300,7 @@ def test_float32_widened_on_spark(spark_reports: dict[str, Any]) -> None:
     compared with a decimal itself; the casts keep it so): the hand counts in every Spark engine."""
     report, _ = spark_reports["float32"]
     checking = tuple(t for t in float32.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     float32.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -312,7 +308,7 @@ def test_fixed_numbers_on_spark(spark_reports: dict[str, Any]) -> None:
     """A fixed float, decimal and integer value: the row that differs fails in every Spark engine."""
     report, _ = spark_reports["fixed_numbers"]
     checking = tuple(t for t in fixed_numbers.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     fixed_numbers.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -321,7 +317,7 @@ def test_float32_against_decimal_catalog_bounds_on_spark(spark_reports: dict[str
     Spark engine, hard bounds and plausible ones."""
     report, _ = spark_reports["float32_catalog"]
     checking = tuple(t for t in float32_catalog.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     float32_catalog.check_report(report.as_json(), verdict_table(report), checking)
 
 
@@ -329,5 +325,5 @@ def test_completeness_windows_before_1970_on_spark(spark_reports: dict[str, Any]
     """The short hours around the epoch: the reference's windows in every Spark engine."""
     report, _ = spark_reports["before_1970"]
     checking = tuple(t for t in before_1970.SQL_AND_FRAMES if t in ENGINES)
-    assert checking == ("dbt", "soda", "gx", "pandera", "ibis")
+    assert checking == value_targets("spark")
     before_1970.check_report(report.as_json(), 2, verdict_table(report), checking)

@@ -14,10 +14,11 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
+from tests.conftest import record_targets, value_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "plausible" / "plausible.yaml"
-TARGETS = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
-WIRE = ("avro", "protobuf", "jsonschema")
+TARGETS = value_targets()
+WIRE = record_targets()
 # (target, the idiom of a warning on the plausible clause, an edit making it an error)
 IDIOM = {
     "dbt": ("tacit_plausible:", r"(tacit_clause: plausible:value\n.*\n)(\s+)severity: warn",

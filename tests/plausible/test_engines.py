@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen import registry
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import run_verify
+from tests.conftest import engine_targets, value_targets
 
 pytestmark = pytest.mark.engine
 
@@ -41,7 +41,7 @@ CASES = {
     "impossible": ([*CLEAN, "pt_101,2024-01-02T00:03:00.000+00:00,1000.0001,good"],
                    {"catalog_bounds:value": ("fail", 1), "plausible:value": ("warn", 1)}),
 }
-VERDICT_ENGINES = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+VERDICT_ENGINES = value_targets()
 
 
 def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -49,7 +49,7 @@ def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     data, catalog = tmp_path / "data.csv", tmp_path / "catalog.csv"
     data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
     catalog.write_text(CATALOG, encoding="utf-8")
-    targets = tuple(t for t in registry.names() if registry.get(t).engine is not None)
+    targets = engine_targets()
     return targets, run_verify(load(CONTRACT), data, catalog, targets,
                                datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
 

@@ -12,6 +12,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
+from tests.conftest import targets_rendering
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "references" / "orders.yaml"
 CLAUSE = "references:customer_id"
@@ -45,3 +46,8 @@ def test_a_fresh_render_reads_back_and_a_moved_reference_is_drift(tmp_path: Path
     assert art.content.count(old) == 1, target
     path.write_text(art.content.replace(old, new), encoding="utf-8")
     assert ("D202", CLAUSE) in findings(target, path)
+
+
+def test_every_target_that_renders_the_reference_has_an_edit() -> None:
+    """A target that starts rendering the clause joins the test (it fails until it has an edit)."""
+    assert set(EDITS) == targets_rendering(FIXTURE, CLAUSE)

@@ -16,17 +16,17 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
-from tacit_gen.registry import get, names
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
+from tests.conftest import engine_targets, record_targets, value_targets
 
 pytestmark = pytest.mark.engine
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "references" / "orders.yaml"
 CLAUSE = "references:customer_id"
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
-WIRE = ("avro", "protobuf", "jsonschema")
+ENGINES = engine_targets()
+CHECKING = value_targets()
+WIRE = record_targets()
 
 
 def run(tmp_path: Path, violate: str | None, fixture: Path = FIXTURE) -> VerifyReport:

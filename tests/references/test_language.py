@@ -21,6 +21,7 @@ from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.sample import check_sample, sample, write
 from tacit_gen.targets.base import RenderOptions
+from tests.conftest import record_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "references" / "orders.yaml"
 CLAUSE = "references:customer_id"
@@ -190,7 +191,7 @@ def test_diff_adding_a_reference_is_breaking_removing_it_a_notice(tmp_path: Path
     assert [c.code for c in diff(load(FIXTURE), load(moved)).changes] == ["field.references_changed"]
 
 
-@pytest.mark.parametrize("target", ["avro", "protobuf", "jsonschema"])
+@pytest.mark.parametrize("target", record_targets())
 def test_wire_schemas_declare_it_unsupported(target: str) -> None:
     _, unsupported = render_contract(load(FIXTURE), (target,), RenderOptions())
     reason = {u.clause_id: u.reason for u in unsupported}[CLAUSE]

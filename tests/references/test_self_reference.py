@@ -15,15 +15,15 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
-from tacit_gen.registry import get, names
 from tacit_gen.render import render_contract
 from tacit_gen.sample import check_sample, sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.conftest import engine_targets, value_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "references" / "employees.yaml"
 CLAUSE = "references:manager_id"
-CHECKING = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+CHECKING = value_targets()
 
 
 def _data(tmp_path: Path, violate: str | None) -> Path:
@@ -65,7 +65,7 @@ def _statuses(report: VerifyReport) -> dict[str, tuple[str, int | None]]:
 
 @pytest.mark.engine
 def test_every_engine_checks_a_self_reference(tmp_path: Path) -> None:
-    assert set(CHECKING) <= {t for t in names() if get(t).engine is not None}
+    assert set(CHECKING) <= set(engine_targets())
     contract = load(FIXTURE)
     cases = []
     for name, violate in (("clean", None), ("bad", CLAUSE)):

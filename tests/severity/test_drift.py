@@ -13,10 +13,11 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
+from tests.conftest import record_targets, value_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
-TARGETS = ("dbt", "soda", "gx", "pandera", "ibis", "soda4")
-WIRE = ("avro", "protobuf", "jsonschema")
+TARGETS = value_targets()
+WIRE = record_targets()
 
 # (target, first-occurrence edit that makes the warn clause `not_null:volume` an error)
 TO_ERROR = {

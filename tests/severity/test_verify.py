@@ -11,15 +11,15 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
-from tacit_gen.registry import get, names
 from tacit_gen.render import render_contract
 from tacit_gen.sample import sample, write
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import run_verify
+from tests.conftest import engine_targets, value_targets
 
 pytestmark = pytest.mark.engine
 
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
+ENGINES = engine_targets()
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "ohlcv_warn.yaml"
 WARN_CASES = ("range:volume", "not_null:volume", "unique:symbol,bar_start,revision",
               "cadence:bar_start", "invariant:low <= close <= high")
@@ -62,4 +62,4 @@ def test_an_error_clause_beside_warn_ones_still_fails(tmp_path: Path) -> None:
     report = run("range:revision", tmp_path)
     assert report.exit_code == 1, report.render_text()
     row = next(r for r in report.rows if r.clause.id == "range:revision")
-    assert {v.status for t, v in row.verdicts.items() if t in ("dbt", "soda", "gx", "pandera", "ibis")} == {"fail"}
+    assert {v.status for t, v in row.verdicts.items() if t in value_targets()} == {"fail"}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import targets_rendering
 from tests.targets.cli_drift import check_json, render_to
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,3 +48,8 @@ def test_a_hand_edit_of_the_units_is_drift(case: str, tmp_path: Path) -> None:
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == CLAUSE and f["code"] != "D100" and rel in f.get("path", "")
                for f in findings), output
+
+
+def test_every_target_that_renders_the_clause_has_an_edit() -> None:
+    """A target that starts rendering the clause joins the test (it fails until it has an edit)."""
+    assert set(EDITS) == targets_rendering(CONTRACT, CLAUSE)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen import registry
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
@@ -22,6 +21,7 @@ from tacit_gen.render import render_contract
 from tacit_gen.semantics.completeness import short_windows
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
+from tests.conftest import engine_targets, record_targets, value_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "completeness.yaml"
@@ -50,7 +50,7 @@ CASES = {
     "allowed_outage": (SHORT, [{**OUTAGE, "type": "maintenance"}], False),
     "other_outage": (SHORT, [{**OUTAGE, "type": "sensor_fault"}], True),
 }
-CANNOT = ("avro", "protobuf", "jsonschema")
+CANNOT = record_targets()
 
 
 def _write(path: Path, rows: list[dict[str, object]], header: list[str]) -> Path:
@@ -84,14 +84,14 @@ def _files(case: str, tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_engine_agrees(case: str, tmp_path: Path) -> None:
     data, out = _files(case, tmp_path)
-    targets = tuple(t for t in registry.names() if registry.get(t).engine is not None)
+    targets = engine_targets()
     report = run_verify(load(CONTRACT), data, None, targets, NOW, keep=tmp_path / "work",
                         outages=out)
     _check(case, targets, report)
 
 
 # The targets that run in PostgreSQL (the wire schemas check the data file, not the database).
-PG_TARGETS = ("dbt", "soda", "soda4", "gx", "pandera", "ibis")
+PG_TARGETS = value_targets("postgres")
 
 
 @pytest.mark.engine

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import targets_rendering
 from tests.targets.cli_drift import check_json, render_to
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,3 +54,10 @@ def test_a_hand_edit_of_the_clause_is_drift(case: str, tmp_path: Path) -> None:
     assert code == 1, output
     findings = json.loads(output)["findings"]
     assert any(f.get("clause") == clause and f["code"] != "D100" for f in findings), output
+
+
+def test_every_target_that_renders_a_clause_has_an_edit() -> None:
+    """A target that starts rendering a clause joins the test (it fails until it has an edit)."""
+    for clause in ("pattern:series_id", "revision_by:revised_by"):
+        edited = {case.split("-")[0] for case, (*_, c) in EDITS.items() if c == clause}
+        assert edited == targets_rendering(CONTRACT, clause), clause

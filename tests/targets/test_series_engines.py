@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tacit_gen import registry
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import run_verify
+from tests.conftest import engine_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml"
@@ -45,7 +45,7 @@ def test_every_engine_flags_exactly_the_broken_clause(case: str, tmp_path: Path)
     data = tmp_path / "data.csv"
     data.write_text(HEADER + "\n".join(rows) + "\n")
     contract = load(CONTRACT)
-    targets = tuple(t for t in registry.names() if registry.get(t).engine is not None)  # verdicts only
+    targets = engine_targets()  # verdicts only
     report = run_verify(contract, data, None, targets, datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
     table = report.render_text()
     _, found = render_contract(contract, targets, RenderOptions())

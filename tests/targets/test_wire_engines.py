@@ -12,9 +12,10 @@ from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
 from tacit_gen.verify import run_verify
+from tests.conftest import record_targets
 
 ROOT = Path(__file__).resolve().parents[2]
-WIRE = ("avro", "protobuf", "jsonschema")
+WIRE = record_targets()
 
 
 def _verify(name: str, violate: str | None, tmp: Path):  # type: ignore[no-untyped-def]

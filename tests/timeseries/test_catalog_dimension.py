@@ -18,13 +18,13 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.verify import VerifyCase, verify_cases
-from tests.conftest import ROOT
+from tests.conftest import ROOT, value_targets
 
 pytestmark = pytest.mark.engine
 
 FIXTURE = ROOT / "tests" / "fixtures" / "series" / "catalog_dimension.yaml"
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-ENGINES = ("dbt", "gx", "ibis", "pandera", "soda", "soda4")
+ENGINES = value_targets()
 DIM = "catalog_dimension:value"
 
 # label -> (dimension, catalog units of s1 and s2 (None: NULL), failing clauses)

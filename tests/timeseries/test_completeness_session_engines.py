@@ -23,14 +23,15 @@ from tacit_gen.sql import relation
 from tacit_gen.sql.completeness import short_windows_sql
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyReport, run_verify
-from tests.parity.harness import ENGINES, failed_by_engine
+from tests.conftest import engine_targets, value_targets
+from tests.parity.harness import failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES
 from tests.targets.cli_drift import check_json, render_to
 from tests.timeseries import session_bars_verify as sb
 
 CLAUSE = "completeness:bar_start"
 # the targets that check rows (the wire schemas describe one record and declare it unsupported)
-CHECKING = ("dbt", "soda", "gx", "pandera", "ibis")
+CHECKING = value_targets(own_environment=False)
 
 
 def _clause(path: Path) -> Clause:
@@ -89,7 +90,7 @@ def test_the_sql_tree_on_duckdb_equals_the_reference(venue: bool) -> None:
 
 def test_every_sql_and_dataframe_target_renders_it() -> None:
     for path in (sb.LITERAL, sb.VENUE):
-        _, unsupported = render_contract(load(str(path)), ("dbt", "soda", "soda4", "gx", "pandera", "ibis"),
+        _, unsupported = render_contract(load(str(path)), value_targets(),
                                          RenderOptions())
         assert not [u for u in unsupported if u.clause_id == CLAUSE], unsupported
 
@@ -142,11 +143,11 @@ def _only_completeness_fails(report: VerifyReport, targets: tuple[str, ...]) -> 
 def test_every_engine_on_duckdb(venue: bool, tmp_path: Path) -> None:
     contract = load(str(sb.VENUE if venue else sb.LITERAL))
     short = sb.write(tmp_path / "short", venue)
-    report = run_verify(contract, short["data"], short.get("catalog"), (*ENGINES, "soda4"), sb.NOW,
+    report = run_verify(contract, short["data"], short.get("catalog"), engine_targets(), sb.NOW,
                         keep=tmp_path / "w1", outages=short["outages"])
-    _only_completeness_fails(report, (*CHECKING, "soda4"))
+    _only_completeness_fails(report, value_targets())
     whole = sb.write(tmp_path / "whole", venue, whole=True)
-    clean = run_verify(contract, whole["data"], whole.get("catalog"), (*ENGINES, "soda4"), sb.NOW,
+    clean = run_verify(contract, whole["data"], whole.get("catalog"), engine_targets(), sb.NOW,
                        keep=tmp_path / "w2", outages=whole["outages"])
     assert clean.exit_code == 0, clean.render_text()
 

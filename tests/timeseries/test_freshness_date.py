@@ -13,15 +13,15 @@ from tacit_gen.compare import compare, read_artifact
 from tacit_gen.contract.loader import load, load_report
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
-from tacit_gen.registry import get, names
 from tacit_gen.render import render_contract
 from tacit_gen.semantics.freshness import stale
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import run_verify
+from tests.conftest import engine_targets, value_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "daily_sales.yaml"
-ENGINES = tuple(t for t in names() if get(t).engine is not None)
-SQL_TARGETS = ("dbt", "soda", "gx", "pandera", "ibis")
+ENGINES = engine_targets()
+SQL_TARGETS = value_targets(own_environment=False)
 NEWEST = dt.date(2023, 12, 31)
 # (now, verdict) for data whose newest date is 2023-12-31 and freshness 2 days. A check that
 # counted seconds from midnight would fail the second case (2 days 23:59 old) and pass none of

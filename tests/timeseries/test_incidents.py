@@ -16,11 +16,11 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.verify import run_verify
-from tests.conftest import ROOT
+from tests.conftest import ROOT, value_targets
 
 CONTRACT = ROOT / "tests" / "fixtures" / "contracts" / "compressor_pressure.yaml"
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
-ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+ENGINES = value_targets(own_environment=False)
 COLUMNS = ("series_id", "event_ts", "ingested_at", "pressure", "unit", "source_id", "revision")
 Row = dict[str, object]
 

@@ -17,10 +17,11 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.verify import run_verify
+from tests.conftest import value_targets
 
 pytestmark = pytest.mark.engine
 
-ENGINES = ("dbt", "soda", "gx", "pandera", "ibis")
+ENGINES = value_targets(own_environment=False)
 NOW = datetime(2024, 3, 8, 12, 0, tzinfo=UTC)
 FRIDAY = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
 CONTRACT = """\

@@ -180,13 +180,8 @@ def _check_names(ctx: Ctx, root: YNode, name: str | None, name_node: YNode | Non
         if first is not f:
             ctx.error(f.pos, "TG115", f"column '{f.name}' differs from '{first.name}' (line {first.pos.line}) "
                       "only in case; warehouses fold unquoted names, so they would be one column", f.name)
-    class_name_set = any(t == "ibis" and any(k == "class_name" for k, _ in opts) for t, opts in targets)
-    if name and name_node is not None and not class_name_set:
-        cls = names.pascal_case(name)
-        problem = names.class_problem(cls, "the Python class name")
-        if problem is not None:
-            ctx.error(name_node, "TG115", f"contract name '{name}' makes {problem}; rename the contract "
-                      "or set targets.ibis.class_name", name)
+    if name and name_node is not None:
+        _target_checks(ctx, root, name, targets)
     fnode = root.get("fields")
     for k, v in fnode.value if fnode is not None and fnode.kind == "map" else ():
         alias_node = v.get("aliases") if v.kind == "map" else None
@@ -200,6 +195,17 @@ def _check_names(ctx: Ctx, root: YNode, name: str | None, name_node: YNode | Non
         problem = names.name_problem(reserved, "reserved name")
         if problem is not None:
             ctx.error(rn, "TG115", problem, reserved)
+
+
+def _target_checks(ctx: Ctx, root: YNode, name: str, targets: tuple[Any, ...]) -> None:
+    """The contract checks every registered target declares (`Target.check_contract`)."""
+    from tacit_gen import registry
+
+    keys = {t: dict(opts) for t, opts in targets}
+    for t in registry.names():
+        for problem in registry.get(t).check_contract(name, keys.get(t, {})):
+            at = root.get(problem.at)
+            ctx.error(at if at is not None else root, problem.code, problem.message, problem.word)
 
 
 def _build(ctx: Ctx, root: YNode, text: str) -> Contract | None:

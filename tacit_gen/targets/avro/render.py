@@ -2,7 +2,8 @@
 
 Mapping (docs/engines/avro.md has the table and what Avro cannot say):
 
-- the record is named after the contract (namespace from ``targets.avro.namespace``); fields in
+- the record is named after the contract, in namespace ``targets.avro.namespace`` (default: the
+  contract's name, so the full name is ``<contract>.<contract>``); fields in
   contract order; each field's ``doc`` is its verbatim contract text; ``unit`` and ``dimension``
   are field properties;
 - ``decimal(p,s)`` is ``bytes`` with ``logicalType: decimal``, precision and scale (never double);
@@ -16,7 +17,9 @@ Mapping (docs/engines/avro.md has the table and what Avro cannot say):
 - a field's ``aliases`` become Avro ``aliases`` (and its enum type's aliases), so a reader
   resolves data written under the old name.
 
-The tacit-gen header is the schema's ``tacit_gen`` property (Avro keeps unknown properties).
+The tacit-gen header is the schema's ``tacit_gen`` property (Avro keeps unknown properties, and
+its Parsing Canonical Form, what a registry fingerprints, drops them with every ``doc``: an edit
+of the contract that changes nothing on the wire registers no new schema).
 This module imports neither fastavro nor avro.
 """
 
@@ -37,6 +40,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
 )
 from tacit_gen.targets.header import header_meta
 
@@ -122,9 +126,8 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
     doc: dict[str, Any] = {"tacit_gen": head, "type": "record", "name": contract.name}
-    namespace = contract.target_option(NAME, "namespace")
-    if namespace:
-        doc["namespace"] = str(namespace)
+    # a registry keys a record by its full name: the default namespace is the contract's name
+    doc["namespace"] = str(contract.target_option(NAME, "namespace") or contract.name)
     if contract.description:
         doc["doc"] = contract.description
     doc["fields"] = [field_schema(f) for f in contract.fields]
@@ -135,13 +138,14 @@ def dump(doc: dict[str, Any]) -> str:
     return jsontext.dumps(doc) + "\n"
 
 
-class AvroTarget:
+class AvroTarget(Target):
     """Renderer and reader for Avro record schemas (.avsc)."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("namespace", "Avro namespace of the record (dotted names)", kind="dotted"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.avro.read:read"
     engine = "tacit_gen.targets.avro.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {

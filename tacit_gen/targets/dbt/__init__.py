@@ -1,6 +1,7 @@
-"""The dbt target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
-bound together in `target`."""
+"""The dbt target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify); the package builds `TARGET`."""
 
-from tacit_gen.targets.dbt.target import TARGET
+from tacit_gen.targets.dbt.render import DbtTarget
+
+TARGET = DbtTarget()
 
 __all__ = ["TARGET"]

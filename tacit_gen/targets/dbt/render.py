@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,10 +30,11 @@ from tacit_gen.targets.base import (
     Engine,
     RenderOptions,
     RenderResult,
-    flag,
+    Target,
     float_fixed,
     sql_projection,
 )
+from tacit_gen.targets.dbt.options import NOT_NULL_MODES, DbtOptions
 from tacit_gen.targets.dbt.properties import Properties
 from tacit_gen.targets.dbt.text import (  # the spelling helpers, also imported from here
     ADAPTERS,
@@ -54,7 +55,10 @@ from tacit_gen.targets.header import GENERATED_MARK, comment_header
 from tacit_gen.yamltext import BlockWriter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tacit_gen.contract.model import Contract
+    from tacit_gen.drift.base import Finding
     from tacit_gen.plan_types import Clause
 
 __all__ = [
@@ -68,8 +72,6 @@ MACROS_FILE = "tacit_tests.sql"
 MACROS_PATH = "dbt_macros/" + MACROS_FILE  # the default, under the output root
 LEGACY_MACROS_PATH = "dbt/macros/" + MACROS_FILE  # earlier releases: inside dbt/ (a model folder)
 NEWEST_FORM = (1, 10)
-TEST_STYLES = ("dbt_utils", "native")
-NOT_NULL_MODES = ("constraint", "test", "both")
 
 
 def properties_yaml(data: Any) -> str:
@@ -87,38 +89,6 @@ def properties_yaml(data: Any) -> str:
 # The same text written directly where it can (the representer was a tenth of a render).
 _WRITER = BlockWriter(properties_yaml, indentless=True)
 
-
-@dataclass(frozen=True)
-class DbtOptions:
-    """How the dbt properties are written: the `--dbt-*` flags, or `[dbt]` in tacit-gen.toml."""
-
-    adapter: str = field(default="duckdb", metadata=flag(
-        "--dbt-adapter", "The warehouse the model runs on (column data types, SQL dialect). "
-        "[settings: dbt.adapter; default: duckdb]", ADAPTERS))
-    tests: str = field(default="dbt_utils", metadata=flag(
-        "--dbt-tests", "dbt_utils generic tests, or self-contained ones in the generated macros "
-        "file. [settings: dbt.tests; default: dbt_utils]", TEST_STYLES))
-    not_null: str = field(default="constraint", metadata=flag(
-        "--dbt-not-null", "not_null as a model constraint (fails the build), a test (failure "
-        "counts), or both. [settings: dbt.not_null; default: constraint]", NOT_NULL_MODES))
-    version: str | None = field(default=None, metadata=flag(
-        "--dbt-version", "The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
-        "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the installed "
-        "dbt-core's, else the newest]"))
-    macros: str = field(default="dbt_macros", metadata=flag(
-        "--dbt-macros", "Folder of the generic-test macros (for macro-paths), relative to the "
-        "output root. [settings: dbt.macros; default: OUT/dbt_macros]"))
-
-    @property
-    def sql_dialect(self) -> str:
-        """The SQL dialect of the adapter (also the default of targets that take `--dialect`)."""
-        from tacit_gen.sql.dialects import ADAPTER_DIALECT
-
-        return ADAPTER_DIALECT.get(self.adapter, "duckdb")
-
-    def for_engine(self) -> DbtOptions:
-        """These options with the macros at the default place, where `verify`'s engine reads them."""
-        return replace(self, macros="dbt_macros")
 
 def version_form(version: str | None) -> tuple[int, int]:
     """(major, minor) of a dbt version text (None: the newest form)."""
@@ -166,13 +136,14 @@ def macros_text(options: RenderOptions) -> str:
 # rendering
 
 
-class DbtTarget:
-    """(The reader is bound in `target.py`.) Renderer and reader of dbt model properties."""
+class DbtTarget(Target):
+    """Renderer and reader of dbt model properties."""
 
     name = NAME
     options = DbtOptions
     contract_keys = (ContractKey("model", "dbt model name"),)
     artifact_name_option = "model"
+    reader = "tacit_gen.targets.dbt.read:read"
     engine = "tacit_gen.targets.dbt.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.dbt.engine", ("dbt",), "dbt", cost=60, batch=True, warm=True),
@@ -181,6 +152,22 @@ class DbtTarget:
         "spark": Engine("tacit_gen.targets.dbt.spark", ("dbt", "pyspark"), cost=60, session=True),
     }
     templates = True
+
+    def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
+                        options: RenderOptions) -> tuple[str, ...]:
+        """dbt_utils tests rendered while the user's dbt project does not list the package."""
+        from tacit_gen.targets.dbt.project import dbt_utils_warning
+
+        warning = dbt_utils_warning(list(artifacts), root, options.get(DbtOptions).project)
+        return (warning,) if warning else ()
+
+    def check_project(self, out: Path, root: Path,
+                      options: RenderOptions) -> tuple[Sequence[Finding], Sequence[str]]:
+        """The user's dbt project (`tacit_gen.targets.dbt.project`): a generated model described
+        twice, project-level configs weakening the generated tests, model-paths missing them."""
+        from tacit_gen.targets.dbt.project import findings
+
+        return findings(out, root, options.get(DbtOptions).project)
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options

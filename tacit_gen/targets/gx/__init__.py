@@ -1,6 +1,7 @@
-"""The gx target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify),
-bound together in `target`."""
+"""The gx target: `render` (contract -> artifact), `read` (artifact -> clauses), `engine` (verify); the package builds `TARGET`."""
 
-from tacit_gen.targets.gx.target import TARGET
+from tacit_gen.targets.gx.render import GxTarget
+
+TARGET = GxTarget()
 
 __all__ = ["TARGET"]

@@ -32,6 +32,7 @@ from tacit_gen.targets.gx.queries import (
     references_query,
     revision_by_query,
     revision_window_query,
+    timestamp_tz_query,
     unexpected_rows,
 )
 from tacit_gen.targets.kinds import KindTable
@@ -211,6 +212,10 @@ def _column(clause: Clause, has_revision: bool, dialect: str) -> Expectations:
         out.append(unexpected_rows(decimal_type_query(str(p("column")), int(m.group(1)), int(m.group(2)),
                                                       dialect),
                                    f"{p('column')} is DECIMAL({m.group(1)},{m.group(2)})"))
+    if str(p("type")).startswith("timestamp_") and dialect == "duckdb":
+        # The type list admits a naive TIMESTAMP on the SQL datasource (see timestamp_tz_query).
+        out.append(unexpected_rows(timestamp_tz_query(str(p("column")), dialect),
+                                   f"{p('column')} is TIMESTAMP WITH TIME ZONE"))
     return out
 
 

@@ -95,6 +95,28 @@ def decimal_from_query(query: str) -> str | None:
     return f"decimal({m.group('p')},{m.group('s')})" if m else None
 
 
+# SQLAlchemy reflects DuckDB's TIMESTAMPTZ and its naive TIMESTAMP(_S/_MS/_NS) alike (both are
+# instances of sqlalchemy.TIMESTAMP), so no type list tells them apart on the SQL datasource. The
+# type of a scalar subquery is the column's even when the table is empty: one row when it is not
+# timezone-aware.
+TZ_TYPE_DUCKDB = "TIMESTAMP WITH TIME ZONE"
+
+
+def timestamp_tz_query(column: str, dialect: str = "duckdb") -> str:
+    """One row when `column` is not a timezone-aware timestamp (DuckDB's typeof())."""
+    return (f"SELECT * FROM (SELECT typeof((SELECT {ident(column, dialect)} FROM {{batch}} LIMIT 1)) "
+            f"AS tacit_type) AS t WHERE tacit_type <> '{TZ_TYPE_DUCKDB}'")
+
+
+_TZ_QUERY = re.compile(r"^SELECT \* FROM \(SELECT typeof\(\(SELECT (?P<col>.+) FROM \{batch\} LIMIT 1\)\) "
+                       r"AS tacit_type\) AS t WHERE tacit_type <> 'TIMESTAMP WITH TIME ZONE'$")
+
+
+def is_timestamp_tz_query(query: str) -> bool:
+    """Whether `query` is a timestamp_tz_query."""
+    return _TZ_QUERY.match(query) is not None
+
+
 def unexpected_rows(query: str, description: str) -> dict[str, Any]:
     """The custom-SQL expectation: the rows `query` returns are the violations."""
     return expectation(CUSTOM_SQL, {"description": description, "unexpected_rows_query": query})

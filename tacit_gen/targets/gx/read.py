@@ -313,7 +313,7 @@ Reader = Callable[[_Suite, _Group], Read]
 
 def _column(suite: _Suite, g: _Group) -> Read:
     from tacit_gen.targets.gx.compile import type_from_list
-    from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query
+    from tacit_gen.targets.gx.queries import CUSTOM_SQL, decimal_from_query, is_timestamp_tz_query
 
     col = g.cid.split(":", 1)[1]
     tkw: dict[str, Any] | None = g.by_type.get("expect_column_values_to_be_in_type_list")
@@ -327,6 +327,11 @@ def _column(suite: _Suite, g: _Group) -> Read:
             # precision and scale come from the operative SQL check, not from meta
             q = gx_unquery(str(g.by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or ""))
             t = decimal_from_query(q) or "decimal (precision and scale unchecked)"
+        elif t is not None and t.startswith("timestamp_") and suite.dialect == "duckdb":
+            # the type list admits a naive TIMESTAMP on SQL: the custom SQL is what checks the zone
+            q = gx_unquery(str(g.by_type.get(CUSTOM_SQL, {}).get("unexpected_rows_query") or ""))
+            if not is_timestamp_tz_query(q):
+                t += " (time zone unchecked)"
         params["type"] = t if t is not None else "gx type_list " + json.dumps(tl)
     elif "expect_column_values_to_be_of_type" in g.by_type:
         params["type"] = "gx type " + str(g.by_type["expect_column_values_to_be_of_type"].get("type_"))

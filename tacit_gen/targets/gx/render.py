@@ -28,6 +28,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     dialect_key,
     float_fixed,
     sql_projection,
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 
 
 
-class GxTarget:
-    """(The reader is bound in `target.py`.) Renderer and reader for GX 1.x expectation suites."""
+class GxTarget(Target):
+    """Renderer and reader for GX 1.x expectation suites."""
 
     name = NAME
     options = NoOptions
@@ -51,6 +52,7 @@ class GxTarget:
         dialect_key(),
     )
     artifact_name_option = "suite"
+    reader = "tacit_gen.targets.gx.read:read"
     engine = "tacit_gen.targets.gx.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.gx.engine", ("great_expectations", "sqlalchemy"), "gx",

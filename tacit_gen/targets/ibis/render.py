@@ -26,10 +26,12 @@ from tacit_gen.contract.types import parse_type
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
+    ContractProblem,
     Engine,
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     sql_projection,
 )
@@ -167,13 +169,14 @@ def _clause_source(c: Clause) -> str:
     return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
 
 
-class IbisTarget:
-    """(The reader is bound in `target.py`.) Renders and reads `ibis/<contract>.py`."""
+class IbisTarget(Target):
+    """Renders and reads `ibis/<contract>.py`."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
+    reader = "tacit_gen.targets.ibis.read:read_module"
     engine = "tacit_gen.targets.ibis.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
@@ -185,6 +188,19 @@ class IbisTarget:
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
         return sql_projection(clause, options.dialect_for(NAME, contract))
+
+    def check_contract(self, name: str, keys: Mapping[str, Any]) -> tuple[ContractProblem, ...]:
+        """The class a contract name becomes (PascalCase) must be a Python class name the
+        module can define, unless `class_name` names the class (TG115)."""
+        from tacit_gen.contract import names
+
+        if "class_name" in keys:
+            return ()
+        problem = names.class_problem(names.pascal_case(name), "the Python class name")
+        if problem is None:
+            return ()
+        return (ContractProblem("TG115", f"contract name '{name}' makes {problem}; rename the contract "
+                                "or set targets.ibis.class_name", name),)
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"{NAME}/{contract.name}.py",)

@@ -4,7 +4,8 @@ with `jsonschema` (Draft202012Validator, format checks on) against the generated
 Row -> JSON: decimals as their exact text (``format(d, "f")``), instants as RFC 3339 text with the
 offset the value carries (a naive timestamp has none, and fails the pattern), dates ``YYYY-MM-DD``;
 every column of the table is a key (NULL is ``null``). Each validation error is a verdict on the
-clause its keyword expresses (a NULL is judged by ``not_null`` only): ``required`` / ``type`` / ``pattern`` / ``format`` / bounds ->
+clause its keyword expresses (a NULL is judged by ``not_null`` only); an error inside an entry of
+the top-level ``allOf`` is a verdict on the clause the entry names (a range, an invariant); otherwise ``required`` / ``type`` / ``pattern`` / ``format`` / bounds ->
 ``column:<c>`` (a ``null`` against a type without null -> ``not_null:<c>``), ``enum`` ->
 ``accepted_values:<c>``, ``const`` -> ``fixed_value:<c>``, ``additionalProperties`` ->
 ``no_unknown_columns``. A property whose column is missing from the data fails ``column:<c>``
@@ -41,9 +42,15 @@ def json_value(v: Any) -> Any:
     return v
 
 
-def clause_of(error: Any, prop_schemas: dict[str, Any]) -> tuple[str, str] | None:
-    """(clause id, reason) for one validation error."""
+def clause_of(error: Any, prop_schemas: dict[str, Any], schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(clause id, reason) for one validation error: an error inside an entry of the top-level
+    ``allOf`` is its clause's (`rules.entry_of`)."""
     kw = error.validator
+    from tacit_gen.targets.jsonschema.rules import entry_of
+
+    rule = entry_of(schema, error.relative_schema_path)
+    if rule is not None:
+        return rule, error.message
     if kw == "additionalProperties":
         return "no_unknown_columns", error.message
     if kw == "required":
@@ -58,7 +65,7 @@ def clause_of(error: Any, prop_schemas: dict[str, Any]) -> tuple[str, str] | Non
         return f"accepted_values:{col}", error.message
     if kw == "const":
         return f"fixed_value:{col}", error.message
-    if kw == "pattern" and "x-tacit-type" not in prop_schemas.get(col, {}) and "format" not in prop_schemas.get(col, {}):
+    if kw == "pattern" and "format" not in prop_schemas.get(col, {}):
         from tacit_gen.targets.jsonschema.render import decimal_from_pattern
 
         if not decimal_from_pattern(str(prop_schemas.get(col, {}).get("pattern"))):
@@ -104,6 +111,19 @@ def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _nan_above(keyword: Any) -> Any:
+    """A bound keyword for which NaN is above every number, as SQL orders it (DuckDB, PostgreSQL
+    and Spark agree; docs/contract-language.md, "Floats: NaN"). The bounds are exact decimals
+    (the schema is read with ``parse_float=Decimal``), and comparing a Decimal with NaN raises."""
+
+    def check(validator: Any, bound: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and instance != instance:
+            instance = float("inf")
+        return keyword(validator, bound, instance, schema)
+
+    return check
+
+
 def carried_clauses(schema: dict[str, Any]) -> set[str]:
     props = schema.get("properties") or {}
     out = {f"column:{p}" for p in props}
@@ -123,6 +143,7 @@ def carried_clauses(schema: dict[str, Any]) -> set[str]:
                 out.add(f"pattern:{p}")
     if schema.get("additionalProperties") is False:
         out.add("no_unknown_columns")
+    out.update(e["$comment"] for e in schema.get("allOf") or [] if isinstance(e, dict) and isinstance(e.get("$comment"), str))
     return out
 
 
@@ -133,11 +154,14 @@ def run(inp: VerifyInput) -> EngineRun:
 
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.schema.json"
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        # bounds as exact decimals: a value compares with the bound itself, as in SQL
+        schema = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
         jsonschema.Draft202012Validator.check_schema(schema)
     except (OSError, ValueError, jsonschema.SchemaError) as e:
         return error_run(NAME, inp.clauses, f"cannot load {path.name}: {str(e).splitlines()[0]}")
-    ecma = validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword})
+    bounds = {k: _nan_above(jsonschema.Draft202012Validator.VALIDATORS[k])
+              for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
+    ecma = validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern_keyword, **bounds})
     validator = ecma(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     table = read_table(inp.database, inp.table)
     props: dict[str, Any] = schema.get("properties") or {}
@@ -149,7 +173,7 @@ def run(inp: VerifyInput) -> EngineRun:
         obj = {k: json_value(v) for k, v in row.items()}
         seen: set[str] = set()
         for err in validator.iter_errors(obj):
-            found = clause_of(err, props)
+            found = clause_of(err, props, schema)
             if found is None or found[0] in seen:
                 continue
             cid, reason = found

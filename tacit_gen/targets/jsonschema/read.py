@@ -1,6 +1,7 @@
 """Read a JSON Schema back into clauses: meta-validated against draft 2020-12 by `jsonschema`
 (an invalid schema is a finding), then each property's type, null branch, enum, const, pattern and
-format, the `required` list and `additionalProperties` become the clauses the schema carries."""
+format, the `required` list, `additionalProperties` and the rules of the top-level `allOf` (ranges,
+null-only-when invariants: `rules.read_entry`) become the clauses the schema carries."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def contract_type(prop: dict[str, Any]) -> str:
     from tacit_gen.targets.jsonschema.render import (
         INT_BOUNDS,
         decimal_from_pattern,
+        tacit_note,
         timestamp_from_pattern,
     )
 
@@ -62,15 +64,18 @@ def contract_type(prop: dict[str, Any]) -> str:
         for name, (lo, hi) in INT_BOUNDS.items():
             if prop.get("minimum") == lo and prop.get("maximum") == hi:
                 return name
-    if kind == "number" and prop.get("x-tacit-type") in ("float32", "float64"):
-        return str(prop["x-tacit-type"])
-    shown = {k: v for k, v in prop.items() if k not in ("description", "x-unit", "x-dimension", "const")}
+    width = tacit_note(prop).get("type")
+    if kind == "number" and width in ("float32", "float64"):
+        return str(width)
+    shown = {k: v for k, v in prop.items() if k not in ("description", "$comment", "const")}
     return "jsonschema " + json.dumps(shown, sort_keys=True)
 
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one JSON Schema document."""
     import jsonschema
+
+    from tacit_gen.targets.jsonschema.render import HEADER, tacit_note
 
     where = str(path)
     try:
@@ -96,9 +101,10 @@ def read(path: Path, text: str) -> ReadResult:
             findings.append(Finding(d.UNREADABLE, where, f"property '{name}' is not a schema"))
             continue
         text_ = str(prop.get("description", ""))
+        note = tacit_note(prop)
         clauses.append(Clause(f"column:{name}", "column", (name,),
-                              make_params(column=name, type=contract_type(prop), unit=prop.get("x-unit"),
-                                          dimension=prop.get("x-dimension")), text_))
+                              make_params(column=name, type=contract_type(prop), unit=note.get("unit"),
+                                          dimension=note.get("dimension")), text_))
         types = prop.get("type")
         allows_null = isinstance(types, list) and "null" in types
         if name in required and not allows_null:
@@ -120,6 +126,14 @@ def read(path: Path, text: str) -> ReadResult:
         if body is not None and "enum" not in prop:
             clauses.append(Clause(f"pattern:{name}", "pattern", (name,),
                                   make_params(column=name, pattern=body), text_))
-    head: dict[str, Any] = doc["x-tacit-gen"] if isinstance(doc.get("x-tacit-gen"), dict) else {}
+    from tacit_gen.targets.jsonschema.rules import read_entry
+
+    entries = doc.get("allOf", [])
+    for entry in entries if isinstance(entries, list) else [entries]:
+        try:
+            clauses.append(read_entry(entry if isinstance(entry, dict) else {}, props))
+        except ValueError as e:
+            findings.append(Finding(d.UNKNOWN_CHECK, where, f"allOf: {e}"))
+    head = tacit_note(doc, HEADER)
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
                       header_version=head.get("version"), header_hash=head.get("sha256"))

@@ -1,8 +1,8 @@
 """JSON Schema target (draft 2020-12): one schema per contract, `jsonschema/<contract>.schema.json`,
 for one record (one row as a JSON object).
 
-- ``$schema``, ``$id`` (``targets.jsonschema.id_prefix`` + the file name; default prefix
-  ``urn:tacit-gen:``), ``additionalProperties: false`` (an unknown field fails), ``required`` for
+- ``$schema``, ``$id`` (``targets.jsonschema.id_prefix`` + ``<contract>.v<major>.schema.json``;
+  default prefix ``urn:tacit-gen:``), ``additionalProperties: false`` (an unknown field fails), ``required`` for
   every non-null field; a nullable field's type includes ``"null"``.
 - Instants are strings with ``format: date-time`` plus a pattern that requires a UTC offset and at
   most the declared fraction digits (s: none, ms: 3, us: 6, ns: 9); dates ``format: date``.
@@ -15,6 +15,7 @@ This module imports nothing from jsonschema.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,9 +30,11 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     float_fixed,
 )
 from tacit_gen.targets.header import header_meta
+from tacit_gen.targets.jsonschema import rules
 
 if TYPE_CHECKING:
 
@@ -44,6 +47,8 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_ID_PREFIX = "urn:tacit-gen:"
 FRACTION = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+TACIT = "tacit: "
+HEADER = "tacit-gen: "
 DECIMAL_COMMENT = ("JSON has one number type: decimal fields travel as strings; each pattern states "
                    "the precision and scale (at most p-s integer digits, at most s fraction digits).")
 
@@ -81,6 +86,11 @@ def timestamp_from_pattern(pattern: str) -> str | None:
     return None
 
 
+def major(contract: Contract) -> str:
+    """The contract's major version: the `$id` names it, so a compatible release keeps the id."""
+    return str(contract.version).split(".")[0]
+
+
 def value_schema(f: Field) -> dict[str, Any]:
     """The property schema of a non-null value of the field."""
     t = f.type
@@ -99,7 +109,7 @@ def value_schema(f: Field) -> dict[str, Any]:
         lo, hi = INT_BOUNDS[t.kind]
         return {"type": "integer", "minimum": lo, "maximum": hi}
     if t.kind in ("float32", "float64"):
-        return {"type": "number", "x-tacit-type": t.kind}
+        return {"type": "number"}  # the width is in the property's `$comment` (`tacit_note`)
     if t.kind == "decimal":
         return {"type": "string", "pattern": decimal_pattern(int(t.precision or 0), int(t.scale or 0))}
     if t.kind == "timestamp":
@@ -123,26 +133,61 @@ def property_schema(f: Field) -> dict[str, Any]:
             # (found 2026-12-04); a decimal stays text, as the wire carries it
             out["const"] = float(v)
     out["description"] = wire.field_text(f)
+    note: dict[str, Any] = {}
+    if f.type.is_float:
+        note["type"] = f.type.kind
     unit = wire.unit_of(f)
     if unit is not None:
-        out["x-unit"] = unit
+        note["unit"] = unit
     if f.dimension is not None:
-        out["x-dimension"] = f.dimension
+        note["dimension"] = f.dimension
+    if note:
+        out["$comment"] = TACIT + json.dumps(note, ensure_ascii=False)
     return out
+
+
+def tacit_note(schema: Mapping[str, Any], prefix: str = "tacit: ") -> dict[str, Any]:
+    """What a `$comment` written by tacit-gen carries (a float's width, a unit, a dimension; the
+    header, with prefix ``tacit-gen: ``), or {}. A strict validator knows `$comment`; it refuses
+    the `x-` keywords these once were."""
+    text = schema.get("$comment")
+    if not isinstance(text, str):
+        return {}
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            try:
+                found = json.loads(line[len(prefix):])
+            except ValueError:
+                return {}
+            return found if isinstance(found, dict) else {}
+    return {}
 
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
-    unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses)
-                   if not u.clause_id.startswith("pattern:")]  # `pattern` carries them
+    fields = wire.fields_by_name(contract)
+    entries: list[dict[str, Any]] = []
+    cannot: dict[str, str] = {}
+    for c in clauses:
+        if c.warn:
+            continue
+        found = rules.rule(c, fields)
+        if isinstance(found, dict):
+            entries.append({"$comment": c.id, **found})
+        elif isinstance(found, str) and c.kind not in rules.UNSUPPORTED:
+            cannot[c.id] = found
+    # `pattern` is carried by the property (a warn one too, as before); a rule by its entry
+    carried = {c.id for c in clauses if c.kind == "pattern"} | {e["$comment"] for e in entries}
+    unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses, also=cannot)
+                   if u.clause_id not in carried]
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
     prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
     doc: dict[str, Any] = {
         "$schema": DRAFT,
-        "$id": prefix + f"{contract.name}.schema.json",
-        "$comment": f"Generated by tacit-gen from {contract.path}. Do not edit. " + DECIMAL_COMMENT,
-        "x-tacit-gen": head,
+        "$id": prefix + f"{contract.name}.v{major(contract)}.schema.json",
+        "$comment": (f"Generated by tacit-gen from {contract.path}. Do not edit. " + DECIMAL_COMMENT
+                     + "\n" + HEADER + json.dumps(head, ensure_ascii=False)),
         "title": contract.name,
     }
     if contract.description:
@@ -151,16 +196,19 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     doc["properties"] = {f.name: property_schema(f) for f in contract.fields}
     doc["required"] = [f.name for f in contract.fields if not f.nullable]
     doc["additionalProperties"] = False
+    if entries:
+        doc["allOf"] = entries
     return doc, unsupported
 
 
-class JsonSchemaTarget:
+class JsonSchemaTarget(Target):
     """Renderer and reader for JSON Schema (draft 2020-12) record schemas."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("id_prefix", "prefix of the schema's $id, the file name is appended (default: urn:tacit-gen:)", kind="text"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.jsonschema.read:read"
     engine = "tacit_gen.targets.jsonschema.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
@@ -178,7 +226,16 @@ class JsonSchemaTarget:
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it, or None when JSON Schema cannot say it."""
-        return float_fixed(clause) if clause.kind in (*wire.STRUCTURAL, "pattern") and not clause.warn else None
+        if clause.warn:
+            return None
+        if clause.kind in (*wire.STRUCTURAL, "pattern"):
+            return float_fixed(clause)
+        if clause.kind in ("range", "invariant"):
+            found = rules.rule(clause, wire.fields_by_name(contract))
+            if isinstance(found, dict):
+                props = {f.name: property_schema(f) for f in contract.fields}
+                return rules.read_entry({"$comment": clause.id, **found}, props)
+        return None
 
 
 

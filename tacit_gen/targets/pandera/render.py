@@ -39,6 +39,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     sql_projection,
 )
@@ -227,13 +228,14 @@ RENDERERS: KindTable[Callable[[_Parts, Clause], None]] = KindTable("pandera", "r
 })
 
 
-class PanderaTarget:
-    """(The reader is bound in `target.py`.) Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
+class PanderaTarget(Target):
+    """Renderer (clauses -> a pandera module) and reader (module -> clauses)."""
 
     name = NAME
     options = NoOptions
     contract_keys: tuple[ContractKey, ...] = ()
     artifact_name_option = None
+    reader = "tacit_gen.targets.pandera.read:read"
     engine = "tacit_gen.targets.pandera.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.pandera.engine", ("pandera", "pandas"), "pandera", cost=10),

@@ -3,8 +3,8 @@ field-number lock `protobuf/<contract>.lock.json` (see `lock.py`).
 
 Mapping (docs/engines/protobuf.md has the table and what protobuf cannot say):
 
-- message ``CamelCase(contract)`` in package ``targets.protobuf.package`` (default: the contract
-  name); fields in contract order, numbered by the lock;
+- message ``CamelCase(contract)`` in package ``<targets.protobuf.package>.v<major>`` (default
+  package: the contract name, so ``ohlcv_1m.v4``); fields in contract order, numbered by the lock;
 - ``optional`` (presence) on every nullable field and every measurement (a field with a unit), so
   an absent reading and a reading of zero differ on the wire (seed 001); a field without
   ``optional`` is required by the schema's runtime (`verify` refuses a NULL there), which proto3
@@ -37,6 +37,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
 )
 from tacit_gen.targets.header import header_lines, one_line
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
@@ -59,7 +60,13 @@ def message_name(contract: Contract) -> str:
 
 
 def package(contract: Contract) -> str:
-    return str(contract.target_option(NAME, "package") or contract.name)
+    """``targets.protobuf.package`` (default: the contract's name) with the major version as its
+    last component, ``ohlcv_1m.v4``: `buf lint`'s PACKAGE_VERSION_SUFFIX, and a compatible release
+    keeps the package. A configured package that already ends in ``v<N>`` is kept as it is."""
+    base = str(contract.target_option(NAME, "package") or contract.name)
+    if re.fullmatch(r"v[0-9]+", base.rsplit(".", 1)[-1]):
+        return base
+    return f"{base}.v{str(contract.version).split('.')[0]}"
 
 
 def enum_value_name(field: str, value: str) -> str:
@@ -173,13 +180,14 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
     return "\n".join(lines) + "\n", lock.to_json(contract, msg), unsupported
 
 
-class ProtobufTarget:
+class ProtobufTarget(Target):
     """Renderer and reader for proto3 messages, with a committed field-number lock."""
 
     name = NAME
     options = NoOptions
     contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
     artifact_name_option: str | None = None
+    reader = "tacit_gen.targets.protobuf.read:read"
     engine = "tacit_gen.targets.protobuf.engine"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {

@@ -4,6 +4,7 @@ normal form `check` compares them in."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,8 @@ from tacit_gen.targets.soda.names import (
 )
 
 if TYPE_CHECKING:
+    import sqlglot.expressions as Exp
+
     from tacit_gen.contract.model import Contract
 
 
@@ -197,26 +200,89 @@ _SPARK_COLUMN_NAMES = (
 )
 
 
+# How a catalog stores the name Soda writes. Soda 3 writes a dataset unquoted after the data
+# source's schema (`FROM public.Name`), so the warehouse folds it as an unquoted identifier:
+# PostgreSQL to lower case, Snowflake to upper case; DuckDB and Databricks match names without
+# regard to case (stored as created); BigQuery compares them exactly. A double-quoted dataset
+# (`"Name"`) is the name exactly. Columns: Soda quotes them on PostgreSQL (exact); where the
+# dialect ignores case (or upper-cases, Snowflake) the catalog's names are compared lower-cased.
+_FOLD = {"postgres": str.lower, "snowflake": str.upper}
+_CASELESS = frozenset({"duckdb", "databricks", "snowflake"})
+_DATASET = re.compile(r'^(?:(?P<schema>"[^"]+"|[^."]+)\.)?(?P<table>"[^"]+"|[^."]+)$')
+
+
+def catalog_name(name: str, dialect: str) -> tuple[str, bool]:
+    """(the name as the catalog stores it, whether to compare it lower-cased) for a name Soda
+    writes unquoted (a double-quoted one is exact)."""
+    if len(name) > 1 and name.startswith('"') and name.endswith('"'):
+        return name[1:-1], dialect == "duckdb"  # DuckDB ignores case even in quoted names
+    if dialect in ("duckdb", "databricks"):
+        return name.lower(), True
+    return _FOLD.get(dialect, str)(name), False
+
+
+def _catalog_filter(dataset: str, dialect: str) -> list[Exp.Expression]:
+    """The conditions on information_schema.columns that select the dataset's relation: its own
+    schema when the dataset is qualified, else the session's."""
+    m = _DATASET.match(dataset)
+    schema, table = (m.group("schema"), m.group("table")) if m else (None, dataset)
+    return _filter(catalog_name(table, dialect), catalog_name(schema, dialect) if schema else None)
+
+
+def _filter(table: tuple[str, bool], schema: tuple[str, bool] | None) -> list[Exp.Expression]:
+    from sqlglot import exp
+
+    def eq(col: str, name: tuple[str, bool]) -> Exp.Expression:
+        left: Exp.Expression = exp.column(col)
+        return exp.EQ(this=exp.Lower(this=left) if name[1] else left, expression=sql.string(name[0]))
+
+    where = eq("table_schema", schema) if schema else exp.EQ(this=exp.column("table_schema"),
+                                                             expression=exp.CurrentSchema())
+    return [where, eq("table_name", table)]
+
+
 def unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str = "duckdb") -> str:
     """The query counting the relation's columns that are not in the contract (from a compiled
     template when one fits: `tacit_gen.sql.shapes`)."""
     from tacit_gen.sql import shapes
 
     sql.check_dialect(dialect)
+    caseless = dialect in _CASELESS
+    listed_cols = tuple(c.lower() for c in columns) if caseless else columns
+    if dialect == "spark":
+        stored: tuple[tuple[str, bool], tuple[str, bool] | None] = ((dataset, False), None)
+    else:
+        m = _DATASET.match(dataset)
+        schema, table = (m.group("schema"), m.group("table")) if m else (None, dataset)
+        stored = (catalog_name(table, dialect), catalog_name(schema, dialect) if schema else None)
+    (table_name, table_caseless), schema_at = stored
     if not columns:
-        return _unknown_columns_sql(dataset, columns, dialect)
-    listed = shapes.LIST_SEP.join(columns)  # one slot: a column added keeps the template
-    slots = [shapes.Slot("name" if dialect == "spark" else "string", dataset),
+        return _unknown_columns_sql(dataset, stored, listed_cols, dialect)
+    listed = shapes.LIST_SEP.join(listed_cols)  # one slot: a column added keeps the template
+    slots = [shapes.Slot("name" if dialect == "spark" else "string", table_name),
              shapes.Slot("strings", listed)]
-    return shapes.text("soda.unknown_columns", dialect, slots, lambda v: _unknown_columns_sql(
-        v[0], columns if v[1] == listed else tuple(v[1].split(shapes.LIST_SEP)), dialect))
+    if schema_at is not None:
+        slots.append(shapes.Slot("string", schema_at[0]))
+    structure = f"{dialect}:{table_caseless}:{schema_at[1] if schema_at else '-'}"
+
+    def build(v: list[str]) -> str:
+        at = ((v[0], table_caseless), (v[2], schema_at[1]) if schema_at else None)
+        cols = listed_cols if v[1] == listed else tuple(v[1].split(shapes.LIST_SEP))
+        return _unknown_columns_sql(v[0], at, cols, dialect)
+
+    return shapes.text("soda.unknown_columns", structure, slots, build)
 
 
-def _unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str) -> str:
+def _unknown_columns_sql(dataset: str, at: tuple[tuple[str, bool], tuple[str, bool] | None],
+                         columns: tuple[str, ...], dialect: str) -> str:
+    """`columns` as the catalog is compared with them (lower case where `dialect` ignores case),
+    `at` the relation's name and schema as the catalog stores them (see catalog_name)."""
     from sqlglot import exp
 
-    unknown = exp.Not(this=exp.In(this=exp.column("column_name"),
-                                  expressions=[sql.string(c) for c in columns]))
+    name: exp.Expression = exp.column("column_name")
+    if dialect in _CASELESS:
+        name = exp.Lower(this=name)
+    unknown = exp.Not(this=exp.In(this=name, expressions=[sql.string(c) for c in columns]))
     if dialect == "spark":
         names = sql.parse(_SPARK_COLUMN_NAMES, "spark").transform(
             lambda n: sql.relation(dataset) if isinstance(n, exp.Table) and n.name == "__ds__" else n)
@@ -226,10 +292,7 @@ def _unknown_columns_sql(dataset: str, columns: tuple[str, ...], dialect: str) -
         return sql.pretty(q, dialect) + "\n"
     q = (exp.select(exp.Count(this=exp.Star()), copy=False)
          .from_(sql.table_name("information_schema.columns"), copy=False)
-         .where(exp.and_(
-             exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
-             exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
-             unknown, copy=False), copy=False))
+         .where(exp.and_(*_filter(*at), unknown, copy=False), copy=False))
     return sql.pretty(q, dialect) + "\n"
 
 
@@ -252,8 +315,7 @@ def decimal_type_sql(dataset: str, column: str, precision: int, scale: int,
     q = (exp.select(exp.Count(this=exp.Star()), copy=False)
          .from_(sql.table_name("information_schema.columns"), copy=False)
          .where(exp.and_(
-             exp.EQ(this=exp.column("table_schema"), expression=exp.CurrentSchema()),
-             exp.EQ(this=exp.column("table_name"), expression=sql.string(dataset)),
+             *_catalog_filter(dataset, dialect),
              exp.EQ(this=exp.column("column_name"), expression=sql.string(column)),
              exp.Not(this=exp.Coalesce(this=exp.Paren(this=exact),
                                        expressions=[exp.Boolean(this=False)])), copy=False), copy=False))

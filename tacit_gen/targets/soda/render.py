@@ -31,6 +31,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
     dialect_key,
 )
@@ -345,8 +346,8 @@ def _comment(text: str) -> str:
     return " ".join(text.split())
 
 
-class SodaTarget:
-    """(The reader is bound in `target.py`.) Renders SodaCL and reads it back."""
+class SodaTarget(Target):
+    """Renders SodaCL and reads it back."""
 
     name = NAME
     options = NoOptions
@@ -355,6 +356,7 @@ class SodaTarget:
         dialect_key(),
     )
     artifact_name_option = "dataset"
+    reader = "tacit_gen.targets.soda.read:read"
     engine = "tacit_gen.targets.soda.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.soda.engine", ("soda",), "soda", cost=20),

@@ -29,6 +29,7 @@ from tacit_gen.targets.base import (
     NoOptions,
     RenderOptions,
     RenderResult,
+    Target,
     Unsupported,
 )
 from tacit_gen.targets.header import comment_header, one_line
@@ -367,8 +368,8 @@ RENDER: KindTable[Rule] = KindTable("soda4", "render", {
 })
 
 
-class Soda4Target:
-    """(The reader is bound in `target.py`.) Renders Soda Core 4 contracts and reads them back."""
+class Soda4Target(Target):
+    """Renders Soda Core 4 contracts and reads them back."""
 
     name = NAME
     options = NoOptions
@@ -380,6 +381,7 @@ class Soda4Target:
                     "else the dbt adapter's, else duckdb)", kind="choice", choices=DIALECTS),
     )
     artifact_name_option = "dataset"
+    reader = "tacit_gen.targets.soda4.read:read"
     engine = "tacit_gen.targets.soda4.engine"
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.soda4.engine", (), cost=40, batch=True,

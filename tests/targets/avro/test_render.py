@@ -52,9 +52,9 @@ def test_committed_schema_is_the_render_and_parses(path: Path) -> None:
     committed = ROOT / "generated" / "avro" / f"{c.name}.avsc"
     assert committed.read_text(encoding="utf-8") == text
     parsed = fastavro.parse_schema(json.loads(text))
-    assert parsed["name"] == c.name
+    assert parsed["name"] == f"{c.name}.{c.name}"  # the default namespace is the contract's name
     assert [f["name"] for f in parsed["fields"]] == [f.name for f in c.fields]
-    assert avro.schema.parse(text).fullname == c.name
+    assert avro.schema.parse(text).fullname == f"{c.name}.{c.name}"
 
 
 def test_type_mapping(tmp_path: Path) -> None:

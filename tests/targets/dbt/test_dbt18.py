@@ -1,8 +1,9 @@
 """The dbt 1.7-1.9 form, built by dbt-core 1.8 + dbt-duckdb 1.8 in an environment of its own.
 
 dbt 1.8 does not know the ``arguments:`` property (1.10), so ``[dbt] version = "1.8"`` writes the
-arguments inline. The environment is a uv venv in ``.cache/dbt18`` (``TACIT_DBT18_VENV``),
-created on first use from the package index; every bundled contract is rendered in the 1.8 form
+arguments inline. The environment is built on first use from the lock beside this file
+(``dbt18.requirements.txt``, every package pinned) into ``~/.cache/tacit-gen/envs/dbt18-<hash>``
+(``TACIT_DBT18_VENV`` moves it); every bundled contract is rendered in the 1.8 form
 and built in one project, on sample data with one planted violation.
 """
 
@@ -10,9 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import yaml
 
 from tacit_gen import sample as s
 from tacit_gen.contract.loader import load
+from tacit_gen.engines.envs import LockedEnv
 from tacit_gen.engines.load import load_data
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
@@ -28,25 +29,22 @@ from tacit_gen.targets.dbt import TARGET
 from tacit_gen.targets.dbt.engine import SOURCE_ALIAS, write_project
 from tacit_gen.targets.dbt.render import DbtOptions, ident, model_name
 from tests.calendar.data import add_sessions
-from tests.conftest import BUNDLED, ROOT
+from tests.conftest import BUNDLED
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
-VENV = Path(os.environ.get("TACIT_DBT18_VENV", ROOT / ".cache" / "dbt18"))
 NOW = datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
 BROKEN = ("fct_sensor_readings", "range:value_degc")
 
 
+# every package pinned; the environment is built from this lock once and cached by its hash
+DBT18 = LockedEnv("dbt18", "dbt 1.8", "TACIT_DBT18_VENV",
+                  Path(__file__).resolve().parent / "dbt18.requirements.txt")
+
+
 def dbt18() -> Path:
-    """The dbt executable of the 1.8 environment, created when absent."""
-    dbt = VENV / "bin" / "dbt"
-    if dbt.is_file():
-        return dbt
-    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
-    shutil.rmtree(VENV, ignore_errors=True)
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(VENV)], check=True)
-    subprocess.run([uv, "pip", "install", "-q", "--python", str(VENV / "bin" / "python"),
-                    "dbt-core>=1.8,<1.9", "dbt-duckdb>=1.8,<1.9"], check=True)
+    """The dbt executable of the 1.8 environment, built from the lock when absent."""
+    dbt = DBT18.ensure().path / "bin" / "dbt"
     assert dbt.is_file()
     return dbt
 
@@ -56,6 +54,16 @@ def dbt(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(dbt18()), *args, "--project-dir", str(project), "--profiles-dir",
                            str(project), "--no-use-colors"], capture_output=True, text=True,
                           env=env, check=False, cwd=project)
+
+
+def test_the_environment_is_pinned() -> None:
+    """Every package of the dbt 1.8 environment at one version: a run builds what the last did."""
+    pins = [ln.strip() for ln in DBT18.requirements.read_text().splitlines()
+            if ln.strip() and not ln.lstrip().startswith("#")]
+    assert pins and all(re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][^ ;]*", p) for p in pins), pins
+    names = {p.split("==")[0].lower() for p in pins}
+    assert {"dbt-core", "dbt-duckdb", "duckdb"} <= names
+    assert next(p for p in pins if p.startswith("dbt-core==")).startswith("dbt-core==1.8.")
 
 
 def test_bundled_contracts_build_with_dbt_18(tmp_path: Path) -> None:

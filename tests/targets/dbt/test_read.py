@@ -133,6 +133,14 @@ def test_changed_type() -> None:
 def test_removed_not_null_constraint() -> None:
     _, text = _rendered()
     got, _ = _by_id(_edit(text, lambda m: _col(m, "close").pop("constraints")))
+    assert "not_null:close" in got  # the not_null test still checks it (on views too)
+
+    def both(m: dict[str, Any]) -> None:
+        col = _col(m, "close")
+        col.pop("constraints")
+        col["data_tests"] = [t for t in col["data_tests"] if "not_null" not in t]
+
+    got, _ = _by_id(_edit(text, both))
     assert "not_null:close" not in got
     assert "not_null:open" in got
 
@@ -142,7 +150,8 @@ def test_added_severity_warn() -> None:
 
     def fn(m: dict[str, Any]) -> None:
         m["data_tests"][0]["dbt_utils.unique_combination_of_columns"]["config"]["severity"] = "warn"
-        _col(m, "volume")["data_tests"][0]["dbt_utils.accepted_range"]["config"]["warn_if"] = ">10"
+        rng = next(t for t in _col(m, "volume")["data_tests"] if "dbt_utils.accepted_range" in t)
+        rng["dbt_utils.accepted_range"]["config"]["warn_if"] = ">10"
 
     got, res = _by_id(_edit(text, fn))
     weakened = {f.clause_id: f for f in res.findings if f.code == SEVERITY_WEAKENED}

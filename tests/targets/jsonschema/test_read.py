@@ -36,6 +36,10 @@ def test_clean_copy_has_no_semantic_finding(tmp_path: Path) -> None:
     (lambda p, d: d["required"].remove("symbol"), "not_null:symbol", "required"),
     (lambda p, d: p["adjusted"].update(const=True), "fixed_value:adjusted", "true"),
     (lambda p, d: p["bar_start"].update(pattern="^.*$"), "column:bar_start", "jsonschema"),
+    # the rules of `allOf`: a bound edited by hand, a rule deleted
+    (lambda p, d: d["allOf"][1]["properties"]["trade_count"].update(minimum=1), "range:trade_count", "D202"),
+    (lambda p, d: d["allOf"].pop(1), "range:trade_count", "D200"),
+    (lambda p, d: d["allOf"][0]["properties"]["volume"]["not"].update(pattern="^-"), "range:volume", "D204"),
 ])
 def test_hand_edit_names_the_clause(tmp_path: Path, edit, clause: str, word: str) -> None:  # type: ignore[no-untyped-def]
     found = _check_after(tmp_path, edit)
@@ -45,3 +49,17 @@ def test_hand_edit_names_the_clause(tmp_path: Path, edit, clause: str, word: str
 def test_schema_that_fails_the_meta_schema_is_unreadable(tmp_path: Path) -> None:
     found = _check_after(tmp_path, lambda p, d: p["open"].update(type="decimal"))
     assert any("D205" in f and "2020-12" in f for f in found), found
+
+
+def test_hand_edit_of_an_invariant_rule_is_semantic_drift(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    shutil.copytree(ROOT / "generated" / "jsonschema", out / "jsonschema")
+    p = out / "jsonschema" / "plant_sensor_reading.schema.json"
+    doc = json.loads(p.read_text(encoding="utf-8"))
+    rule = next(e for e in doc["allOf"] if e["$comment"].startswith("invariant:"))
+    rule["then"]["properties"]["quality"]["enum"] = ["suspect", None]
+    p.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    rep = run_check([str(ROOT / "contracts" / "plant_sensor_reading.yaml")], out, ("jsonschema",),
+                    RenderOptions(), bump_gate=False)
+    found = [f.render() for f in rep.findings if f.code != "D100"]
+    assert any("D202" in f and "quality = suspect" in f for f in found), found

@@ -33,7 +33,7 @@ def test_committed_schema_is_the_render_and_meta_validates(path: Path) -> None:
     doc = json.loads(text)
     jsonschema.Draft202012Validator.check_schema(doc)
     assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert doc["$id"] == f"urn:tacit-gen:{c.name}.schema.json"
+    assert doc["$id"] == f"urn:tacit-gen:{c.name}.v{c.version.split('.')[0]}.schema.json"
     assert doc["additionalProperties"] is False
     assert doc["required"] == [f.name for f in c.fields if not f.nullable]
 
@@ -62,4 +62,4 @@ def test_id_prefix_option(tmp_path: Path) -> None:
                  "fields:\n  s: {type: string}\n", encoding="utf-8")
     c = load(p)
     doc = json.loads(TARGET.render(c, plan(c), RenderOptions()).artifacts[0].content)
-    assert doc["$id"] == "https://schemas.example.com/c.schema.json"
+    assert doc["$id"] == "https://schemas.example.com/c.v1.schema.json"

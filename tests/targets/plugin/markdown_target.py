@@ -9,6 +9,7 @@ public API a target needs (`tacit_gen.targets.base`, `tacit_gen.drift.base`, `ta
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,9 @@ from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
-    NoOptions,
     RenderOptions,
     RenderResult,
+    flag,
     sql_projection,
 )
 from tacit_gen.targets.header import comment_header, parse_header
@@ -31,11 +32,19 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+@dataclass(frozen=True)
+class MarkdownOptions:
+    """`--markdown-heading`, or `heading` in the `[markdown]` table of tacit-gen.toml."""
+
+    heading: str = field(default="title", metadata=flag(
+        "--markdown-heading", "The page's heading: a title (#) or a section (##).", ("title", "section")))
+
+
 class MarkdownTarget:
     """One Markdown page per contract: a table of columns and a table of every clause."""
 
     name = "markdown"
-    options = NoOptions
+    options = MarkdownOptions
     contract_keys = (ContractKey("title", "heading of the page", kind="text"),)
     artifact_name_option = None
     engine = None  # a document: verify has nothing to run
@@ -46,7 +55,8 @@ class MarkdownTarget:
 
     def render(self, contract: Any, clauses: tuple[Clause, ...], options: RenderOptions) -> RenderResult:
         title = contract.target_option("markdown", "title") or contract.name
-        lines = ["<!--", comment_header(contract, " ").rstrip("\n"), "-->", "", f"# {_cell(title)}", "",
+        mark = "#" if options.get(MarkdownOptions).heading == "title" else "##"
+        lines = ["<!--", comment_header(contract, " ").rstrip("\n"), "-->", "", f"{mark} {_cell(title)}", "",
                  "| clause | kind | params |", "|---|---|---|"]
         for c in clauses:
             params = f"type={c.param('type')}" if c.kind == "column" else ""
@@ -73,6 +83,14 @@ class MarkdownTarget:
 
     def project(self, contract: Any, clause: Clause, options: RenderOptions) -> Clause | None:
         return sql_projection(clause)
+
+    # optional: what `render` and `check` say beyond the artifacts (the protocol's defaults: nothing)
+    def render_warnings(self, artifacts: Any, root: Path, options: RenderOptions) -> tuple[str, ...]:
+        pages = [a.path for a in artifacts if a.path.startswith("markdown/")]
+        return (f"{len(pages)} markdown page(s) are linked from no index.md",) if pages else ()
+
+    def check_project(self, out: Path, root: Path, options: RenderOptions) -> tuple[list[Any], list[str]]:
+        return [], [f"{len(list((out / 'markdown').glob('*.md')))} markdown page(s) under {out.name}/"]
 
 
 TARGET = MarkdownTarget()

@@ -31,10 +31,10 @@ def site(tmp_path: Path) -> Path:
     return folder
 
 
-def _run(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site)}
+def _run(site: Path, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(site), str(ROOT)))}
     return subprocess.run([sys.executable, "-c", "from tacit_gen.cli import main; main()", *args],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def _project_state() -> str:
@@ -94,3 +94,31 @@ def test_without_the_entry_point_the_target_is_unknown() -> None:
                            CONTRACT, "--target", "markdown", "--check"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert bare.returncode == 2 and "unknown target 'markdown'" in bare.stderr
+
+
+def test_the_plugin_options_are_a_flag_and_a_settings_table(site: Path, tmp_path: Path) -> None:
+    """The target's options class declares a flag (`--markdown-heading`); the `[markdown]` table
+    of tacit-gen.toml takes the same key, checked like the built-in targets' tables."""
+    repo = tmp_path / "repo"
+    (repo / "contracts").mkdir(parents=True)
+    shutil.copy(ROOT / CONTRACT, repo / "contracts")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "tacit-gen.toml").write_text('targets = ["markdown"]\n\n[markdown]\nheading = "section"\n',
+                                         encoding="utf-8")
+    rendered = _run(site, "render", cwd=repo)
+    assert rendered.returncode == 0, rendered.stderr
+    page = (repo / "generated" / "markdown" / "ohlcv_1m.md").read_text(encoding="utf-8")
+    assert "\n## ohlcv_1m\n" in page
+    # the target's render and check hooks are called like the dbt target's
+    assert "warning: 1 markdown page(s) are linked from no index.md" in rendered.stderr
+    checked = _run(site, "check", "--no-bump-gate", cwd=repo)
+    assert checked.returncode == 0 and "note: 1 markdown page(s) under generated/" in checked.stdout
+    flagged = _run(site, "render", "--markdown-heading", "title", "--check", cwd=repo)
+    assert flagged.returncode == 1 and "+# ohlcv_1m" in flagged.stdout  # the flag wins
+    (repo / "tacit-gen.toml").write_text('[markdown]\nheading = "sectoin"\n', encoding="utf-8")
+    bad = _run(site, "render", cwd=repo)
+    assert bad.returncode == 2 and "tacit-gen.toml:2:1" in bad.stderr
+    assert "expected one of title, section; did you mean 'section'?" in bad.stderr
+    (repo / "tacit-gen.toml").write_text('[markdown]\nheadline = "title"\n', encoding="utf-8")
+    typo = _run(site, "render", cwd=repo)
+    assert typo.returncode == 2 and "unknown key 'headline' in markdown; did you mean 'heading'?" in typo.stderr

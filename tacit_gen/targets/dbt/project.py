@@ -1,5 +1,5 @@
-"""The user's dbt project, as `render` and `check` see it: packages, properties files, and
-project-level test configs that would weaken the generated tests.
+"""The user's dbt project, as the dbt target's `render` and `check` hooks see it: packages,
+properties files, and project-level test configs that would weaken the generated tests.
 
 Read with plain YAML (dbt is not imported). The project is the folder holding ``dbt_project.yml``:
 the settings' ``[dbt] project``, else the settings root (the repository root).
