@@ -31,8 +31,8 @@ IDIOM = {
     "gx": ('"tacit_clause": "plausible:value"',
            r'("tacit_clause": "plausible:value",\n(?:.*\n)*?\s+)"severity": "warning"',
            r'\1"severity": "critical"'),
-    "pandera": ("_warn(_catalog_bounds_check(\n                name='plausible:value'",
-                r"_warn\((_catalog_bounds_check\(\n\s+name='plausible:value',(?:.*\n)*?\s+)\)\),",
+    "pandera": ("warn(catalog_bounds_check(\n                name='plausible:value'",
+                r"(?<!\w)warn\((catalog_bounds_check\(\n\s+name='plausible:value',(?:.*\n)*?\s+)\)\),",
                 r"\1),"),
     "ibis": ("kind='plausible'", r"(id='plausible:value',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
 }

@@ -204,8 +204,10 @@ def _pandera_failed(mod: Any, db: _Db, catalog: bool = False) -> set[str]:
 
 
 def _pandera_short(mod: Any, db: _Db, code: Any) -> set[tuple[Any, ...]]:
-    """The short sessions the generated module's `_short_sessions` (what its check runs) finds
-    in the frames."""
+    """The short sessions `_short_sessions` of the series checks the generated module imports (what its
+    check runs) finds in the frames."""
+    from tacit_gen.pandera_checks import series
+
     frame = db.frame("venue_sessions")
     out = db.frame("outages")
     spans: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
@@ -214,10 +216,10 @@ def _pandera_short(mod: Any, db: _Db, code: Any) -> set[tuple[Any, ...]]:
         spans.setdefault((sym,), []).append((int(a.timestamp() * 1000), int(b.timestamp() * 1000)))
 
     def sessions_of(cal: str) -> tuple[Any, Any]:
-        _, opens, closes = mod._session_arrays(frame, cal, "calendar", "session", "open", "close")
+        _, opens, closes = series._session_arrays(frame, cal, "calendar", "session", "open", "close")
         return opens // 1000, closes // 1000
 
-    found = mod._short_sessions(db.frame("data"), "bar_start", ("symbol",), 390, "95", code,
+    found = series._short_sessions(db.frame("data"), "bar_start", ("symbol",), 390, "95", code,
                                 sessions_of, spans)
     return {(key, datetime.fromtimestamp(ws / 1000, UTC), n) for key, ws, n in found}
 

@@ -1,11 +1,18 @@
 """pandera engine: import the generated module, validate the data frame, verdict per clause.
 
-Reading convention (shared by anything that feeds pandera): a DuckDB relation is read through
-Arrow into an Arrow-backed pandas frame, ``con.execute(...).arrow().to_pandas(
-types_mapper=pd.ArrowDtype)``, with the session time zone set to UTC. Every column is then a
-``pd.ArrowDtype``: ``DECIMAL(p,s)`` stays ``decimal128(p, s)`` (``.df()`` would turn it into
-float64), ``BIGINT`` with nulls stays ``int64`` (``.df()`` gives float64), ``TIMESTAMPTZ`` is
-``timestamp[us, tz=UTC]`` and a naive ``TIMESTAMP`` has no tz (and fails the type check).
+The module is run on both kinds of frame pandas users have, and both must give one verdict:
+
+- Arrow-backed: ``con.execute(...).arrow().to_pandas(types_mapper=pd.ArrowDtype)`` with the
+  session time zone UTC; ``DECIMAL(p,s)`` stays ``decimal128(p, s)``, ``BIGINT`` with nulls
+  stays ``int64``, ``TIMESTAMPTZ`` is ``timestamp[us, tz=UTC]``.
+- numpy-backed, pandas' default dtypes: DuckDB's ``.df()`` (a decimal as ``float64``, an
+  integer with nulls as ``float64``, text as ``str``/``object``, ``datetime64[us, UTC]``); on
+  PostgreSQL, Arrow's ``to_pandas()`` (a decimal as ``object`` holding ``Decimal``, a date as
+  ``object`` holding ``date``).
+
+A clause whose verdicts differ between the two is an ``error`` that names both. Where the data
+holds what a numpy frame cannot (`numpy_cannot_hold`: a NaN beside NULLs, a decimal or integer
+past a double's digits) the numpy-backed frame is not validated, and a note says why.
 """
 
 from __future__ import annotations
@@ -53,6 +60,49 @@ def read_frame(database: str | Path, table: str) -> pd.DataFrame:
     finally:
         con.close()
     return table_data.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def read_frame_numpy(database: str | Path, table: str) -> pd.DataFrame:
+    """One relation of a DuckDB file as DuckDB's ``.df()`` gives it (numpy-backed, pandas'
+    default dtypes), with the session time zone UTC."""
+    import duckdb
+
+    con = duckdb.connect(str(database))
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        return con.execute(f"SELECT * FROM {quote_ident(table)}").df()
+    finally:
+        con.close()
+
+
+def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame,
+                      types: dict[str, str] | None = None) -> str | None:
+    """Why the numpy-backed frame does not hold the values of the Arrow-backed one, or None:
+    a float column with a NaN (NaN is NULL in a numpy float column), a decimal whose double
+    does not write it back, an integer past 2**53 held in a double, a double column where the
+    contract (`types`: column -> contract type) has an integer (a nullable integer column is
+    float64 in a numpy frame: the two look alike)."""
+    import math
+    from decimal import Decimal
+
+    import pyarrow
+
+    for name in arrow.columns:
+        dtype = arrow[name].dtype
+        t = getattr(dtype, "pyarrow_dtype", None)
+        if t is None or name not in numpy.columns:
+            continue
+        held = numpy[name]
+        if pyarrow.types.is_floating(t) and (types or {}).get(name) in ("int32", "int64"):
+            return f"column {name} is a double where the contract has an integer, which a numpy frame cannot tell apart"
+        values = pyarrow.array(arrow[name]).to_pylist()
+        if pyarrow.types.is_floating(t) and any(isinstance(v, float) and math.isnan(v) for v in values):
+            return f"column {name} holds NaN, which a numpy float column cannot tell from NULL"
+        if str(held.dtype).startswith("float") and (pyarrow.types.is_decimal(t) or pyarrow.types.is_integer(t)):
+            for v, d in zip(values, held.tolist(), strict=True):
+                if v is not None and (math.isnan(d) or Decimal(repr(d)) != Decimal(v)):
+                    return f"column {name}: {v} is {d!r} in a double"
+    return None
 
 
 def relation_exists(database: str | Path, relation: str) -> bool:
@@ -174,22 +224,71 @@ def read_frame_postgres(pg: PgLocation, relation: str) -> pd.DataFrame | None:
 
 
 def run(inp: VerifyInput) -> EngineRun:
-    """Validate the data table with the generated module's schema; one verdict per clause."""
+    """Validate the data table with the generated module's schema, on an Arrow-backed and on a
+    numpy-backed frame; one verdict per clause."""
     pg = inp.postgres
-    if pg is not None:  # frames read from PostgreSQL through Arrow (pd.ArrowDtype)
-        return validate_frames(inp, lambda name: read_frame_postgres(pg, name))
+    if pg is not None:  # frames read from PostgreSQL through Arrow
+        def pg_numpy(name: str) -> pd.DataFrame | None:
+            got = read_frame_postgres(pg, name)
+            return None if got is None else to_numpy_frame(got)
 
-    def frame(name: str) -> pd.DataFrame | None:
+        return validate_frames(inp, lambda name: read_frame_postgres(pg, name), pg_numpy)
+
+    def frame(name: str, reader: Callable[[str | Path, str], pd.DataFrame] = read_frame) -> pd.DataFrame | None:
         if name != inp.table and not relation_exists(inp.database, name):
             return None
-        return read_frame(inp.database, name)
+        return reader(inp.database, name)
 
-    return validate_frames(inp, frame)
+    return validate_frames(inp, frame, lambda name: frame(name, read_frame_numpy))
 
 
-def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> EngineRun:
+def to_numpy_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """An Arrow-backed frame with pandas' default dtypes, as ``pyarrow.Table.to_pandas()`` (and
+    so ``pd.read_parquet``) gives them: a decimal as ``object`` holding ``Decimal``."""
+    import pyarrow
+
+    return pyarrow.table({name: pyarrow.array(frame[name]) for name in frame.columns}).to_pandas()
+
+
+def validate_frames(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None],
+                    numpy_frame: Callable[[str], pd.DataFrame | None] | None = None) -> EngineRun:
     """Validate the relation `frame(inp.table)` (an Arrow-backed pandas frame, read from any
-    engine) with the generated module's schema; `frame(name)` is None for an absent relation."""
+    engine) with the generated module's schema; `frame(name)` is None for an absent relation.
+    With `numpy_frame`, the same relations numpy-backed are validated too: a clause whose two
+    verdicts differ is an error."""
+    read: dict[str, pd.DataFrame | None] = {}
+
+    def once(name: str) -> pd.DataFrame | None:
+        if name not in read:
+            read[name] = frame(name)
+        return read[name]
+
+    arrow_run = _validate(inp, once)
+    if numpy_frame is None or any(v.status == "error" for v in arrow_run.verdicts):
+        return arrow_run
+    try:
+        arrow_df, numpy_df = once(inp.table), numpy_frame(inp.table)
+        types = {str(c.param("column")): str(c.param("type")) for c in inp.clauses if c.kind == "column"}
+        reason = None if arrow_df is None or numpy_df is None else numpy_cannot_hold(arrow_df, numpy_df, types)
+    except Exception as e:  # the numpy-backed frame could not be read: say so, keep the verdicts
+        reason = f"{type(e).__name__}: {e}"
+    if reason is not None:
+        note = f"numpy-backed frame not validated: {reason}"
+        return EngineRun(NAME, arrow_run.verdicts, (*arrow_run.notes, note))
+    numpy_run = _validate(inp, numpy_frame)
+    other = {v.clause_id: v for v in numpy_run.verdicts}
+    verdicts = []
+    for v in arrow_run.verdicts:
+        w = other.get(v.clause_id)
+        if w is not None and w.status != v.status:
+            v = Verdict(v.clause_id, "error", None, f"Arrow-backed frame: {v.status}, numpy-backed "
+                        f"frame: {w.status} ({w.detail})")
+        verdicts.append(v)
+    return EngineRun(NAME, tuple(verdicts), (*arrow_run.notes, "numpy-backed frame: validated too"))
+
+
+def _validate(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> EngineRun:
+    """One validation of the relations `frame` reads (either kind of frame)."""
     import pandera
     import pandera.errors
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tacit_gen.expr import nodes as n
 from tacit_gen.expr.printer import to_text
 from tacit_gen.plan_types import Clause, make_params
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 
 # pyarrow constructor name -> contract type (the inverse of targets.pandera.ARROW_TYPES).
 ARROW_NAMES = {
@@ -34,24 +36,25 @@ ARROW_NAMES = {
     "date32": "date",
 }
 RANGE_BUILTINS = ("in_range", "ge", "gt", "le", "lt")
+# Dataframe checks of `tacit_gen.pandera_checks` -> the clause kind each is read back as.
 TIME_HELPERS = {
-    "_freshness_check": "freshness",
-    "_cadence_check": "cadence",
-    "_catalog_unit_check": "catalog_unit",
-    "_catalog_bounds_check": "catalog_bounds",
-    "_catalog_dimension_check": "catalog_dimension",
-    "_completeness_check": "completeness",
-    "_revision_window_check": "revision_window",
-    "_session_cadence_check": "cadence",
-    "_session_window_check": "revision_window",
-    "_session_completeness_check": "completeness",
-    "_revision_by_check": "revision_by",
-    "_references_check": "references",
+    "freshness_check": "freshness",
+    "cadence_check": "cadence",
+    "catalog_unit_check": "catalog_unit",
+    "catalog_bounds_check": "catalog_bounds",
+    "catalog_dimension_check": "catalog_dimension",
+    "completeness_check": "completeness",
+    "revision_window_check": "revision_window",
+    "session_cadence_check": "cadence",
+    "session_window_check": "revision_window",
+    "session_completeness_check": "completeness",
+    "revision_by_check": "revision_by",
+    "references_check": "references",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
 RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame", "outages", "refs")
-_ARITH = {"_add": "+", "_sub": "-", "_mul": "*", "_div": "/"}
-_BOOL = {"_and": n.And, "_or": n.Or, "_only_when": n.OnlyWhen}
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_BOOL = {"and_": n.And, "or_": n.Or, "only_when": n.OnlyWhen}
 
 
 _DUPLICATED = re.compile(r"~df\.duplicated\(subset=(\[[^]]*\]), keep=False\)(?: \| "
@@ -126,26 +129,26 @@ def decompile(node: ast.expr) -> n.Node:
     args = node.args
     if fn == "Decimal":
         return n.Number(str(ast.literal_eval(args[0])))
-    if fn == "_c":
+    if fn == "col" and len(args) in (2, 3):  # (df, name) or (df, name, contract type)
         return n.Column(str(ast.literal_eval(args[1])))
-    if fn == "_enum":
+    if fn == "enum":
         return n.EnumLiteral(str(ast.literal_eval(args[0])))
-    if fn == "_neg":
+    if fn == "neg":
         return n.Neg(decompile(args[0]))
     if fn in _ARITH:
         return n.BinOp(_ARITH[fn], decompile(args[0]), decompile(args[1]))
-    if fn == "_cmp":
+    if fn == "cmp":
         operands = tuple(decompile(a) for a in args[::2])
         ops = tuple(str(ast.literal_eval(a)) for a in args[1::2])
         return n.Compare(operands, ops)
-    if fn in ("_is_null", "_is_not_null"):
-        return n.IsNull(decompile(args[0]), negated=fn == "_is_not_null")
-    if fn in ("_in", "_not_in"):
-        return n.InList(decompile(args[0]), tuple(decompile(a) for a in args[1:]), negated=fn == "_not_in")
-    if fn in ("_between", "_not_between"):
+    if fn in ("is_null", "is_not_null"):
+        return n.IsNull(decompile(args[0]), negated=fn == "is_not_null")
+    if fn in ("in_", "not_in"):
+        return n.InList(decompile(args[0]), tuple(decompile(a) for a in args[1:]), negated=fn == "not_in")
+    if fn in ("between", "not_between"):
         x, lo, hi = (decompile(a) for a in args)
-        return n.Between(x, lo, hi, negated=fn == "_not_between")
-    if fn == "_not":
+        return n.Between(x, lo, hi, negated=fn == "not_between")
+    if fn == "not_":
         return n.Not(decompile(args[0]))
     if fn in _BOOL:
         return _BOOL[fn](decompile(args[0]), decompile(args[1]))
@@ -244,7 +247,7 @@ class _Reader:
                          f"column:{name}", "coerce=True")
         checks = _kw(call, "checks")
         for check in checks.elts if isinstance(checks, ast.List | ast.Tuple) else []:
-            if isinstance(check, ast.Call) and _func_name(check.func) == "_type_check":
+            if isinstance(check, ast.Call) and _func_name(check.func) == "column_type":
                 cid, text, ttext = (str(_const(a)) for a in check.args[:3])
                 if cid == f"column:{name}":
                     type_text, type_clause_text = ttext, text
@@ -259,7 +262,7 @@ class _Reader:
 
     def _named(self, check: ast.Call, where: str, warn: bool = False) -> tuple[str, str, str] | None:
         """(clause id, text, severity) of a named check; ``raise_warning=True`` (or the
-        `_warn(...)` wrapper, `warn`) is severity warn, which `check` compares with the plan."""
+        `warn(...)` wrapper, `warn`) is severity warn, which `check` compares with the plan."""
         name = _const(_kw(check, "name"))
         if not isinstance(name, str) or not name:
             self.finding(d.UNKNOWN_CHECK, f"{where}: unnamed check {ast.unparse(check)[:80]}",
@@ -278,28 +281,14 @@ class _Reader:
         cid, text, sev = named
         fn = _func_name(check.func)
         builtin = fn.rsplit(".", 1)[-1] if fn.startswith(("pa.Check.", "pandera.Check.")) else ""
-        args = list(check.args)
+        form = READ.get(f"pa.Check.{builtin}" if builtin else _lambda_form(check) if fn in (
+            "pa.Check", "pandera.Check") else "")
+        if form is None:
+            self.finding(d.UNKNOWN_CHECK, f"{cid}: check {fn or ast.unparse(check.func)} is not one "
+                         "tacit-gen writes", cid, ast.unparse(check)[:200])
+            return
         try:
-            if builtin == "isin":
-                values = _const(args[0] if args else _kw(check, "allowed_values"))
-                self.add(cid, (column,), text, sev, column=column, values=tuple(str(v) for v in values))
-            elif builtin == "eq":
-                self.add(cid, (column,), text, sev, column=column,
-                         value=_const(args[0] if args else _kw(check, "value")))
-            elif builtin == "str_matches":
-                from tacit_gen.sql.pattern import body_of
-
-                regex = str(_const(args[0] if args else _kw(check, "pattern")))
-                self.add(cid, (column,), text, sev, column=column, pattern=body_of(regex) or regex)
-            elif builtin in RANGE_BUILTINS:
-                self.add(cid, (column,), text, sev, column=column, **_range_params(builtin, check))
-            elif fn in ("pa.Check", "pandera.Check") and (call := _in_range_call(check)) is not None:
-                self.add(cid, (column,), text, sev, column=column, **_in_range_params(call))
-            elif fn in ("pa.Check", "pandera.Check") and _lambda_text(check) == "lambda s: s.notna()":
-                self.add(cid, (column,), text, sev, column=column)  # a not_null that warns
-            else:
-                self.finding(d.UNKNOWN_CHECK, f"{cid}: check {fn or ast.unparse(check.func)} is not one "
-                             "tacit-gen writes", cid, ast.unparse(check)[:200])
+            self.add(cid, (column,), text, sev, column=column, **form.read(builtin, check))
         except (_Unreadable, IndexError, TypeError) as e:
             self.finding(d.UNKNOWN_CHECK, f"{cid}: {e}", cid, ast.unparse(check)[:200])
 
@@ -308,8 +297,8 @@ class _Reader:
             self.finding(d.UNKNOWN_CHECK, "a dataframe check is not a call")
             return
         wrapped = False
-        if _func_name(check.func) == "_warn" and len(check.args) == 1 and isinstance(check.args[0], ast.Call):
-            check, wrapped = check.args[0], True  # `_warn(helper(...))`: the helper's check warns
+        if _func_name(check.func) == "warn" and len(check.args) == 1 and isinstance(check.args[0], ast.Call):
+            check, wrapped = check.args[0], True  # `warn(helper(...))`: the helper's check warns
         named = self._named(check, "dataframe", wrapped)
         if named is None:
             return
@@ -341,7 +330,7 @@ class _Reader:
         if (
             isinstance(body, ast.Lambda)
             and isinstance(body.body, ast.Call)
-            and _func_name(body.body.func) == "_holds"
+            and _func_name(body.body.func) == "holds"
             and len(body.body.args) == 2
         ):
             try:
@@ -358,24 +347,67 @@ class _Reader:
                      "tacit-gen writes", cid, ast.unparse(check)[:200])
 
 
-def _in_range_call(check: ast.Call) -> ast.Call | None:
-    """The ``_in_range(s, low, high, include_low, include_high)`` call of a float range check
-    (``pa.Check(lambda s: _in_range(...), ...)``), or None."""
+def _lambda_call(check: ast.Call, helper: str, arity: tuple[int, ...]) -> ast.Call | None:
+    """The ``helper(s, ...)`` call of a ``pa.Check(lambda s: helper(...), ...)``, or None."""
     body = check.args[0] if check.args else None
     if (isinstance(body, ast.Lambda) and isinstance(body.body, ast.Call)
-            and _func_name(body.body.func) == "_in_range" and len(body.body.args) == 5):
+            and _func_name(body.body.func) == helper and len(body.body.args) in arity):
         return body.body
     return None
 
 
-def _in_range_params(call: ast.Call) -> dict[str, Any]:
-    _, lo, hi, lo_inc, hi_inc = call.args
+def _lambda_form(check: ast.Call) -> str:
+    """The form of a ``pa.Check(lambda s: ...)`` column check tacit-gen writes ('' for another)."""
+    for helper, arity in (("in_range", (5, 6)), ("equals", (3,)), ("matches", (2,))):
+        if _lambda_call(check, helper, arity) is not None:
+            return helper
+    return "s.notna()" if _lambda_text(check) == "lambda s: s.notna()" else ""
+
+
+def _in_range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A float or decimal range: ``in_range(s, low, high, include_low, include_high[, type])``."""
+    call = _lambda_call(check, "in_range", (5, 6))
+    assert call is not None
+    lo, hi, lo_inc, hi_inc = call.args[1:5]
     return {
         "min": _number_text(lo),
         "max": _number_text(hi),
         "min_inclusive": bool(_const(lo_inc, True)),
         "max_inclusive": bool(_const(hi_inc, True)),
     }
+
+
+def _equals_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A fixed decimal value: ``equals(s, Decimal('x'), type)``."""
+    call = _lambda_call(check, "equals", (3,))
+    assert call is not None
+    return {"value": _const(call.args[1])}
+
+
+def _matches_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A pattern: ``matches(s, '^(...)$')``."""
+    from tacit_gen.sql.pattern import body_of
+
+    call = _lambda_call(check, "matches", (2,))
+    assert call is not None
+    regex = str(_const(call.args[1]))
+    return {"pattern": body_of(regex) or regex}
+
+
+def _isin_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    values = _const(check.args[0] if check.args else _kw(check, "allowed_values"))
+    return {"values": tuple(str(v) for v in values)}
+
+
+def _eq_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    return {"value": _const(check.args[0] if check.args else _kw(check, "value"))}
+
+
+def _pattern_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    from tacit_gen.sql.pattern import body_of
+
+    regex = str(_const(check.args[0] if check.args else _kw(check, "pattern")))
+    return {"pattern": body_of(regex) or regex}
 
 
 def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
@@ -394,6 +426,36 @@ def _range_params(builtin: str, check: ast.Call) -> dict[str, Any]:
     if builtin in ("ge", "gt"):
         return {"min": value, "min_inclusive": builtin == "ge", "max": None, "max_inclusive": True}
     return {"max": value, "max_inclusive": builtin == "le", "min": None, "min_inclusive": True}
+
+
+def _helper_params(builtin: str, check: ast.Call) -> dict[str, Any]:
+    """A dataframe check of the checks module: no column params; `read_frame_check` reads the
+    clause params from the call's keyword arguments."""
+    return {}
+
+
+_Params = Callable[[str, ast.Call], dict[str, Any]]
+# How the module states each clause kind (a column check, a dataframe check of the checks
+# module) -> the kinds reading it yields; the rest is the schema's structure (`elsewhere`).
+# tests/targets/test_kind_tables.py holds the table to every kind of `plan_types.KINDS`.
+READ: FormTable[_Params] = FormTable("pandera", rules={
+    "pa.Check.isin": Form(("accepted_values",), _isin_params),
+    "pa.Check.eq": Form(("fixed_value",), _eq_params),
+    "pa.Check.str_matches": Form(("pattern",), _pattern_params),
+    **{f"pa.Check.{b}": Form(("range",), _range_params) for b in RANGE_BUILTINS},
+    "in_range": Form(("range",), _in_range_params),
+    "equals": Form(("fixed_value",), _equals_params),
+    "matches": Form(("pattern",), _matches_params),
+    "s.notna()": Form(("not_null",), lambda builtin, check: {}),  # a not_null that warns
+    **{helper: Form((kind,), _helper_params) for helper, kind in TIME_HELPERS.items()},
+    "warn(catalog_bounds_check)": Form(("plausible",), _helper_params),
+}, elsewhere={
+    "column": "column_type(...) in the column's checks",
+    "not_null": "nullable=False",
+    "no_unknown_columns": "strict=True",
+    "unique": "pa.Check(lambda df: ~df.duplicated(...))",
+    "invariant": "pa.Check(lambda df: holds(df, ...))",
+})
 
 
 def _frame_columns(kind: str, params: dict[str, Any]) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +279,106 @@ def test_read_frame_convention(tmp_path: Path) -> None:
     assert df["bar_start"].dtype == pd.ArrowDtype(pyarrow.timestamp("us", tz="UTC"))
     assert df["trade_count"].dtype == pd.ArrowDtype(pyarrow.int64())
     assert df["trade_count"].isna().sum() == 2  # nulls stay nulls in an int64 column
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_both_kinds_of_frame_are_validated(name: str, tmp_path: Path) -> None:
+    """The engine validates DuckDB's `.df()` frame (numpy-backed: decimals as float64, a nullable
+    integer column with a NULL as float64) beside the Arrow-backed one, and both pass."""
+    import pandas as pd
+
+    from tacit_gen.targets.pandera.engine import read_frame_numpy
+
+    run = run_engine(tmp_path, name)
+    assert "numpy-backed frame: validated too" in run.notes, run.notes
+    assert failing(run) == set()
+    df = read_frame_numpy(tmp_path / "data.duckdb", name)
+    assert not any(isinstance(t, pd.ArrowDtype) for t in df.dtypes)
+    if name == "ohlcv_1m":
+        assert str(df["open"].dtype) == "float64" and str(df["trade_count"].dtype) == "float64"
+
+
+def test_frames_that_disagree_give_an_error(tmp_path: Path) -> None:
+    """A clause whose verdict on the numpy-backed frame differs from the Arrow-backed one is an
+    error naming both (here the numpy frame's timestamps are naive: its type check fails)."""
+    from tacit_gen.targets.pandera.engine import read_frame, read_frame_numpy, validate_frames
+
+    run_engine(tmp_path, "fct_sensor_readings")
+    contract = load(ROOT / "contracts" / "fct_sensor_readings.yaml")
+    clauses = plan(contract)
+    db = tmp_path / "data.duckdb"
+    inp = VerifyInput(contract, clauses, tmp_path / "art", db, "fct_sensor_readings",
+                      NOW["fct_sensor_readings"], tmp_path / "wd")
+
+    def naive(name: str) -> Any:
+        df = read_frame_numpy(db, name)
+        return df.assign(event_ts=df["event_ts"].dt.tz_localize(None))
+
+    run = validate_frames(inp, lambda name: read_frame(db, name), naive)
+    bad = {v.clause_id: v.detail for v in run.verdicts if v.status == "error"}
+    assert set(bad) == {"column:event_ts"}, bad
+    assert bad["column:event_ts"].startswith("Arrow-backed frame: pass, numpy-backed frame: fail")
+
+
+def test_nan_is_not_validated_numpy_backed(tmp_path: Path) -> None:
+    """A NaN in a float column cannot be told from NULL in a numpy frame: that frame is not
+    validated, and the note says why."""
+    import pandas as pd
+    import pyarrow
+
+    from tacit_gen.targets.pandera.engine import numpy_cannot_hold
+
+    arrow = pd.DataFrame({"x": pd.arrays.ArrowExtensionArray(pyarrow.array([1.0, float("nan"), None]))})
+    assert numpy_cannot_hold(arrow, pd.DataFrame({"x": [1.0, float("nan"), float("nan")]})) == \
+        "column x holds NaN, which a numpy float column cannot tell from NULL"
+    decimals = pd.DataFrame({"d": pd.array([Decimal("0.1"), Decimal("12345678901234567.891")],
+                                          dtype=pd.ArrowDtype(pyarrow.decimal128(20, 3)))})
+    numpy = pd.DataFrame({"d": [0.1, 12345678901234567.891]})
+    assert numpy_cannot_hold(decimals, numpy) == "column d: 12345678901234567.891 is 1.2345678901234568e+16 in a double"
+    assert numpy_cannot_hold(decimals.head(1), numpy.head(1)) is None
+    whole = pd.DataFrame({"n": pd.arrays.ArrowExtensionArray(pyarrow.array([846.0, None]))})
+    assert numpy_cannot_hold(whole, pd.DataFrame({"n": [846.0, float("nan")]}), {"n": "int64"}) == \
+        "column n is a double where the contract has an integer, which a numpy frame cannot tell apart"
+    assert numpy_cannot_hold(whole, pd.DataFrame({"n": [846.0, float("nan")]}), {"n": "float64"}) is None
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_read_parquet_frames_pass(name: str, tmp_path: Path) -> None:
+    """What `pd.read_parquet(path)` gives (Arrow's `to_pandas()`: a decimal as `object` holding
+    `Decimal`, text as `str`, an integer column with a NULL as float64), as the engine builds it
+    from PostgreSQL, passes the clean data; a decimal with a place too many fails its column."""
+    import pandas as pd
+    import pandera.errors
+    import pyarrow.parquet as pq
+
+    from tacit_gen.targets.pandera.engine import (
+        failures_by_clause,
+        load_module,
+        read_frame,
+        to_numpy_frame,
+    )
+
+    run_engine(tmp_path, name)
+    db = tmp_path / "data.duckdb"
+    pq.write_table(pyarrow_table(read_frame(db, name)), tmp_path / "data.parquet")
+    df = pd.read_parquet(tmp_path / "data.parquet")
+    assert df.dtypes.astype(str).to_dict() == to_numpy_frame(read_frame(db, name)).dtypes.astype(str).to_dict()
+    assert not any(isinstance(t, pd.ArrowDtype) for t in df.dtypes)
+    catalog = to_numpy_frame(read_frame(db, "series_catalog")) if name == "plant_sensor_reading" else None
+    extra = {"sessions": to_numpy_frame(read_frame(db, "venue_sessions"))} if name == "ohlcv_1m" else {}
+    schema = load_module(tmp_path / "art" / "pandera" / f"{name}.py").schema(
+        catalog=catalog, now=NOW.get(name, T0), **extra)
+    schema.validate(df, lazy=True)
+    decimal = next(c for c in df.columns if df[c].dtype == object)
+    assert any(isinstance(v, Decimal) for v in df[decimal])
+    wrong = df.assign(**{decimal: [Decimal("1." + "0" * 20 + "1") if v is not None else None for v in df[decimal]]})
+    with pytest.raises(pandera.errors.SchemaErrors) as info:
+        schema.validate(wrong, lazy=True)
+    rows, scalar, _ = failures_by_clause(info.value, schema)
+    assert f"column:{decimal}" in scalar, (rows, scalar)
+
+
+def pyarrow_table(frame: Any) -> Any:
+    import pyarrow
+
+    return pyarrow.table({name: pyarrow.array(frame[name]) for name in frame.columns})

@@ -50,8 +50,8 @@ def test_round_trip_is_clean(path: Path) -> None:
 def test_invariant_expr_is_decompiled_from_code() -> None:
     _, _, text = rendered("ohlcv_1m")
     # the error text stays, the code changes: the reader reports the code
-    changed = edit(text, "_cmp(_c(df, 'low'), '<=', _c(df, 'open'), '<=', _c(df, 'high'))",
-                   "_cmp(_c(df, 'low'), '<', _c(df, 'open'), '<=', _c(df, 'high'))")
+    low, op, high = (f"col(df, '{c}', 'decimal(18,8)')" for c in ("low", "open", "high"))
+    changed = edit(text, f"cmp({low}, '<=', {op}, '<=', {high})", f"cmp({low}, '<', {op}, '<=', {high})")
     got = findings("ohlcv_1m", changed)
     assert [(f.code, f.clause_id, f.found) for f in got] == [
         (d.PARAM_CHANGED, "invariant:low <= open <= high", "low < open <= high")
@@ -60,14 +60,15 @@ def test_invariant_expr_is_decompiled_from_code() -> None:
 
 def test_deleted_check() -> None:
     _, _, text = rendered("ohlcv_1m")
-    changed = edit(text, "                    pa.Check.ge(0, name='range:volume', error='volume >= 0'),\n", "")
+    changed = edit(text, "                    pa.Check(lambda s: in_range(s, 0, None, True, True, 'decimal(24,4)'), "
+                   "name='range:volume', error='volume >= 0', ignore_na=False),\n", "")
     got = findings("ohlcv_1m", changed)
     assert [(f.code, f.clause_id) for f in got] == [(d.MISSING_CLAUSE, "range:volume")]
 
 
 def test_deleted_dataframe_check() -> None:
     _, _, text = rendered("plant_sensor_reading")
-    start = text.index("            _catalog_unit_check(")
+    start = text.index("            catalog_unit_check(")
     end = text.index("            ),\n", start) + len("            ),\n")
     got = findings("plant_sensor_reading", text[:start] + text[end:])
     assert [(f.code, f.clause_id) for f in got] == [(d.MISSING_CLAUSE, "catalog_unit:unit")]
@@ -75,7 +76,7 @@ def test_deleted_dataframe_check() -> None:
 
 def test_changed_bound() -> None:
     _, _, text = rendered("fct_sensor_readings")
-    changed = edit(text, "max_value=150,", "max_value=Decimal('200'),")
+    changed = edit(text, "in_range(s, -40, 150,", "in_range(s, -40, Decimal('200'),")
     got = findings("fct_sensor_readings", changed)
     assert [(f.code, f.clause_id, f.expected, f.found) for f in got] == [
         (d.PARAM_CHANGED, "range:value_degc", "150", "200")
@@ -84,21 +85,21 @@ def test_changed_bound() -> None:
 
 def test_changed_inclusivity() -> None:
     _, _, text = rendered("ohlcv_1m")
-    changed = edit(text, "pa.Check.ge(0, name='range:volume'", "pa.Check.gt(0, name='range:volume'")
+    changed = edit(text, "in_range(s, 0, None, True, True, 'decimal(24,4)')", "in_range(s, 0, None, False, True, 'decimal(24,4)')")
     got = findings("ohlcv_1m", changed)
     assert [(f.code, f.clause_id, f.found) for f in got] == [(d.PARAM_CHANGED, "range:volume", "false")]
 
 
 def test_changed_dtype() -> None:
     _, _, text = rendered("ohlcv_1m")
-    changed = edit(text, "pd.ArrowDtype(pyarrow.decimal128(24, 4))", "pd.ArrowDtype(pyarrow.decimal128(24, 2))")
+    changed = edit(text, "nullable: false}', 'decimal(24,4)')", "nullable: false}', 'decimal(24,2)')")
     got = findings("ohlcv_1m", changed)
     assert [(f.code, f.clause_id, f.expected, f.found) for f in got] == [
         (d.PARAM_CHANGED, "column:volume", "decimal(24,4)", "decimal(24,2)")
     ]
-    loose = edit(text, "pd.ArrowDtype(pyarrow.decimal128(24, 4))", "float")
+    loose = edit(text, "nullable: false}', 'decimal(24,4)')", "nullable: false}', 'float64')")
     got = findings("ohlcv_1m", loose)
-    assert [(f.code, f.clause_id, f.found) for f in got] == [(d.PARAM_CHANGED, "column:volume", "float")]
+    assert [(f.code, f.clause_id, f.found) for f in got] == [(d.PARAM_CHANGED, "column:volume", "float64")]
 
 
 def test_nullable_loosened() -> None:
@@ -121,8 +122,8 @@ def test_strict_false() -> None:
 
 def test_raise_warning_and_coerce() -> None:
     _, _, text = rendered("ohlcv_1m")
-    changed = edit(text, "name='range:volume', error='volume >= 0')",
-                   "name='range:volume', error='volume >= 0', raise_warning=True)")
+    changed = edit(text, "name='range:volume', error='volume >= 0', ignore_na=False)",
+                   "name='range:volume', error='volume >= 0', ignore_na=False, raise_warning=True)")
     changed = edit(changed, "coerce=False,", "coerce=True,")
     got = findings("ohlcv_1m", changed)
     assert sorted((f.code, f.clause_id or "") for f in got) == [
@@ -176,12 +177,12 @@ def _floats(tmp_path: Path) -> tuple[object, tuple, str]:
 
 
 def test_float_ranges_are_sql_ordered_and_read_back(tmp_path: Path) -> None:
-    """A range on a float column is the module's `_in_range` (NaN above every number), not
+    """A range on a float column is the module's `in_range` (NaN above every number), not
     pandera's IEEE `ge`/`in_range`; it reads back to the same clause, and an edit is drift."""
     contract, clauses, text = _floats(tmp_path)
-    assert "pa.Check(lambda s: _in_range(s, 0, None, True, True), name='range:x'" in text
-    assert "_in_range(s, 0, 500, True, True), name='range:y'" in text
-    assert "_in_range(s, None, Decimal('10.5'), True, False), name='range:z'" in text
+    assert "pa.Check(lambda s: in_range(s, 0, None, True, True), name='range:x'" in text
+    assert "in_range(s, 0, 500, True, True), name='range:y'" in text
+    assert "in_range(s, None, Decimal('10.5'), True, False), name='range:z'" in text
     assert "pa.Check.ge(" not in text and "pa.Check.in_range(" not in text
     result = read(Path("floats.py"), text)
     assert result.findings == ()
@@ -192,7 +193,19 @@ def test_float_ranges_are_sql_ordered_and_read_back(tmp_path: Path) -> None:
                       "pandera/floats.py", "pandera")
         return [(f.code, f.clause_id, f.found) for f in got]
 
-    assert drift("_in_range(s, 0, 500,", "_in_range(s, 0, 400,") == [
+    assert drift("in_range(s, 0, 500,", "in_range(s, 0, 400,") == [
         (d.PARAM_CHANGED, "range:y", "400")]
-    assert drift("_in_range(s, 0, None, True, True)", "_in_range(s, 0, None, False, True)") == [
+    assert drift("in_range(s, 0, None, True, True)", "in_range(s, 0, None, False, True)") == [
         (d.PARAM_CHANGED, "range:x", "false")]
+
+
+def test_every_clause_kind_is_read_back() -> None:
+    """Each kind of `plan_types.KINDS` is read back (the reader's `FormTable`), and every
+    dataframe check it names is one the checks module has."""
+    from tacit_gen import pandera_checks
+    from tacit_gen.plan_types import KINDS
+    from tacit_gen.targets.pandera.read import READ, TIME_HELPERS
+
+    assert READ.uncovered(KINDS) == ()
+    assert set(TIME_HELPERS) <= set(pandera_checks.__all__)
+    assert {"in_range", "equals", "matches"} <= set(pandera_checks.__all__)

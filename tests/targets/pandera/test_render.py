@@ -157,28 +157,37 @@ def test_hostile_strings_carried_exactly(tmp_path: Path) -> None:
 # -- invariant semantics: pandera (compiled module) against DuckDB SQL on the same rows ---------
 
 
+CONTRACT_TYPES = {"BIGINT": "int64", "INTEGER": "int32", "DOUBLE": "float64", "VARCHAR": "string",
+                  "BOOLEAN": "bool"}
+
+
 def _eval_rows(expr_text: str, columns: dict[str, str], rows: list[tuple[Any, ...]], tmp_path: Path) -> tuple[list[bool], list[bool]]:
-    """(pandera passes per row, DuckDB `NOT (sql)` is not TRUE per row) for one invariant."""
+    """(pandera passes per row, DuckDB `NOT (sql)` is not TRUE per row) for one invariant; the
+    compiled body gives the same passes on the Arrow-backed frame and on DuckDB's ``.df()``."""
     import duckdb
     import pandas as pd
 
+    from tacit_gen import pandera_checks
     from tacit_gen.expr.parser import parse
     from tacit_gen.sql import to_sql
 
     ast_node = _resolve(parse(expr_text), columns)
-    body = compile_expr(ast_node)
-    source = render(ROOT / "contracts" / "ohlcv_1m.yaml")  # the module's helpers, plus the body
-    source += f"\n\ndef under_test(df):\n    return _holds(df, {body})\n"
-    module = import_source(source, tmp_path, "helpers")
+    types = {c: CONTRACT_TYPES.get(t, t.lower().replace(", ", ",")) for c, t in columns.items()}
+    body = compile_expr(ast_node, types)
+    scope = {"Decimal": Decimal, **{n: getattr(pandera_checks, n) for n in pandera_checks.__all__}}
+    under_test = eval(f"lambda df: holds(df, {body})", scope)
     names = list(columns)
     con = duckdb.connect()
     ddl = ", ".join(f'"{c}" {t}' for c, t in columns.items())
     con.execute(f"CREATE TABLE t ({ddl})")
     con.executemany(f"INSERT INTO t VALUES ({', '.join('?' for _ in names)})", [list(r) for r in rows])
-    frame = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in names)} FROM t").arrow()
-    df = frame.to_pandas(types_mapper=pd.ArrowDtype)
+    select = f"SELECT {', '.join(chr(34) + c + chr(34) for c in names)} FROM t"
+    df = con.execute(select).arrow().to_pandas(types_mapper=pd.ArrowDtype)
     assert all(isinstance(t, pd.ArrowDtype) for t in df.dtypes)
-    passes = list(module.under_test(df))
+    passes = list(under_test(df))
+    numpy_df = con.execute(select).df()
+    assert not any(isinstance(t, pd.ArrowDtype) for t in numpy_df.dtypes)
+    assert list(under_test(numpy_df)) == passes
     sql = to_sql(ast_node)
     sql_rows = con.execute(f"SELECT coalesce(NOT ({sql}), false) FROM t").fetchall()
     return passes, [not r[0] for r in sql_rows]
@@ -257,3 +266,45 @@ def test_unsupported_clause_is_listed_not_dropped() -> None:
     )
     assert listed is not None
     assert ast.literal_eval(listed) == (("invariant:odd", "CatalogUnit cannot be compiled to a row check"),)
+
+
+def test_every_clause_kind_has_a_renderer_or_a_reason() -> None:
+    """A clause kind added to the plan without an entry in `RENDERERS` fails here (and in
+    tests/targets/test_kind_tables.py), not as an "unknown" line in a user's render."""
+    from tacit_gen.plan_types import KINDS
+    from tacit_gen.targets.pandera.render import RENDERERS
+
+    assert RENDERERS.uncovered(KINDS) == ()
+    assert RENDERERS.covered <= set(KINDS)
+
+
+def test_module_is_the_contract_not_helpers() -> None:
+    """The bundled modules import their checks from `tacit_gen.pandera_checks` (only the names
+    they use) and stay short enough to review."""
+    from tacit_gen import pandera_checks
+
+    for path in BUNDLED:
+        source = render(path)
+        assert source.count("\n") <= 250, path.stem
+        tree = ast.parse(source)
+        assert not [s.name for s in tree.body if isinstance(s, ast.FunctionDef) and s.name != "schema"]
+        imported = [a.name for s in tree.body if isinstance(s, ast.ImportFrom)
+                    and s.module == "tacit_gen.pandera_checks" for a in s.names]
+        assert imported and set(imported) <= set(pandera_checks.__all__)
+        used = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)}
+        assert set(imported) <= used, path.stem
+
+
+def test_the_checks_module_loads_nothing_heavy_until_used() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, tacit_gen.pandera_checks as t\n"
+             "heavy = ('pandas', 'pyarrow', 'pandera', 'numpy')\n"
+             "print(sorted(m for m in heavy if m in sys.modules))\n"
+             "t.col\n"
+             "print(sorted(m for m in heavy if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.splitlines()
+    assert out == ["[]", "['numpy', 'pandas', 'pandera', 'pyarrow']"]
