@@ -120,6 +120,7 @@ class VerifyReport:
         for note in self.load_notes:
             lines.append(f"data: {note}")
         details = []
+        folded = False
         for r in self.rows:
             if r.disagreement:
                 details.append(f"DISAGREE {r.clause.id}: {r.disagreement}")
@@ -127,13 +128,21 @@ class VerifyReport:
                 details.append(f"NO VERDICT {r.clause.id}: every engine that runs it errored on "
                                "this data (below); the data, not the engines, stops it")
             for t, v in r.verdicts.items():
-                if v.status in ("fail", "warn", "error", "n/a") and v.detail:
+                # an agreed n/a (a clause the target cannot express, or one reading a column the
+                # data lacks: the data note says which) is the legend's one line, not one per
+                # clause; `--format json` keeps each engine's detail
+                if v.status == "n/a" and not r.disagreement:
+                    folded = True
+                elif v.status in ("fail", "warn", "error", "n/a") and v.detail:
                     details.append(f"  {t} {r.clause.id}: {v.status}: {v.detail}")
         for t, notes in self.engine_notes.items():
             for note in notes:
                 details.append(f"  {t}: {note}")
         for t, why in self.failed.items():
             details.append(f"ENGINE {t} could not run: {why}; it gives no verdict (shown as -)")
+        if folded:
+            details.append("n/a: not expressible there (explain --targets says why) or a "
+                           "column is missing")
         if details:
             lines.append("")
             lines.extend(details)
