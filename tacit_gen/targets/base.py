@@ -131,8 +131,7 @@ def setting_keys(options: type[Any]) -> dict[str, SettingKey]:
 @runtime_checkable
 class ProjectOptions(Protocol):
     """An options class that settles its values against the project once the flags and the
-    settings are in (dbt: the macros folder relative to the output root, the installed dbt-core's
-    version when none is given)."""
+    settings are in (dbt: the macros folder relative to the output root)."""
 
     def in_project(self, out: str, given: frozenset[str]) -> Any:
         """These options as `render` uses them when writing to `out`; `given` names the fields a

@@ -272,12 +272,12 @@ def test_verify_reads_the_targets_and_a_flag_overrides_them(repo: Path) -> None:
     assert res.exit_code == 0 and json.loads(res.output)["targets"] == ["pandera"], res.output
 
 
-@pytest.mark.parametrize(("installed", "inline"), [("1.8.7", True), ("1.11.2", False), (None, False)])
-def test_the_default_dbt_version_is_the_installed_one_else_the_newest(
-        repo: Path, monkeypatch: pytest.MonkeyPatch, installed: str | None, inline: bool) -> None:
+@pytest.mark.parametrize("installed", ["1.8.7", "1.11.2", None])
+def test_the_default_dbt_form_is_the_newest_whatever_dbt_core_is_installed(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, installed: str | None) -> None:
     from tacit_gen.targets.dbt import options
 
-    # which dbt-core is installed is package metadata: stand in for an environment on 1.8
+    # which dbt-core is installed is package metadata: stand in for an environment on 1.8, 1.11, none
     monkeypatch.setattr(options, "installed_dbt_version", lambda: installed)
     (repo / "tacit-gen.toml").write_text('contracts = "data/contracts"\ntargets = ["dbt"]\n',
                                          encoding="utf-8")
@@ -285,4 +285,41 @@ def test_the_default_dbt_version_is_the_installed_one_else_the_newest(
     doc = yaml.safe_load((repo / "generated" / "dbt" / "fct_sensor_readings.yml").read_text())
     bodies = [next(iter(t.values())) for c in doc["models"][0]["columns"] for t in c.get("data_tests", [])]
     with_args = [b for b in bodies if isinstance(b, dict) and set(b) - {"name", "config"}]
-    assert with_args and all(("arguments" not in b) is inline for b in with_args), with_args
+    assert with_args and all("arguments" in b for b in with_args), with_args  # the 1.10 form
+
+
+def test_in_project_ignores_the_installed_dbt_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tacit_gen.targets.dbt import options
+    from tacit_gen.targets.dbt.render import NEWEST_FORM, version_form
+
+    monkeypatch.setattr(options, "installed_dbt_version", lambda: "1.8.7")
+    settled = options.DbtOptions().in_project("generated", frozenset())
+    assert settled.version is None and version_form(settled.version) == NEWEST_FORM
+    pinned = options.DbtOptions(version="1.7").in_project("generated", frozenset({"version"}))
+    assert pinned.version == "1.7"
+
+
+@pytest.mark.parametrize(("pinned", "installed", "warned"), [
+    (None, "1.8.7", "1.10"), ("1.8", "1.7.19", "1.8"), ("1.8", "1.8.7", None), (None, "1.11.2", None),
+    (None, None, None), ("1.7", "1.7.19", None)])
+def test_check_warns_when_the_installed_dbt_core_cannot_read_the_committed_form(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, pinned: str | None, installed: str | None,
+        warned: str | None) -> None:
+    from tacit_gen.targets.dbt import options
+
+    pin = f'\n[dbt]\nversion = "{pinned}"\n' if pinned else "\n"
+    (repo / "tacit-gen.toml").write_text(f'contracts = "data/contracts"\ntargets = ["dbt"]{pin}',
+                                         encoding="utf-8")
+    assert run(repo, "render").exit_code == 0
+    # the dbt-core installed here, as its package metadata reads (installed_dbt_version's seam)
+    monkeypatch.setattr(options, "installed_dbt_version", lambda: installed)
+    res = run(repo, "check")
+    assert res.exit_code == 0, res.output  # a warning, not a finding
+    notes = [line for line in res.output.splitlines() if "installed here does not read" in line]
+    if warned is None:
+        assert notes == [], res.output
+    else:
+        assert len(notes) == 1, res.output
+        assert notes[0].startswith("note: generated/dbt/fct_sensor_readings.yml: written in the "
+                                   f"dbt {warned} form"), notes
+        assert f"dbt-core {installed} installed here" in notes[0], notes

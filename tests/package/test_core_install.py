@@ -4,6 +4,7 @@ an empty folder, and `init` pins the newest dbt form the renderer knows, as no d
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -46,3 +47,24 @@ def test_init_lint_render_check_with_the_core_install(core: Path, tmp_path: Path
         assert res.returncode == 0, (args, res.stdout, res.stderr)
         assert "Traceback" not in res.stderr, res.stderr
     assert len(list((tmp_path / "generated").rglob("*.*"))) == 11  # every target's artifact
+
+
+def test_the_core_install_renders_the_committed_bytes(core: Path, tmp_path: Path) -> None:
+    """No dbt-core installed: the bundled contracts render to the bytes committed in generated/,
+    which this tree's environment (dbt-core installed) renders too (`render --check` in CI)."""
+    from tests.conftest import ROOT
+
+    for folder in ("contracts", "templates"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    env = clean_env(core)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True, env=env)
+    res = subprocess.run([str(core / "bin" / "tacit-gen"), "render"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, (res.stdout, res.stderr)
+    committed = sorted(p.relative_to(ROOT / "generated") for p in (ROOT / "generated").rglob("*") if p.is_file())
+    rendered = sorted(p.relative_to(tmp_path / "generated") for p in (tmp_path / "generated").rglob("*")
+                      if p.is_file())
+    assert rendered == committed
+    assert any(p.parts[0] == "dbt" for p in committed), committed
+    for rel in committed:
+        assert (tmp_path / "generated" / rel).read_bytes() == (ROOT / "generated" / rel).read_bytes(), rel

@@ -29,8 +29,8 @@ class DbtOptions:
         NOT_NULL_MODES))
     version: str | None = field(default=None, metadata=flag(
         "--dbt-version", "The dbt-core the YAML is for: 1.10+ data_tests with arguments:, 1.8-1.9 "
-        "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the installed "
-        "dbt-core's, else the newest]", pattern=r"^1\.\d+(\.\d+)?$",
+        "data_tests, 1.7 tests, arguments inline. [settings: dbt.version; default: the newest "
+        "form, 1.10, whatever dbt-core is installed]", pattern=r"^1\.\d+(\.\d+)?$",
         expected='write a dbt-core version such as "1.8" or "1.10"'))
     macros: str = field(default="dbt_macros", metadata=flag(
         "--dbt-macros", "Folder of the generic-test macros (for macro-paths), relative to the "
@@ -49,13 +49,15 @@ class DbtOptions:
 
     def in_project(self, out: str, given: frozenset[str]) -> DbtOptions:
         """The macros folder given (by flag or settings) made relative to the output root, and the
-        dbt-core version the YAML is for: the installed one when neither flag nor settings say."""
+        dbt-core version the YAML is for as given: when neither flag nor settings say, the newest
+        form (`version_form`), never the installed dbt-core's, so every machine renders the same
+        bytes (`tacit-gen init` pins the installed one in tacit-gen.toml)."""
         import os
 
         macros = self.macros
         if "macros" in given:
             macros = Path(os.path.relpath(Path(self.macros).resolve(), Path(out).resolve())).as_posix()
-        return replace(self, macros=macros, version=self.version or installed_dbt_version())
+        return replace(self, macros=macros)
 
     def for_engine(self, backend: str) -> DbtOptions:
         """These options as `verify`'s engine on `backend` reads the artifacts: the macros at the

@@ -7,6 +7,7 @@ the settings' ``[dbt] project``, else the settings root (the repository root).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -191,3 +192,38 @@ def findings(out: Path, root: Path, configured: str | None = None) -> tuple[list
                 "would not fail the build): remove it, or scope it to a folder without "
                 "generated tests", None, None, f"{key}: {value}"))
     return result, notes
+
+
+# the committed YAML's marks of a form, newest first: (the dbt-core that first reads it, its mark)
+_FORM_MARKS = (((1, 10), re.compile(r"^\s*arguments:", re.M), "arguments:"),
+               ((1, 8), re.compile(r"^\s*data_tests:", re.M), "data_tests:"))
+
+
+def form_note(out: Path, installed: str | None) -> str | None:
+    """A note when the dbt-core installed here (its version as package metadata, `installed`;
+    None: no dbt-core, nothing to warn about) is older than the form the committed properties
+    files are written in: 1.10 reads `arguments:`, 1.8 `data_tests:`. `check` does not fail on it:
+    the bytes are right for the dbt the project pins, only this machine's dbt cannot run them."""
+    if not installed:
+        return None
+    m = re.match(r"^(\d+)\.(\d+)", installed)
+    if not m:
+        return None
+    have = (int(m.group(1)), int(m.group(2)))
+    folder = out / "dbt"
+    files = sorted(folder.glob("*.yml")) if folder.is_dir() else []
+    for need, pattern, mark in _FORM_MARKS:
+        if have >= need:
+            continue
+        for f in files:
+            try:
+                text = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if pattern.search(text):
+                form = f"{need[0]}.{need[1]}"
+                return (f"{f.as_posix()}: written in the dbt {form} form ({mark}), which the "
+                        f"dbt-core {installed} installed here does not read: install dbt-core "
+                        f"{form} or later, or set [dbt] version = \"{have[0]}.{have[1]}\" in "
+                        "tacit-gen.toml and re-render")
+    return None

@@ -163,10 +163,14 @@ class DbtTarget(Target):
     def check_project(self, out: Path, root: Path,
                       options: RenderOptions) -> tuple[Sequence[Finding], Sequence[str]]:
         """The user's dbt project (`tacit_gen.targets.dbt.project`): a generated model described
-        twice, project-level configs weakening the generated tests, model-paths missing them."""
-        from tacit_gen.targets.dbt.project import findings
+        twice, project-level configs weakening the generated tests, model-paths missing them; and
+        a note when the installed dbt-core cannot read the form the committed YAML is in."""
+        from tacit_gen.targets.dbt.options import installed_dbt_version
+        from tacit_gen.targets.dbt.project import findings, form_note
 
-        return findings(out, root, options.get(DbtOptions).project)
+        found, notes = findings(out, root, options.get(DbtOptions).project)
+        note = form_note(out, installed_dbt_version())
+        return found, [*notes, note] if note else notes
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options
