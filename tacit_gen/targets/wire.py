@@ -8,13 +8,19 @@ declared unsupported at render time, so `explain --targets` and `render` show it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tacit_gen.plan_types import KINDS
 from tacit_gen.targets.base import Unsupported
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract, Field
     from tacit_gen.plan_types import Clause
+    from tacit_gen.targets.kinds import KindTable
+
+# A wire renderer's rule: None when the record schema carries the clause, else why it cannot.
+Rule = Callable[["Contract", "Clause"], "str | None"]
 
 STRUCTURAL = ("column", "no_unknown_columns", "not_null", "accepted_values", "fixed_value")
 
@@ -26,6 +32,38 @@ def unsupported_reason(fmt: str, clause: Clause) -> str:
                 "describes one record on its own: dbt, Soda, GX, pandera and the runtime check it")
     return (f"{fmt} describes the structure of one record; clauses on values, rows or other data "
             "are checked by the SQL and dataframe targets")
+
+
+def record_only(fmt: str) -> dict[str, str]:
+    """Kind -> why a wire schema never carries it: every kind but the structural ones (a
+    renderer reports each clause with `unsupported_reason`, the same reason naming the clause)."""
+    return {kind: (f"a foreign key reads another relation; {fmt} describes one record on its own: "
+                   "dbt, Soda, GX, pandera and the runtime check it") if kind == "references"
+            else (f"{fmt} describes the structure of one record; clauses on values, rows or other "
+                  "data are checked by the SQL and dataframe targets")
+            for kind in KINDS if kind not in STRUCTURAL}
+
+
+def carried(contract: Contract, clause: Clause) -> str | None:
+    """The record schema's field carries the clause (its type, null branch, symbols)."""
+    return None
+
+
+def cannot(table: KindTable[Rule], contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, str]:
+    """Clause id -> why the schema cannot carry it, through `table`: its rule's reason, or the
+    table's own for a structural kind it declares unsupported (any other declared kind is reported
+    by `unsupported`, with `unsupported_reason`)."""
+    out: dict[str, str] = {}
+    for c in clauses:
+        rule = table.get(c.kind)
+        if rule is None:
+            if c.kind in STRUCTURAL:
+                out[c.id] = table.unsupported[c.kind]
+            continue
+        why = rule(contract, c)
+        if why is not None:
+            out[c.id] = why
+    return out
 
 
 def unsupported(target: str, fmt: str, clauses: tuple[Clause, ...],

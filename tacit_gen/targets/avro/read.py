@@ -5,11 +5,14 @@ schema carries (`column:`, `not_null:`, `accepted_values:`, `no_unknown_columns`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.targets import wire
+from tacit_gen.targets.kinds import Form, FormTable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,6 +49,37 @@ def split_null(t: Any) -> tuple[Any, bool]:
     return t, t == "null"
 
 
+def _column(name: str, t: Any, nullable: bool, fd: dict[str, Any]) -> Clause | None:
+    return Clause(f"column:{name}", "column", (name,),
+                  make_params(column=name, type=contract_type(t), unit=fd.get("unit"),
+                              dimension=fd.get("dimension")), str(fd.get("doc", "")))
+
+
+def _not_null(name: str, t: Any, nullable: bool, fd: dict[str, Any]) -> Clause | None:
+    if nullable:
+        return None
+    return Clause(f"not_null:{name}", "not_null", (name,), make_params(column=name), str(fd.get("doc", "")))
+
+
+def _accepted_values(name: str, t: Any, nullable: bool, fd: dict[str, Any]) -> Clause | None:
+    if not (isinstance(t, dict) and t.get("type") == "enum"):
+        return None
+    return Clause(f"accepted_values:{name}", "accepted_values", (name,),
+                  make_params(column=name, values=tuple(map(str, t.get("symbols") or []))),
+                  str(fd.get("doc", "")))
+
+
+FieldReader = Callable[[str, Any, bool, dict[str, Any]], "Clause | None"]
+# What each field of the record states, in the order its clauses are read.
+READ: FormTable[FieldReader] = FormTable("avro", {
+    "type": Form(("column",), _column),
+    "type without null": Form(("not_null",), _not_null),
+    "enum": Form(("accepted_values",), _accepted_values),
+}, elsewhere={"no_unknown_columns": "the record's list of fields"},
+    unsupported={"fixed_value": "Avro has no constant: any value of the type is valid",
+                 **wire.record_only("Avro")})
+
+
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one .avsc."""
     import fastavro
@@ -68,23 +102,17 @@ def read(path: Path, text: str) -> ReadResult:
         name = str(fd["name"])
         names.append(name)
         t, nullable = split_null(fd.get("type"))
-        ctype = contract_type(t)
-        clauses.append(Clause(f"column:{name}", "column", (name,),
-                              make_params(column=name, type=ctype, unit=fd.get("unit"),
-                                          dimension=fd.get("dimension")), str(fd.get("doc", ""))))
-        if not nullable:
-            clauses.append(Clause(f"not_null:{name}", "not_null", (name,), make_params(column=name),
-                                  str(fd.get("doc", ""))))
-        elif "default" not in fd or fd["default"] is not None or (isinstance(fd["type"], list) and fd["type"][0] != "null"):
+        for form in READ.rules.values():
+            found = form.read(name, t, nullable, fd)
+            if found is not None:
+                clauses.append(found)
+        if nullable and ("default" not in fd or fd["default"] is not None
+                         or (isinstance(fd["type"], list) and fd["type"][0] != "null")):
             findings.append(Finding(d.PARAM_CHANGED, where,
                                     f"column:{name}: a nullable field is [\"null\", T] with \"default\": null "
                                     "(a reader of older data needs the default)",
                                     clause_id=f"column:{name}", expected='["null", T], default null',
                                     found=json.dumps({"type": fd.get("type"), "default": fd.get("default", "absent")})))
-        if isinstance(t, dict) and t.get("type") == "enum":
-            clauses.append(Clause(f"accepted_values:{name}", "accepted_values", (name,),
-                                  make_params(column=name, values=tuple(map(str, t.get("symbols") or []))),
-                                  str(fd.get("doc", ""))))
     clauses.insert(0, Clause("no_unknown_columns", "no_unknown_columns", tuple(names),
                              make_params(columns=tuple(names)), ""))
     head: dict[str, Any] = doc["tacit_gen"] if isinstance(doc.get("tacit_gen"), dict) else {}

@@ -43,6 +43,7 @@ from tacit_gen.targets.base import (
     Target,
 )
 from tacit_gen.targets.header import header_meta
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
 
@@ -109,20 +110,33 @@ def field_schema(f: Field) -> dict[str, Any]:
     return out
 
 
-def _also_unsupported(contract: Contract) -> dict[str, str]:
-    out = {}
-    for f in contract.fields:
-        if f.type.kind == "enum" and not enum_expressible(f.type):
-            out[f"accepted_values:{f.name}"] = (
-                "a value is not an Avro enum symbol ([A-Za-z_][A-Za-z0-9_]*): the field is a string")
-        if f.has_value:
-            out[f"fixed_value:{f.name}"] = "Avro has no constant: any value of the type is valid"
-    return out
+def _accepted_values(contract: Contract, clause: Clause) -> str | None:
+    f = next((f for f in contract.fields if f.name == clause.param("column")), None)
+    if f is not None and f.type.kind == "enum" and not enum_expressible(f.type):
+        return "a value is not an Avro enum symbol ([A-Za-z_][A-Za-z0-9_]*): the field is a string"
+    return None
+
+
+def _fixed_value(contract: Contract, clause: Clause) -> str | None:
+    return "Avro has no constant: any value of the type is valid"
+
+
+RENDER: KindTable[wire.Rule] = KindTable(NAME, "render", {
+    "column": wire.carried,
+    "no_unknown_columns": wire.carried,
+    "not_null": wire.carried,
+    "accepted_values": _accepted_values,
+    "fixed_value": _fixed_value,
+}, wire.record_only(FORMAT))
+
+
+def _also_unsupported(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, str]:
+    return wire.cannot(RENDER, contract, clauses)
 
 
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
-    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
+    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract, clauses))
     head = header_meta(contract)
     head["unsupported"] = [u.clause_id for u in unsupported]
     doc: dict[str, Any] = {"tacit_gen": head, "type": "record", "name": contract.name}
@@ -161,7 +175,7 @@ class AvroTarget(Target):
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .avsc, or None when Avro cannot say it."""
-        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract):
+        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract, (clause,)):
             return None
         if clause.kind == "column":
             m = re.fullmatch(r"timestamp_(s|ms|us|ns)_utc", str(clause.param("type")))

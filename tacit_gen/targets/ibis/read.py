@@ -16,6 +16,7 @@ A ``__clauses__`` column entry that contradicts its annotation makes the module 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from tacit_gen.contract.types import TypeSyntaxError, parse_type
 from tacit_gen.drift.base import PARAM_CHANGED, UNREADABLE, Finding, ReadResult
 from tacit_gen.plan_types import KINDS, Clause, make_params
 from tacit_gen.targets.header import parse_header
+from tacit_gen.targets.kinds import Form, FormTable
 
 _COLUMN_KEYS = ("column", "type", "unit", "dimension")
 
@@ -100,6 +102,31 @@ def read_module(path: Path, text: str) -> ReadResult:
     )
 
 
+def _clause_entry(kw: dict[str, Any]) -> Clause:
+    """A ``__clauses__`` entry's ``Clause(...)`` keywords as the clause."""
+    return Clause(
+        id=str(kw["id"]),
+        kind=str(kw["kind"]),
+        columns=tuple(kw.get("columns", ())),
+        params=tuple(tuple(p) for p in kw.get("params", ())),
+        text=str(kw.get("text", "")),
+        line=int(kw.get("line", 0)),
+        severity=str(kw.get("severity", "error")),
+    )
+
+
+# A ``__clauses__`` entry states a clause of any kind as the runtime evaluates it; the
+# annotations restate the structural ones (`_read_class`).
+READ: FormTable[Callable[[dict[str, Any]], Clause]] = FormTable("ibis", {
+    "Clause": Form(tuple(KINDS), _clause_entry),
+}, elsewhere={
+    "column": "an Annotated[T, Column(...)] attribute",
+    "not_null": "Column(nullable=False)",
+    "accepted_values": "an enum[...] Column type",
+    "no_unknown_columns": "the annotations, unless __strict__ = False",
+})
+
+
 def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[Finding]]:
     columns: list[tuple[str, dict[str, Any]]] = []
     explicit: list[Clause] = []
@@ -121,18 +148,9 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
                 if not isinstance(stmt.value, ast.Tuple | ast.List):
                     raise _Unreadable("__clauses__ is not a tuple of Clause(...)")
                 for el in stmt.value.elts:
-                    kw = _call_kwargs(el, "Clause")
-                    explicit.append(
-                        Clause(
-                            id=str(kw["id"]),
-                            kind=str(kw["kind"]),
-                            columns=tuple(kw.get("columns", ())),
-                            params=tuple(tuple(p) for p in kw.get("params", ())),
-                            text=str(kw.get("text", "")),
-                            line=int(kw.get("line", 0)),
-                            severity=str(kw.get("severity", "error")),
-                        )
-                    )
+                    form = READ.get("Clause")
+                    assert form is not None
+                    explicit.append(form.read(_call_kwargs(el, "Clause")))
             elif target.id == "__strict__":
                 strict = bool(ast.literal_eval(stmt.value))
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.contract.types import parse_type
+from tacit_gen.plan_types import KINDS
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
@@ -36,6 +37,7 @@ from tacit_gen.targets.base import (
     sql_projection,
 )
 from tacit_gen.targets.header import comment_header
+from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -169,6 +171,12 @@ def _clause_source(c: Clause) -> str:
     return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
 
 
+# The runtime evaluates every kind: each clause is a ``Clause(...)`` literal of ``__clauses__``
+# (a ``column`` one also an annotated attribute, `_column_source`).
+RENDER: KindTable[Callable[[Clause], str]] = KindTable(NAME, "render", {
+    kind: _clause_source for kind in KINDS})
+
+
 class IbisTarget(Target):
     """Renders and reads `ibis/<contract>.py`."""
 
@@ -207,6 +215,9 @@ class IbisTarget(Target):
     def render(
         self, contract: Contract, clauses: tuple[Clause, ...], options: RenderOptions
     ) -> RenderResult:
+        unsupported = tuple(Unsupported(NAME, c.id, RENDER.unsupported[c.kind])
+                            for c in clauses if RENDER.get(c.kind) is None)
+        clauses = tuple(c for c in clauses if RENDER.get(c.kind) is not None)
         cls = class_name(contract)
         taken: set[str] = set()
         columns: list[str] = []
@@ -218,7 +229,6 @@ class IbisTarget(Target):
             src, needs = _column_source(contract, clauses, c, attribute_name(name, taken))
             columns.append(src)
             used |= needs
-        unsupported: tuple[Unsupported, ...] = ()
         imports = [IMPORTS[k] for k in ("date", "datetime", "Decimal") if k in used]
         typing_names = ", ".join(k for k in ("Annotated", "Literal") if k in used)
         imports.append(f"from typing import {typing_names}")
@@ -233,7 +243,7 @@ class IbisTarget(Target):
             contract_repr=repr(contract.name),
             version_repr=repr(contract.version),
             columns=columns,
-            clauses=[_clause_source(c) for c in clauses],
+            clauses=[RENDER.rules[c.kind](c) for c in clauses],
             unsupported=[repr((u.clause_id, u.reason)) for u in unsupported],
         )
         return RenderResult(

@@ -174,7 +174,9 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
         found = rules.rule(c, fields)
         if isinstance(found, dict):
             entries.append({"$comment": c.id, **found})
-        elif isinstance(found, str) and c.kind not in rules.UNSUPPORTED:
+        elif isinstance(found, str) and (c.kind not in rules.RULES.unsupported or c.kind in wire.STRUCTURAL):
+            # a kind the table declares unsupported is reported by `wire.unsupported` (its
+            # reason names the clause), unless it is one a wire schema otherwise carries
             cannot[c.id] = found
     # `pattern` is carried by the property (a warn one too, as before); a rule by its entry
     carried = {c.id for c in clauses if c.kind == "pattern"} | {e["$comment"] for e in entries}

@@ -1,5 +1,6 @@
 """Per-record clauses as JSON Schema rules: a table from clause kind to the function that writes
-its rule, every kind of `tacit_gen.plan_types.KINDS` either in `RULES` or in `UNSUPPORTED`.
+its rule, every kind of `tacit_gen.plan_types.KINDS` either handled by `RULES` or declared
+unsupported there; `READ` reads an ``allOf`` entry back by the kind its ``$comment`` names.
 
 A rule of its own (a range, a null-only-when invariant) is one entry of the schema's top-level
 ``allOf``, named by its clause id in ``$comment`` (a keyword every validator ignores); the engine
@@ -21,6 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
+from tacit_gen.targets.kinds import Form, FormTable, KindTable
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Field
@@ -147,7 +149,7 @@ def invariant_rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
 
 _OTHER_DATA = ("{kind} reads other rows, other data or the clock; JSON Schema validates one "
                "record on its own")
-RULES: Mapping[str, RuleFn] = {
+RULES: KindTable[RuleFn] = KindTable("jsonschema", "render", {
     "column": _in_property,
     "no_unknown_columns": _in_property,
     "not_null": _in_property,
@@ -156,19 +158,19 @@ RULES: Mapping[str, RuleFn] = {
     "pattern": _in_property,
     "range": range_rule,
     "invariant": invariant_rule,
-}
-UNSUPPORTED: Mapping[str, str] = {
+}, {
     kind: _OTHER_DATA.format(kind=kind)
     for kind in ("unique", "references", "freshness", "cadence", "completeness", "catalog_unit",
                  "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")
-}
+})
 
 
 def rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
-    """The clause's rule, or why JSON Schema cannot state it (a kind in neither table is a bug)."""
-    if clause.kind in UNSUPPORTED:
-        return UNSUPPORTED[clause.kind]
-    return RULES[clause.kind](clause, fields)
+    """The clause's rule, or why JSON Schema cannot state it (a kind in neither is a bug)."""
+    fn = RULES.get(clause.kind)
+    if fn is None:
+        return RULES.unsupported[clause.kind]
+    return fn(clause, fields)
 
 
 def entry_of(schema: Mapping[str, Any], path: Any) -> str | None:
@@ -230,49 +232,73 @@ def _predicate_of(schema: Any, props: Mapping[str, Any], truth: bool) -> n.Node:
     raise ValueError(f"not a predicate tacit-gen writes: {schema}")
 
 
+def _read_range(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) -> Clause:
+    from tacit_gen.plan_types import Clause, make_params
+
+    rest = {k: v for k, v in entry.items() if k != "$comment"}
+    col, sub, _ = _one(rest)
+    lo = hi = None
+    lo_inc = hi_inc = True
+    if set(sub) == {"not"} and isinstance(sub["not"], dict) and set(sub["not"]) == {"type", "pattern"}:
+        pattern = sub["not"].get("pattern")
+        if pattern not in (NEGATIVE, NOT_POSITIVE):
+            raise ValueError(f"range:{col}: a pattern tacit-gen does not write: {pattern!r}")
+        lo, lo_inc = "0", pattern == NEGATIVE
+    else:
+        unknown = set(sub) - {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+        if unknown or not sub:
+            raise ValueError(f"range:{col}: keywords tacit-gen does not write: {sorted(unknown)}")
+        for key, value in sub.items():
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise ValueError(f"range:{col}: {key} is not a number")
+        if "minimum" in sub or "exclusiveMinimum" in sub:
+            lo_inc = "minimum" in sub
+            lo = number_text(sub["minimum" if lo_inc else "exclusiveMinimum"])
+        if "maximum" in sub or "exclusiveMaximum" in sub:
+            hi_inc = "maximum" in sub
+            hi = number_text(sub["maximum" if hi_inc else "exclusiveMaximum"])
+    return Clause(f"range:{col}", "range", (col,),
+                  make_params(column=col, min=lo, max=hi, min_inclusive=lo_inc, max_inclusive=hi_inc), "")
+
+
+def _read_invariant(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) -> Clause:
+    from tacit_gen.expr.printer import to_text
+    from tacit_gen.plan_types import Clause, make_params
+
+    if set(entry) != {"$comment", "if", "then"}:
+        raise ValueError(f"{cid}: an invariant entry is `if`/`then`")
+    node = n.OnlyWhen(_predicate_of(entry["if"], props, True), _predicate_of(entry["then"], props, False))
+    text = to_text(node)
+    return Clause(cid, "invariant", n.columns(node), make_params(expr=text), "")
+
+
+EntryReader = Callable[[str, Mapping[str, Any], Mapping[str, Any]], "Clause"]
+# An ``allOf`` entry, by the kind its ``$comment`` names; the property's own schema carries the
+# rest (`read.read`).
+READ: FormTable[EntryReader] = FormTable("jsonschema", {
+    "range": Form(("range",), _read_range),
+    "invariant": Form(("invariant",), _read_invariant),
+}, elsewhere={
+    "column": "a property's type, description and tacit note",
+    "no_unknown_columns": "additionalProperties: false",
+    "not_null": "the required list and a type without null",
+    "accepted_values": "a property's enum",
+    "fixed_value": "a property's const",
+    "pattern": "a string property's pattern",
+}, unsupported=RULES.unsupported)
+
+
 def read_entry(entry: Mapping[str, Any], props: Mapping[str, Any]) -> Clause:
     """The clause an ``allOf`` entry states, its params recovered from the entry's keywords (so a
     hand edit of a bound reads as a changed parameter). ValueError for an entry tacit-gen does
     not write."""
-    from tacit_gen.expr.printer import to_text
-    from tacit_gen.plan_types import Clause, make_params
-
     cid = entry.get("$comment")
     if not isinstance(cid, str):
         raise ValueError("an allOf entry without its clause id in $comment")
-    kind = cid.partition(":")[0]
-    if kind == "range":
-        rest = {k: v for k, v in entry.items() if k != "$comment"}
-        col, sub, _ = _one(rest)
-        lo = hi = None
-        lo_inc = hi_inc = True
-        if set(sub) == {"not"} and isinstance(sub["not"], dict) and set(sub["not"]) == {"type", "pattern"}:
-            pattern = sub["not"].get("pattern")
-            if pattern not in (NEGATIVE, NOT_POSITIVE):
-                raise ValueError(f"range:{col}: a pattern tacit-gen does not write: {pattern!r}")
-            lo, lo_inc = "0", pattern == NEGATIVE
-        else:
-            unknown = set(sub) - {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
-            if unknown or not sub:
-                raise ValueError(f"range:{col}: keywords tacit-gen does not write: {sorted(unknown)}")
-            for key, value in sub.items():
-                if not isinstance(value, int | float) or isinstance(value, bool):
-                    raise ValueError(f"range:{col}: {key} is not a number")
-            if "minimum" in sub or "exclusiveMinimum" in sub:
-                lo_inc = "minimum" in sub
-                lo = number_text(sub["minimum" if lo_inc else "exclusiveMinimum"])
-            if "maximum" in sub or "exclusiveMaximum" in sub:
-                hi_inc = "maximum" in sub
-                hi = number_text(sub["maximum" if hi_inc else "exclusiveMaximum"])
-        return Clause(f"range:{col}", "range", (col,),
-                      make_params(column=col, min=lo, max=hi, min_inclusive=lo_inc, max_inclusive=hi_inc), "")
-    if kind == "invariant":
-        if set(entry) != {"$comment", "if", "then"}:
-            raise ValueError(f"{cid}: an invariant entry is `if`/`then`")
-        node = n.OnlyWhen(_predicate_of(entry["if"], props, True), _predicate_of(entry["then"], props, False))
-        text = to_text(node)
-        return Clause(cid, "invariant", n.columns(node), make_params(expr=text), "")
-    raise ValueError(f"{cid}: not a clause kind the schema's allOf carries")
+    form = READ.get(cid.partition(":")[0])
+    if form is None:
+        raise ValueError(f"{cid}: not a clause kind the schema's allOf carries")
+    return form.read(cid, entry, props)
 
 
-__all__ = ["RULES", "UNSUPPORTED", "entry_of", "json_number", "number_text", "read_entry", "rule"]
+__all__ = ["READ", "RULES", "entry_of", "json_number", "number_text", "read_entry", "rule"]

@@ -80,8 +80,8 @@ def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame,
     """Why the numpy-backed frame does not hold the values of the Arrow-backed one, or None:
     a float column with a NaN (NaN is NULL in a numpy float column), a decimal whose double
     does not write it back, an integer past 2**53 held in a double, a double column where the
-    contract (`types`: column -> contract type) has an integer (a nullable integer column is
-    float64 in a numpy frame: the two look alike)."""
+    contract (`types`: column -> contract type) has an integer or a decimal (a nullable integer
+    column and a decimal are float64 in a numpy frame: they look alike)."""
     import math
     from decimal import Decimal
 
@@ -93,8 +93,14 @@ def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame,
         if t is None or name not in numpy.columns:
             continue
         held = numpy[name]
-        if pyarrow.types.is_floating(t) and (types or {}).get(name) in ("int32", "int64"):
-            return f"column {name} is a double where the contract has an integer, which a numpy frame cannot tell apart"
+        declared = (types or {}).get(name) or ""
+        if pyarrow.types.is_floating(t) and (declared in ("int32", "int64")
+                                              or declared.startswith("decimal")):
+            # a nullable integer and a decimal are float64 in a numpy frame (what read_csv
+            # gives): a double there is indistinguishable from them
+            kind = "an integer" if declared in ("int32", "int64") else "a decimal"
+            return (f"column {name} is a double where the contract has {kind}, which a numpy "
+                    "frame cannot tell apart")
         values = pyarrow.array(arrow[name]).to_pylist()
         if pyarrow.types.is_floating(t) and any(isinstance(v, float) and math.isnan(v) for v in values):
             return f"column {name} holds NaN, which a numpy float column cannot tell from NULL"

@@ -7,11 +7,15 @@ Seed 001's lint: a measurement (a field with a unit) without presence is a findi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.drift import base as d
 from tacit_gen.drift.base import Finding, ReadResult
 from tacit_gen.plan_types import Clause, make_params
+from tacit_gen.targets import wire
+from tacit_gen.targets.kinds import Form, FormTable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,6 +42,48 @@ def tacit_marker(comment: str) -> dict[str, Any]:
                 return {}
             return data if isinstance(data, dict) else {}
     return {}
+
+
+@dataclass(frozen=True)
+class _Field:
+    """What one message field states: its name, contract type, enum values (None: not an enum),
+    ``tacit:`` marker, first comment line, and whether it has presence."""
+
+    name: str
+    ctype: str
+    values: tuple[str, ...] | None
+    mark: dict[str, Any]
+    verbatim: str
+    optional: bool
+
+
+def _accepted_values(f: _Field) -> Clause | None:
+    if f.values is None:
+        return None
+    return Clause(f"accepted_values:{f.name}", "accepted_values", (f.name,),
+                  make_params(column=f.name, values=f.values), f.verbatim)
+
+
+def _column(f: _Field) -> Clause | None:
+    return Clause(f"column:{f.name}", "column", (f.name,),
+                  make_params(column=f.name, type=f.ctype, unit=f.mark.get("unit"),
+                              dimension=f.mark.get("dimension")), f.verbatim)
+
+
+def _not_null(f: _Field) -> Clause | None:
+    if f.optional:
+        return None
+    return Clause(f"not_null:{f.name}", "not_null", (f.name,), make_params(column=f.name), f.verbatim)
+
+
+# What each message field states, in the order its clauses are read.
+READ: FormTable[Callable[[_Field], Clause | None]] = FormTable("protobuf", {
+    "enum": Form(("accepted_values",), _accepted_values),
+    "type and tacit marker": Form(("column",), _column),
+    "field without presence": Form(("not_null",), _not_null),
+}, elsewhere={"no_unknown_columns": "the message's list of fields"},
+    unsupported={"fixed_value": "protobuf has no constant: any value of the type is valid",
+                 **wire.record_only("protobuf")})
 
 
 def read(path: Path, text: str) -> ReadResult:
@@ -73,11 +119,12 @@ def read(path: Path, text: str) -> ReadResult:
         verbatim = comment.strip().splitlines()[0] if comment.strip() else ""
         ptype = _TYPES.get(f.type, str(f.type))
         declared = str(mark.get("type", ""))
+        values: list[str] | None = None
         if ptype == "message" and f.type_name == ".google.protobuf.Timestamp":
             ctype = declared if declared.startswith("timestamp_") else "timestamp"
         elif ptype == "enum":
             enum = enums.get(f.type_name.rsplit(".", 1)[-1])
-            values: list[str] = []
+            values = []
             prefix = f.name.upper() + "_"
             for j, v in enumerate(enum.value if enum is not None else []):
                 if v.number == 0:
@@ -86,25 +133,24 @@ def read(path: Path, text: str) -> ReadResult:
                 said = enum_comments.get((enum.name, j), "") if enum is not None else ""
                 values.append(said if said.upper() == raw else raw.lower())
             ctype = "enum[" + ", ".join(values) + "]"
-            clauses.append(Clause(f"accepted_values:{f.name}", "accepted_values", (f.name,),
-                                  make_params(column=f.name, values=tuple(values)), verbatim))
         elif ptype == "string" and declared.startswith(("decimal(", "enum[")):
             ctype = declared
         elif ptype == "int32" and declared == "date":
             ctype = "date"
         else:
             ctype = _SCALAR_TO_CONTRACT.get(ptype, f"protobuf {ptype}")
-        clauses.append(Clause(f"column:{f.name}", "column", (f.name,),
-                              make_params(column=f.name, type=ctype, unit=mark.get("unit"),
-                                          dimension=mark.get("dimension")), verbatim))
-        if not f.proto3_optional:
-            clauses.append(Clause(f"not_null:{f.name}", "not_null", (f.name,), make_params(column=f.name), verbatim))
-            if mark.get("unit") is not None:
-                findings.append(Finding(
-                    d.PARAM_CHANGED, where,
-                    f"column:{f.name}: measurement field without presence: proto3 reads an unset value as "
-                    "zero, indistinguishable from a measured zero (seed 001: declare measurement fields "
-                    "optional)", clause_id=f"column:{f.name}", expected="optional", found="no presence"))
+        field = _Field(f.name, ctype, None if values is None else tuple(values), mark, verbatim,
+                       f.proto3_optional)
+        for form in READ.rules.values():
+            found = form.read(field)
+            if found is not None:
+                clauses.append(found)
+        if not f.proto3_optional and mark.get("unit") is not None:
+            findings.append(Finding(
+                d.PARAM_CHANGED, where,
+                f"column:{f.name}: measurement field without presence: proto3 reads an unset value as "
+                "zero, indistinguishable from a measured zero (seed 001: declare measurement fields "
+                "optional)", clause_id=f"column:{f.name}", expected="optional", found="no presence"))
     lock_path = path.with_name(path.name[: -len(".proto")] + ".lock.json") if path.name.endswith(".proto") else None
     if lock_path is not None and lock_path.is_file():
         try:

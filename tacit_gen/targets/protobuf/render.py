@@ -40,6 +40,7 @@ from tacit_gen.targets.base import (
     Target,
 )
 from tacit_gen.targets.header import header_lines, one_line
+from tacit_gen.targets.kinds import KindTable
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
 
 if TYPE_CHECKING:
@@ -106,18 +107,41 @@ def marker(f: Field) -> str:
     return "tacit: " + json.dumps(data, ensure_ascii=False)
 
 
-def _also_unsupported(contract: Contract) -> dict[str, str]:
-    out = {}
-    for f in contract.fields:
-        if f.type.kind == "enum" and not enum_expressible(f):
-            out[f"accepted_values:{f.name}"] = ("a value is not a protobuf enum value name (or two "
-                                                "differ only by case): the field is a string")
-        if f.has_value:
-            out[f"fixed_value:{f.name}"] = "protobuf has no constant: any value of the type is valid"
-        if not f.nullable and wire.is_measurement(f):
-            out[f"not_null:{f.name}"] = ("a measurement has presence (optional) so that absent differs "
-                                         "from zero; proto3 cannot also require it")
-    return out
+def _field(contract: Contract, clause: Clause) -> Field | None:
+    return next((f for f in contract.fields if f.name == clause.param("column")), None)
+
+
+def _not_null(contract: Contract, clause: Clause) -> str | None:
+    f = _field(contract, clause)
+    if f is not None and not f.nullable and wire.is_measurement(f):
+        return ("a measurement has presence (optional) so that absent differs from zero; proto3 "
+                "cannot also require it")
+    return None
+
+
+def _accepted_values(contract: Contract, clause: Clause) -> str | None:
+    f = _field(contract, clause)
+    if f is not None and f.type.kind == "enum" and not enum_expressible(f):
+        return ("a value is not a protobuf enum value name (or two differ only by case): the field "
+                "is a string")
+    return None
+
+
+def _fixed_value(contract: Contract, clause: Clause) -> str | None:
+    return "protobuf has no constant: any value of the type is valid"
+
+
+RENDER: KindTable[wire.Rule] = KindTable(NAME, "render", {
+    "column": wire.carried,
+    "no_unknown_columns": wire.carried,
+    "not_null": _not_null,
+    "accepted_values": _accepted_values,
+    "fixed_value": _fixed_value,
+}, wire.record_only(FORMAT))
+
+
+def _also_unsupported(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, str]:
+    return wire.cannot(RENDER, contract, clauses)
 
 
 def _reserved_lines(reserved: list[tuple[int, str]], indent: str) -> list[str]:
@@ -142,7 +166,7 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
             `compat`); None: the committed lock under ``options.out_dir``, updated for the contract.
     """
     contract = wire.relaxed(contract, clauses)
-    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract))
+    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract, clauses))
     enum_fields_ = enum_fields(contract)
     if lock is None:
         lock = update(read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json"), contract, enum_fields_)
@@ -209,7 +233,7 @@ class ProtobufTarget(Target):
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .proto, or None when protobuf cannot say it."""
-        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract):
+        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract, (clause,)):
             return None
         return clause
 
