@@ -11,7 +11,28 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterable
 
-__all__ = ["MissingExtra", "install_line", "missing", "require"]
+__all__ = ["EXTRA_OF", "MissingExtra", "extra_of", "install_line", "missing", "require"]
+
+# The extra that installs each optional top-level package a command may import (the first extra
+# in pyproject.toml that brings it).
+EXTRA_OF = {
+    "duckdb": "duckdb", "pyarrow": "duckdb", "pytz": "duckdb",
+    "ibis": "ibis",
+    "dbt": "dbt",
+    "soda": "soda",
+    "great_expectations": "gx", "sqlalchemy": "gx", "duckdb_engine": "gx",
+    "pandera": "pandera", "pandas": "pandera", "numpy": "pandera",
+    "psycopg2": "postgres",
+    "fastavro": "wire", "avro": "wire", "google": "wire", "grpc_tools": "wire", "grpc": "wire",
+    "jsonschema": "wire", "rfc3339_validator": "wire",
+    "exchange_calendars": "calendar",
+    "mkdocs": "docs",
+}
+
+
+def extra_of(module: str) -> str | None:
+    """The extra that installs `module` (``google.protobuf`` -> ``wire``), None when none does."""
+    return EXTRA_OF.get(module.split(".")[0])
 
 
 def install_line(extra: str | None) -> str:

@@ -48,6 +48,8 @@ def test_import_contracts_have_no_exceptions() -> None:
 NAMES_A_TARGET = {
     # the registry line of every built-in target ("dbt": "tacit_gen.targets.dbt:TARGET"): stays
     "tacit_gen/registry.py": "the registry",
+    # which pyproject extra installs which package (the extras are named like the targets)
+    "tacit_gen/extras.py": "the package-to-extra table",
     # the documented user entry point `tacit_gen.gx.duckdb_datasource`: a thin re-export, stays
     "tacit_gen/gx.py": "public re-export",
     # wire compatibility (Avro, Protobuf, JSON Schema internals) and ibis replay: declared by the

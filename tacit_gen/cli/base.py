@@ -34,7 +34,8 @@ Exit codes:
      a version bump too small, an incompatible change
   2  usage error, or a contract that does not load
   3  verify: the engines disagree on a clause (please report it)
-  4  verify: an engine could not run (named, with why; no verdict from it)
+  4  a library the command needs is not installed (named, with its install line);
+     verify: an engine could not run (named, with why; no verdict from it)
   130  interrupted (Ctrl-C, SIGINT): the engines' processes are stopped"""
 
 
@@ -128,6 +129,20 @@ class _Main(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             ctx.exit(130)
+        except ModuleNotFoundError as e:  # an optional library a command imports lazily
+            from tacit_gen.extras import MissingExtra, extra_of
+
+            extra = extra_of(e.name or "")
+            if e.name is None or extra is None:
+                raise
+            fail_missing(MissingExtra(f"tacit-gen {ctx.invoked_subcommand or ''}".strip(),
+                                      e.name, extra))
+        except Exception as e:
+            from tacit_gen.extras import MissingExtra
+
+            if isinstance(e, MissingExtra):
+                fail_missing(e)
+            raise
 
 
 @click.group(
