@@ -73,7 +73,6 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     that fails, a crash): it is named with the reason and gives no verdict; the others' stand;
     also 4 when a clause errors in every engine that runs it (the data stops its expression).
     """
-    from tacit_gen import registry
     from tacit_gen.verify import parse_now, run_verify
 
     if (fmt == "html") != (out_file is not None):
@@ -86,12 +85,7 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
         fail_usage("--data FILE is required for one contract (or --data-dir DIR for many)")
     contract = contracts[0]
     c = load_or_exit(contract)
-    proj = Project(target_spec=target_spec)
-    # a target may declare engines on some backends only (`Target.engines`)
-    without = registry.without_engine(proj.targets, engine)
-    if without and target_spec not in (None, "all"):
-        fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
-    targets = tuple(t for t in proj.targets if t not in without)
+    proj, targets = _verified_targets(target_spec, engine)
     try:
         pinned = parse_now(now)
     except ValueError as e:
@@ -139,7 +133,6 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
                  dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
     """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify/many.py): every contract's data
     matched by name, each engine run once for all of them; one exit code."""
-    from tacit_gen import registry
     from tacit_gen.render import find_contracts
     from tacit_gen.verify import VerifyCase, parse_now
     from tacit_gen.verify.many import ManyError, match_data, verify_many
@@ -156,11 +149,7 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
     if not files:
         fail_usage(f"no contract (*.yaml, *.yml) in {', '.join(paths)}")
     loaded = [(f, load_or_exit(str(f))) for f in files]
-    proj = Project(target_spec=target_spec)
-    without = registry.without_engine(proj.targets, engine)
-    if without and target_spec not in (None, "all"):
-        fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
-    targets = tuple(t for t in proj.targets if t not in without)
+    proj, targets = _verified_targets(target_spec, engine)
     try:
         pinned = parse_now(now)
         found = match_data(loaded, Path(str(data_dir)))
@@ -188,3 +177,16 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
 
         echo_text(report.render_text(terminal_width()))
     sys.exit(report.exit_code)
+
+
+def _verified_targets(target_spec: str | None, engine: str) -> tuple[Project, tuple[str, ...]]:
+    """The project's settings and the targets to verify on `engine`: those asked for (settings,
+    `--target`) that declare an engine on that backend (`Target.engines`); naming one that does
+    not is a usage error."""
+    from tacit_gen import registry
+
+    proj = Project(target_spec=target_spec)
+    without = registry.without_engine(proj.targets, engine)
+    if without and target_spec not in (None, "all"):
+        fail_usage(f"target(s) {', '.join(without)} have no engine to verify with on {engine}")
+    return proj, tuple(t for t in proj.targets if t not in without)
