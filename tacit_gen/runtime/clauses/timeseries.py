@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.plan_types import uses_sessions
 from tacit_gen.runtime.clauses.base import (
+    EPOCH,
     Check,
     PointsCheck,
     TableCheck,
@@ -34,7 +35,9 @@ def freshness(cx: Context, c: Clause) -> Check:
     import ibis
     import ibis.expr.datatypes as dt
 
-    col = cx.wide[c.param("column")]
+    # under `since`: the newest value of the whole relation (max(T): cheap with an index)
+    over = cx.full if cx.since is not None else None
+    col = (over if over is not None else cx.wide)[c.param("column")]
     age = (f"{int(c.param('max_age_seconds')) // 86_400} day(s) before the UTC date of"
            if c.param("whole_days") else f"{c.param('max_age_seconds')}s before")
     message = (f"newest {c.param('column')} is older than {age} {cx.now.isoformat()} "
@@ -43,11 +46,11 @@ def freshness(cx: Context, c: Clause) -> Check:
         days = int(c.param("max_age_seconds")) // 86_400
         oldest = cx.now.astimezone(_dt.UTC).date() - _dt.timedelta(days=days)
         ok = (col.max() >= ibis.literal(oldest, type=dt.date)).fill_null(False)
-        return TableCheck(ibis.ifelse(ok, 0, 1), message)
+        return TableCheck(ibis.ifelse(ok, 0, 1), message, over)
     edge = cx.now - _dt.timedelta(seconds=int(c.param("max_age_seconds")))
     lit = ibis.literal(edge, type=dt.Timestamp(timezone="UTC"))
     ok = (col.max() >= lit).fill_null(False)
-    return TableCheck(ibis.ifelse(ok, 0, 1), message)
+    return TableCheck(ibis.ifelse(ok, 0, 1), message, over)
 
 
 def cadence(cx: Context, c: Clause) -> Check:
@@ -68,10 +71,17 @@ def cadence(cx: Context, c: Clause) -> Check:
             (pts["revision"] == pts["__tacit_latest"])
             | (pts["revision"].isnull() & pts["__tacit_latest"].isnull())
         ).drop("__tacit_latest")
+    edge: Any = None  # under `since`: TRUE on each series' last point before it (never judged)
+    if cx.since is not None:
+        pts = _with_last_points(cx, pts, tcol, series, cx.since)
+        edge = pts["__tacit_edge"]
     if uses_sessions(c):
         if c.param("from_catalog"):
             raise CompileError("a catalog cadence is not checked within sessions")
-        return PointsCheck(*session_cadence(cx, pts, c, tcol, series), what)
+        placed, viol = session_cadence(cx, pts, c, tcol, series)
+        if edge is not None:
+            viol = viol & ~placed["__tacit_edge"]  # pyright: ignore[reportOperatorIssue]
+        return PointsCheck(placed, viol, what)
     if c.param("from_catalog"):
         cat = cx.inputs.catalog_relation(c.param("relation"))
         agg = cat.group_by(cat[c.param("catalog_key")].name("__tacit_cadk")).aggregate(
@@ -108,7 +118,31 @@ def cadence(cx: Context, c: Clause) -> Check:
     if c.param("from_catalog"):
         # a series unknown to the catalog (or with no interval) fails, never a silent pass
         viol = viol | pts["__tacit_cads"].isnull()
+    if edge is not None:
+        viol = viol & ~pts["__tacit_edge"]  # pyright: ignore[reportOperatorIssue]
     return PointsCheck(pts, viol, what)
+
+
+def _with_last_points(cx: Context, pts: ir.Table, tcol: str, series: list[str],
+                      since: _dt.datetime) -> ir.Table:
+    """The increment's points (`pts`) and, as each series' predecessor of its first one, that
+    series' last point before `since` (``max(T) WHERE T < since GROUP BY series``: one row per
+    series, every other column NULL); ``__tacit_edge`` tells them apart."""
+    import ibis
+
+    full = cx.full
+    old = full.filter([full[x].notnull() for x in series] + [cx.before(full, since)])
+    last: Any = by_series(old, series, __tacit_last=old[tcol].max())
+    last = last.filter(last["__tacit_last"].notnull())
+    schema = pts.schema()
+    fill: dict[str, Any] = {}
+    for x in pts.columns:
+        value: Any = (last["__tacit_last"] if x == tcol else last[x] if x in series
+                      else ibis.null(schema[x]))
+        fill[x] = value.cast(schema[x]).name(x)
+    edges = last.select(*fill.values(), __tacit_edge=ibis.literal(True))
+    mine = pts.mutate(__tacit_edge=ibis.literal(False))
+    return mine.union(edges)
 
 
 def completeness(cx: Context, c: Clause) -> Check:
@@ -117,18 +151,26 @@ def completeness(cx: Context, c: Clause) -> Check:
     last readings, TRUE when it holds too few (less what allowed outages cover)."""
     import ibis
 
-    data = cx.converted
+    since = cx.since
+    data = cx.full if since is not None else cx.converted
     tcol = str(c.param("column"))
     series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
     pts: Any = data.filter([data[x].notnull() for x in (tcol, *series)])
-    pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
     if c.param("window_seconds") is None:
-        wins = session_windows(cx, pts, c, series)
+        pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
+        # under `since`: the sessions that end after it (each series' first and last readings
+        # bound its sessions, so the whole relation is read)
+        after = None if since is None else _epoch_ms(since)
+        wins = session_windows(cx, pts, c, series, after=after)
     else:
         w = int(c.param("window_seconds")) * 1000
-        bounds: Any = by_series(pts, series,
-                                __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
-                                __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+        if since is None:
+            pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
+            bounds: Any = by_series(pts, series,
+                                    __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
+                                    __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+        else:
+            pts, bounds = _windows_after(cx, pts, tcol, series, w, since)
         bounds = bounds.filter(bounds["__tacit_k0"] <= bounds["__tacit_k1"])
         windows = bounds.select(*series, __tacit_k=ibis.range(
             bounds["__tacit_k0"], bounds["__tacit_k1"] + 1).unnest().cast("int64"))
@@ -143,6 +185,40 @@ def completeness(cx: Context, c: Clause) -> Check:
                            __tacit_n=wins["__tacit_n"])
     wins, viol = _short_windows(cx, wins, c, series)
     return PointsCheck(wins, viol, "series window(s) short of readings", windows=True)
+
+
+def _epoch_ms(instant: _dt.datetime) -> int:
+    """Whole milliseconds since the epoch of an instant, floored (as `epoch_ms`)."""
+    delta = instant.astimezone(_dt.UTC) - EPOCH
+    return (delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds) // 1000
+
+
+def _windows_after(cx: Context, pts: ir.Table, tcol: str, series: list[str], w: int,
+                   since: _dt.datetime) -> tuple[ir.Table, ir.Table]:
+    """Under `since`: the readings from the start of the window holding `since` on, and each
+    series' window numbers (k0, k1) from that window on. A window ends after `since` iff its
+    number is at least `since`'s; the first one a series has is that one when the series has a
+    reading before it, else the first whole window from its first reading (as without `since`)."""
+    import ibis
+
+    ks = _epoch_ms(since) // w
+    start = EPOCH + _dt.timedelta(milliseconds=ks * w)
+    recent: Any = pts.filter(~cx.before(pts, start))
+    recent = recent.select(*series, __tacit_ms=epoch_ms(recent[tcol])).distinct()
+    seen: Any = by_series(recent, series,
+                          __tacit_k0=(recent["__tacit_ms"].min() + (w - 1)) // w,
+                          __tacit_k1=recent["__tacit_ms"].max() // w - 1)
+    older = pts.filter(cx.before(pts, start))
+    prior: Any = by_series(older, series, __tacit_prior=older[tcol].max())
+    if series:
+        keep = [seen[x] for x in series]
+        seen = seen.left_join(prior, series).select(*keep, "__tacit_k0", "__tacit_k1",
+                                                    "__tacit_prior")
+    else:
+        seen = seen.cross_join(prior)
+    k0 = ibis.ifelse(seen["__tacit_prior"].notnull(), ibis.literal(ks, type="int64"),
+                     seen["__tacit_k0"])
+    return recent, seen.select(*series, __tacit_k0=k0, __tacit_k1=seen["__tacit_k1"])
 
 
 def _short_windows(cx: Context, wins: Any, c: Clause, series: list[str]) -> tuple[ir.Table, Any]:
