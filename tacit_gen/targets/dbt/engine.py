@@ -329,7 +329,7 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     why = link_packages(project)
     if why is not None:
         return b.deps_failed(why)
-    vars_arg = json.dumps({"tacit_now": inp.now.isoformat()})
+    vars_arg = dbt_vars(inp.now.isoformat(), inp.since.isoformat() if inp.since else None)
     while b.rounds_left():
         b.write()
         invoke(project, "build", "--vars", vars_arg, "--threads", "1")
@@ -667,9 +667,10 @@ def _names(inp: VerifyInput) -> set[str]:
 
 def batch_groups(inputs: list[VerifyInput]) -> list[list[int]]:
     """Indexes of the inputs that can share one project, in order (first fit)."""
-    out: list[tuple[list[int], set[str], tuple[str, str]]] = []
+    out: list[tuple[list[int], set[str], tuple[str, str, str]]] = []
     for i, inp in enumerate(inputs):
-        names, key = _names(inp), (inp.now.isoformat(), macros_text(inp))
+        names = _names(inp)
+        key = (inp.now.isoformat(), macros_text(inp), inp.since.isoformat() if inp.since else "")
         for idx, used, k in out:
             if k == key and not names & used:
                 idx.append(i)
@@ -699,10 +700,19 @@ def _project(inputs: list[VerifyInput], project: Path) -> list[EngineRun]:
     write_project(project, inputs[0].database, output)
     builds = [ModelBuild(inp, project, _source(BATCH_ALIAS.format(i)), only_own_tests=True)
               for i, inp in enumerate(inputs)]
-    return build_together(builds, project, inputs[0].now.isoformat())
+    since = inputs[0].since
+    return build_together(builds, project, inputs[0].now.isoformat(),
+                          since.isoformat() if since else None)
 
 
-def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[EngineRun]:
+def dbt_vars(now: str, since: str | None = None) -> str:
+    """``--vars`` of a build: the pinned now, and the increment's start when there is one
+    (var('tacit_since'): the generated tests check the increment, docs/increments.md)."""
+    return json.dumps({"tacit_now": now, **({"tacit_since": since} if since else {})})
+
+
+def build_together(builds: list[ModelBuild], project: Path, now: str,
+                   since: str | None = None) -> list[EngineRun]:
     """Models sharing one project (written, profile and stand-in in place) and one pinned now:
     ONE ``dbt build`` of all, then a build of only the models that need another round
     (``--select`` them) until none does; each model's verdicts, in order."""
@@ -710,7 +720,7 @@ def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[En
     why = link_packages(project)
     if why is not None:
         return [b.error or b.deps_failed(why) for b in builds]
-    vars_arg = json.dumps({"tacit_now": now})
+    vars_arg = dbt_vars(now, since)
     first = True
     while pending:
         for b in pending:
