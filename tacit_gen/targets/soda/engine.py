@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen import sql
 from tacit_gen.engines.base import EngineRun, PgLocation, Status, Verdict, VerifyInput
 from tacit_gen.targets.soda.names import NAME, NOW_VARIABLE, artifact_path, ident
-from tacit_gen.targets.soda.since import SINCE_VARIABLE
 from tacit_gen.targets.soda.read import check_items, read_check
 from tacit_gen.targets.soda.render import build
+from tacit_gen.targets.soda.since import SINCE_VARIABLE
 from tacit_gen.targets.soda.writer import dump, load_yaml
 
 if TYPE_CHECKING:
