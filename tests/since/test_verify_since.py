@@ -136,3 +136,13 @@ def test_a_target_that_cannot_take_since_is_named(data: Path) -> None:
                                     "--since", SINCE, "--target", "avro"])
     assert res.exit_code == 2
     assert "avro" in res.output and "do not check an increment" in res.output
+
+
+def test_every_engine_agrees_on_the_increment_on_postgres(data: Path, pg_server) -> None:  # type: ignore[no-untyped-def]
+    dsn = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
+    code, verdicts = _verify(data, "--since", SINCE, "--engine", "postgres", "--dsn", dsn)
+    assert code == 1
+    both = {"ibis": "fail", "dbt": "fail", "soda": "fail"}
+    for clause in ("range:v", "cadence:ts", "unique:series_id,ts"):
+        assert _status(verdicts, clause) == both, clause
+    assert _status(verdicts, "accepted_values:quality") == {"ibis": "pass", "dbt": "pass", "soda": "pass"}
