@@ -345,7 +345,7 @@ class _Builder:
             # the increment: the rows at or after `since`; the clauses that relate them to
             # earlier rows read `relation` (docs/increments.md)
             probe = Context(schema.__contract__, self.types, self.inputs, base, base, time=tcol)
-            base = base.filter(probe.at_or_after(base, since))
+            base = probe.increment(base, since)
         converted = base.select(*data_cols) if mutations or base is not table else table
         self.base, self.converted = base, converted
 

@@ -228,3 +228,27 @@ def test_without_since_the_query_is_unchanged(con) -> None:  # type: ignore[no-u
     assert a is not None and b is not None
     assert str(a.compile()) == str(b.compile())
     assert "MAKE_TIMESTAMPTZ(2024, 3, 4" not in str(a.compile())
+
+
+def test_one_series_without_a_series_column(con) -> None:  # type: ignore[no-untyped-def]
+    class One(Schema):
+        ts: Annotated[dt.datetime, Column(type="timestamp_ms_utc", nullable=False)]
+        __clauses__ = (
+            Clause("cadence:ts", "cadence", ("ts",),
+                   make_params(column="ts", series=(), interval_seconds=60, from_catalog=False,
+                               tolerance_pct="10", gaps_allowed=False), "cadence: 60s"),
+            Clause("completeness:ts", "completeness", ("ts",),
+                   make_params(column="ts", series=(), window_seconds=600, expected=10,
+                               min_pct="100"), "completeness: 10 per 10m"),
+        )
+
+    minutes = [m for m in range(0, 41) if m not in (13, 25)]  # gaps at 09:12-09:14, 09:24-09:26
+    t = duck_table(con, "one", {"ts": "TIMESTAMPTZ"},
+                   [(T0 + dt.timedelta(minutes=m),) for m in minutes])
+    assert _bad(One.evaluate(t, now=NOW)) == {"cadence:ts": 2, "completeness:ts": 2}
+    r = One.evaluate(t, now=NOW, since=T0 + dt.timedelta(minutes=20))
+    assert _bad(r) == {"cadence:ts": 1, "completeness:ts": 1}
+    r = One.evaluate(t, now=NOW, since=T0 + dt.timedelta(minutes=26))
+    assert _bad(r) == {"cadence:ts": 1, "completeness:ts": 1}  # 09:24 -> 09:26 straddles it
+    r = One.evaluate(t, now=NOW, since=T0 + dt.timedelta(minutes=30))
+    assert _bad(r) == {}

@@ -181,7 +181,7 @@ def _check(t: Any, rows: list[Row], since: int | None) -> None:
 _DUCK = ibis.duckdb.connect()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 # a key repeated across the boundary, a gap straddling since and one wholly before it
 @example(([Row("a", 0, 1, 1), Row("a", 60, 2, 1), Row("a", 300, 3, 1), Row("a", 360, 4, 1),

@@ -83,11 +83,22 @@ class Context:
         col: Any = t[str(self.time)]
         return col < instant_literal(col, instant)
 
+    def from_(self, t: ir.Table, instant: _dt.datetime) -> Any:
+        """The rows of `t` whose time column is at or after `instant` (NULL: not)."""
+        col: Any = t[str(self.time)]
+        return col >= instant_literal(col, instant)
+
     def at_or_after(self, t: ir.Table, instant: _dt.datetime) -> Any:
         """The rows of `t` whose time column is at or after `instant`, or NULL (an instant
         the increment holds: not_null reports it)."""
+        return self.from_(t, instant) | t[str(self.time)].isnull()
+
+    def increment(self, t: ir.Table, instant: _dt.datetime) -> ir.Table:
+        """The rows of `t` at or after `instant` or with a NULL time, as two filters in a
+        UNION ALL: each alone is a range an engine prunes (DuckDB's zone maps, an index),
+        ``T >= x OR T IS NULL`` is a scan of every row (DuckDB 1.0: 30x slower at 1%)."""
         col: Any = t[str(self.time)]
-        return (col >= instant_literal(col, instant)) | col.isnull()
+        return t.filter(self.from_(t, instant)).union(t.filter(col.isnull()))
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,10 @@ def unique(cx: Context, c: Clause) -> Check:
     converted = cx.converted
     keyed = converted.filter([converted[k].notnull() for k in key])
     since = cx.since
-    if since is not None:
+    if since is not None and cx.time not in key:
         return GroupsCheck(_repeated(cx, keyed, key, since))
+    # (a key holding the time column repeats only among rows of the same time: under `since`,
+    # among the increment's own rows)
     groups = keyed.group_by(key).aggregate(__tacit_n=ibis._.count())
     return GroupsCheck(groups.filter(groups["__tacit_n"] > 1))  # pyright: ignore[reportOperatorIssue]
 
