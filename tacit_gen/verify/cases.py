@@ -58,7 +58,7 @@ def parse_since(text: str | None, contract: Contract, now: datetime) -> datetime
 
 # The targets whose engine checks an increment (VerifyInput.since); the others check the whole
 # relation, so `verify --since` leaves them out (and says so).
-SINCE_TARGETS = ("ibis", "dbt", "soda")
+SINCE_TARGETS = ("ibis", "dbt", "soda", "soda4")
 
 
 def since_targets(targets: tuple[str, ...], since: datetime | None,

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 
 SINCE_VARIABLE = "tacit_since"
+REF = "${" + SINCE_VARIABLE + "}"  # Soda v3: a scan variable
+REF4 = "${var." + SINCE_VARIABLE + "}"  # Soda 4: a contract variable (declared, default empty)
 _ALIAS = "tacit_increment"
 
 # The instant's SQL type per dialect (a zoned timestamp where the dialect has one).
@@ -34,29 +36,31 @@ ROW_KINDS = frozenset({
 STEP_KINDS = frozenset({"cadence"})
 
 
-def condition(column: str, dialect: str) -> str:
-    """The increment's rows, or every row when ``tacit_since`` is unset."""
-    var = "'${" + SINCE_VARIABLE + "}'"
+def condition(column: str, dialect: str, ref: str = REF) -> str:
+    """The increment's rows, or every row when ``tacit_since`` is unset (`ref`: how the Soda
+    version spells the variable)."""
+    var = f"'{ref}'"
     instant = f"CAST(NULLIF({var}, '') AS {_TYPES.get(dialect, 'TIMESTAMPTZ')})"
     return f"({var} = '' OR {column} >= {instant} OR {column} IS NULL)"
 
 
-def and_condition(fail_condition: str, column: str, dialect: str) -> str:
-    return f"{fail_condition} AND {condition(column, dialect)}"
+def and_condition(fail_condition: str, column: str, dialect: str, ref: str = REF) -> str:
+    return f"{fail_condition} AND {condition(column, dialect, ref)}"
 
 
-def wrap_query(query: str, column: str, dialect: str, mark: str) -> str:
+def wrap_query(query: str, column: str, dialect: str, mark: str, ref: str = REF) -> str:
     """A fail query (its first line the clause mark) keeping only its rows in the increment."""
     first, _, rest = query.partition("\n")
     if not first.startswith(mark):
         first, rest = "", query
     inner = rest.rstrip("\n")
     return (f"{first}\nSELECT * FROM (\n{inner}\n) AS {_ALIAS}\n"
-            f"WHERE {condition(column, dialect)}\n").lstrip("\n")
+            f"WHERE {condition(column, dialect, ref)}\n").lstrip("\n")
 
 
-_COND = (r"\('\$\{" + SINCE_VARIABLE + r"\}' = '' OR (?P<a>\S+) >= CAST\(NULLIF\('\$\{"
-         + SINCE_VARIABLE + r"\}', ''\) AS \w+\) OR (?P<b>\S+) IS NULL\)")
+_V = r"\$\{(?:var\.)?" + SINCE_VARIABLE + r"\}"
+_COND = (r"\('" + _V + r"' = '' OR (?P<a>\S+) >= CAST\(NULLIF\('" + _V
+         + r"', ''\) AS \w+\) OR (?P<b>\S+) IS NULL\)")
 _WRAPPED = re.compile(r"^(?P<first>[^\n]*\n)?SELECT \* FROM \(\n(?P<inner>.*)\n\) AS " + _ALIAS
                       + r"\nWHERE " + _COND + r"\n?$", re.S)
 _AND = re.compile(r"^(?P<rest>.*) AND " + _COND + r"$", re.S)
