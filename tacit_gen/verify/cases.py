@@ -56,23 +56,20 @@ def parse_since(text: str | None, contract: Contract, now: datetime) -> datetime
     return value
 
 
-# The targets whose engine checks an increment (VerifyInput.since); the others check the whole
-# relation, so `verify --since` leaves them out (and says so).
-SINCE_TARGETS = ("ibis", "dbt", "soda", "soda4")
-
-
 def since_targets(targets: tuple[str, ...], since: datetime | None,
                   target_spec: str | None = None) -> tuple[str, ...]:
-    """The targets `verify --since` runs: those of `targets` that check an increment. Naming one
-    that cannot (`target_spec`) is a ValueError."""
+    """The targets `verify --since` runs: those of `targets` whose engines check an increment
+    (`Target.increments`); the others would check the whole relation. Naming one that cannot
+    (`target_spec`) is a ValueError."""
     if since is None:
         return targets
-    named = [t for t in (target_spec or "").split(",") if t.strip() and t.strip() != "all"]
-    cannot = [t.strip() for t in named if t.strip() not in SINCE_TARGETS]
+    named = [t.strip() for t in (target_spec or "").split(",") if t.strip() and t.strip() != "all"]
+    cannot = [t for t in named if t in registry.names() and not registry.get(t).increments]
     if cannot:
+        able = [t for t in registry.names() if registry.get(t).increments]
         raise ValueError(f"--since: target(s) {', '.join(cannot)} do not check an increment yet "
-                         f"(those that do: {', '.join(SINCE_TARGETS)})")
-    return tuple(t for t in targets if t in SINCE_TARGETS)
+                         f"(those that do: {', '.join(able)})")
+    return tuple(t for t in targets if registry.get(t).increments)
 
 
 @dataclass(frozen=True)
@@ -163,8 +160,7 @@ def prepare_case(case: VerifyCase, workdir: Path, artifacts: Path | None, option
     if case.since is not None:
         p.since = case.since
         p.load_notes.append(f"every engine checks the increment from {case.since.isoformat()} "
-                            "and its boundary (docs/increments.md); targets that cannot are "
-                            f"left out: only {', '.join(SINCE_TARGETS)} run")
+                            "and its boundary; targets that cannot are left out")
     return p
 
 

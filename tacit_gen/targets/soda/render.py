@@ -395,6 +395,7 @@ class SodaTarget(Target):
         "spark": Engine("tacit_gen.targets.soda.spark", ("soda", "pyspark"), cost=20, session=True),
     }
     templates = False
+    increments = True  # the variable tacit_since
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (artifact_path(contract),)

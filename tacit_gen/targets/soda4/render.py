@@ -435,6 +435,7 @@ class Soda4Target(Target):
                            batch=True, environment="tacit_gen.targets.soda4.env"),
     }
     templates = False
+    increments = True  # the variable tacit_since
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (artifact_path(contract),)
