@@ -24,7 +24,7 @@ HERE = Path(__file__).parent
 CONTRACT = HERE / "meter.yaml"
 NOW = "2024-03-04T09:10:00Z"
 SINCE = "2024-03-04T09:06:00Z"
-TARGETS = "ibis,dbt,soda,soda4"
+TARGETS = "ibis,dbt,soda,soda4,pandera"
 
 
 def _rows() -> list[tuple[str, str, int, str]]:
@@ -75,20 +75,19 @@ def _status(verdicts: dict[str, dict[str, str]], clause: str) -> dict[str, str]:
 def test_every_engine_agrees_on_the_increment(with_since) -> None:  # type: ignore[no-untyped-def]
     code, verdicts = with_since
     assert code == 1  # violations, all engines agree
-    both = {"ibis": "fail", "dbt": "fail", "soda": "fail", "soda4": "fail"}
+    both = dict.fromkeys(TARGETS.split(","), "fail")
     assert _status(verdicts, "range:v") == both  # at and after since
     assert _status(verdicts, "cadence:ts") == both  # the gap straddling since, the duplicate after
     assert _status(verdicts, "unique:series_id,ts") == both  # the key repeated after since
     # the unknown enum value lies before since: not the increment's violation
-    assert _status(verdicts, "accepted_values:quality") == {
-        "ibis": "pass", "dbt": "pass", "soda": "pass", "soda4": "pass"}
+    assert _status(verdicts, "accepted_values:quality") == dict.fromkeys(TARGETS.split(","), "pass")
 
 
 def test_without_since_the_whole_relation_is_checked(without_since) -> None:  # type: ignore[no-untyped-def]
     code, verdicts = without_since
     assert code == 1
     assert set(_status(verdicts, "accepted_values:quality").values()) == {"fail"}
-    assert len(_status(verdicts, "accepted_values:quality")) == 4
+    assert len(_status(verdicts, "accepted_values:quality")) == len(TARGETS.split(","))
 
 
 def test_violations_wholly_before_since_are_not_reported(data: Path, tmp_path: Path) -> None:
@@ -144,7 +143,7 @@ def test_every_engine_agrees_on_the_increment_on_postgres(data: Path, pg_server)
     dsn = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
     code, verdicts = _verify(data, "--since", SINCE, "--engine", "postgres", "--dsn", dsn)
     assert code == 1
-    every = ("ibis", "dbt", "soda", "soda4")
+    every = tuple(TARGETS.split(","))
     for clause in ("range:v", "cadence:ts", "unique:series_id,ts"):
         assert _status(verdicts, clause) == dict.fromkeys(every, "fail"), clause
     assert _status(verdicts, "accepted_values:quality") == dict.fromkeys(every, "pass")
