@@ -109,6 +109,9 @@ class MarkdownTarget:
     def check_project(self, out: Path, root: Path, options: RenderOptions) -> tuple[list[Any], list[str]]:
         return [], [f"{len(list((out / 'markdown').glob('*.md')))} markdown page(s) under {out.name}/"]
 
+    def init_settings(self) -> tuple[str, str]:
+        return 'heading = "section"              # title or section\n', "markdown pages start at ## (a section)"
+
 
 TARGET = MarkdownTarget()
 

@@ -117,7 +117,7 @@ def test_the_plugin_options_are_a_flag_and_a_settings_table(site: Path, tmp_path
     assert checked.returncode == 0 and "note: 1 markdown page(s) under generated/" in checked.stdout
     flagged = _run(site, "render", "--markdown-heading", "title", "--check", cwd=repo)
     assert flagged.returncode == 1 and "+# ohlcv_1m" in flagged.stdout  # the flag wins
-    (repo / "tacit-gen.toml").write_text('[markdown]\nheading = "sectoin"\n', encoding="utf-8")
+    (repo / "tacit-gen.toml").write_text('[markdown]\nheading = "sectoin"\n', encoding="utf-8")  # a typo
     bad = _run(site, "render", cwd=repo)
     assert bad.returncode == 2 and "tacit-gen.toml:2:1" in bad.stderr
     assert "expected one of title, section; did you mean 'section'?" in bad.stderr
@@ -175,3 +175,21 @@ def test_verify_runs_the_plugin_engine_beside_the_built_in_ones(site: Path, tmp_
         spark = _run(site, "verify", contract, "--data", str(tmp_path / "clean.csv"), "--now", now,
                      "--target", "markdown", "--engine", "spark")
         assert spark.returncode == 2 and "markdown have no engine to verify with on spark" in spark.stderr
+
+
+def test_init_writes_the_plugin_settings_table(site: Path, tmp_path: Path) -> None:
+    """`init` writes the first settings table each target declares (`Target.init_settings`) and
+    prints its line: the plugin's beside dbt's, and render then reads it."""
+    import tomllib
+
+    made = _run(site, "init", str(tmp_path / "p"))
+    assert made.returncode == 0, made.stderr
+    assert "markdown pages start at ## (a section)" in made.stdout.splitlines()
+    assert any(line.startswith("dbt YAML form pinned to ") for line in made.stdout.splitlines())
+    text = (tmp_path / "p" / "tacit-gen.toml").read_text(encoding="utf-8")
+    assert text.endswith('\n[markdown]\nheading = "section"              # title or section\n')
+    doc = tomllib.loads(text)
+    assert doc["markdown"] == {"heading": "section"} and doc["targets"][-1] == "markdown"
+    rendered = _run(site, "render", "--target", "markdown", cwd=tmp_path / "p")
+    assert rendered.returncode == 0, rendered.stderr
+    assert "\n## example\n" in (tmp_path / "p" / "generated" / "markdown" / "example.md").read_text(encoding="utf-8")
