@@ -182,6 +182,10 @@ def bench(session: nox.Session) -> None:
     # verify of the three bundled contracts in one run vs three separate verify runs
     session.run("python", "tests/benchmarks/bench_verify_many.py", env=env, success_codes=[0, 1])
     session.run("python", "tests/benchmarks/bench_runtime.py", *args, env=env)
+    # parse(since=) on a 1% increment vs parse() of the increment alone and of the whole table:
+    # DuckDB at 10 M rows, PostgreSQL at 1 M (TACIT_BENCH_SINCE_ROWS: a smaller DuckDB table)
+    since_rows = os.environ.get("TACIT_BENCH_SINCE_ROWS", "10000000")
+    session.run("python", "tests/benchmarks/bench_since.py", "--rows", since_rows, env=env)
     # parse() on PostgreSQL at 1e6 rows vs one hand-written query and pandera.ibis; verify wall
     # time per engine
     session.run("python", "tests/benchmarks/bench_postgres.py", env=env)

@@ -89,6 +89,8 @@ where latest_value is null
 {#- cadence:<c>  per series, latest revision of each point, consecutive points interval apart within
     tolerance_pct percent; shorter steps always fail, longer steps (gaps) fail unless gaps_allowed.
     Every row at the latest revision of a point counts: a duplicated point is a step of 0 and fails.
+    With var('tacit_since'): the points at or after it, each series' first one stepped from its last
+    point before it (docs/increments.md); steps wholly before it are not checked.
     With catalog: the interval is catalog.catalog_column (seconds) for the series; a point of a series
     with no catalog interval fails. -#}
 {% test tacit_cadence(model, column_name, series, interval_seconds=none, tolerance_pct=0, gaps_allowed=false, revision_column=none, catalog=none, catalog_key=none, catalog_column=none, sessions=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
@@ -96,12 +98,28 @@ where latest_value is null
 {{ tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close, calendar_catalog, calendar_catalog_key, calendar_catalog_column, calendar_series) }}
 {%- else %}
 {%- set part = series | join(', ') -%}
-with points as (
+{%- set since = var('tacit_since', none) -%}
+with {% if since -%}
+tacit_boundary as (
+    select {% for s in series %}{{ s }} as tacit_b{{ loop.index }}, {% endfor %}max({{ column_name }}) as tacit_last
+    from {{ model }}
+    where {{ column_name }} < {{ tacit_instant(since) }}
+    {%- for s in series %} and {{ s }} is not null{% endfor %}
+    {{ 'group by ' ~ part if series }}
+),
+{% endif -%}
+points as (
     select {{ part }}{{ ', ' if series }}{{ column_name }} as tacit_t,
         rank() over (partition by {{ part }}{{ ', ' if series }}{{ column_name }} order by {{ revision_column or column_name }} desc) as tacit_rank
     from {{ model }}
+    {%- if since %}
+    left join tacit_boundary on {% for s in series %}tacit_b{{ loop.index }} = {{ s }} and {% endfor %}1 = 1
+    {%- endif %}
     where {{ column_name }} is not null
     {%- for s in series %} and {{ s }} is not null{% endfor %}
+    {%- if since %}
+      and ({{ column_name }} >= {{ tacit_instant(since) }} or {{ column_name }} = tacit_last)
+    {%- endif %}
 ),
 latest as (
     select * from points where tacit_rank = 1
@@ -125,13 +143,16 @@ measured as (
 )
 select *
 from measured
-where tacit_interval is null
+where (tacit_interval is null
    or (tacit_prev is not null and (
         tacit_step_seconds < tacit_interval * (1 - {{ tolerance_pct }} / 100.0)
         {%- if not gaps_allowed %}
         or tacit_step_seconds > tacit_interval * (1 + {{ tolerance_pct }} / 100.0)
         {%- endif %}
-   ))
+   )))
+{%- if since %}
+  and tacit_t >= {{ tacit_instant(since) }}
+{%- endif %}
 {%- endif %}
 {% endtest %}
 

@@ -42,6 +42,10 @@ from tacit_gen.cli.project import Project
                    "allowed gap types reads; default: none (no gap is excused).")
 @click.option("--target", "target_spec", default=None, help="Comma-separated engines (default: all).")
 @click.option("--now", default=None, help="Pin 'now' (ISO-8601 with offset) for freshness.")
+@click.option("--since", default=None, metavar="INSTANT",
+              help="Check the increment: the rows whose time column is at or after INSTANT "
+                   "(ISO-8601 with offset), with the boundary rows keys, cadence and completeness "
+                   "need (docs/increments.md); every engine that takes it, compared with the runtime.")
 @click.option("--artifacts", default=None, type=click.Path(file_okay=False, exists=True),
               help="Run these artifacts (e.g. generated/) instead of a fresh render.")
 @click.option("--keep", default=None, type=click.Path(file_okay=False),
@@ -64,8 +68,9 @@ from tacit_gen.cli.project import Project
                    "engine.log in each engine's work folder; see --keep).")
 def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
            catalog: str | None, calendar_path: str | None, outages_path: str | None,
-           target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None,
-           engine: str, dsn: str | None, fmt: str, out_file: str | None, verbose: bool) -> None:
+           target_spec: str | None, now: str | None, since: str | None, artifacts: str | None,
+           keep: str | None, engine: str, dsn: str | None, fmt: str, out_file: str | None,
+           verbose: bool) -> None:
     """Run every target's artifact in its real engine on the same data; a verdict per clause.
 
     Exit 0 when every engine passes every clause, 1 when violations are found and all engines
@@ -74,13 +79,14 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     also 4 when a clause errors in every engine that runs it (the data stops its expression).
     """
     from tacit_gen.verify import parse_now, run_verify
+    from tacit_gen.verify.cases import parse_since, since_targets
 
     if (fmt == "html") != (out_file is not None):
         fail_usage("--format html and --out FILE go together (the verdict page is a file)")
     report_progress("verify ", verbose)
     if data_dir is not None or len(contracts) != 1 or Path(contracts[0]).is_dir():
         _verify_many(contracts, data, data_dir, jobs, catalog, calendar_path, outages_path,
-                     target_spec, now, artifacts, keep, engine, dsn, fmt, out_file)
+                     target_spec, now, since, artifacts, keep, engine, dsn, fmt, out_file)
     if data is None:
         fail_usage("--data FILE is required for one contract (or --data-dir DIR for many)")
     contract = contracts[0]
@@ -88,6 +94,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
     proj, targets = _verified_targets(target_spec, engine)
     try:
         pinned = parse_now(now)
+        start = parse_since(since, c, pinned)
+        targets = since_targets(targets, start, target_spec)
     except ValueError as e:
         fail_usage(str(e))
     from tacit_gen.engines.load import LoadError
@@ -99,7 +107,8 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
                             Path(artifacts) if artifacts else None, Path(keep) if keep else None,
                             options=proj.options, engine=engine, source=Path(contract),
                             dsn=dsn, calendar=Path(calendar_path) if calendar_path else None,
-                            outages=Path(outages_path) if outages_path else None, jobs=jobs)
+                            outages=Path(outages_path) if outages_path else None, jobs=jobs,
+                            since=start)
     except LoadError as e:  # the data file itself cannot be read: a usage error, not a verdict
         fail_usage(str(e))
     except ValueError as e:  # --dsn without --engine postgres, a DSN that is not a URL
@@ -129,12 +138,13 @@ def verify(contracts: tuple[str, ...], data: str | None, data_dir: str | None, j
 
 def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None, jobs: int | None,
                  catalog: str | None, calendar_path: str | None, outages_path: str | None,
-                 target_spec: str | None, now: str | None, artifacts: str | None, keep: str | None, engine: str,
-                 dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
+                 target_spec: str | None, now: str | None, since: str | None, artifacts: str | None,
+                 keep: str | None, engine: str, dsn: str | None, fmt: str, out_file: str | None) -> NoReturn:
     """`verify CONTRACTS... --data-dir DIR` (tacit_gen/verify/many.py): every contract's data
     matched by name, each engine run once for all of them; one exit code."""
     from tacit_gen.render import find_contracts
     from tacit_gen.verify import VerifyCase, parse_now
+    from tacit_gen.verify.cases import parse_since, since_targets
     from tacit_gen.verify.many import ManyError, match_data, verify_many
 
     if data_dir is None:
@@ -152,11 +162,13 @@ def _verify_many(paths: tuple[str, ...], data: str | None, data_dir: str | None,
     proj, targets = _verified_targets(target_spec, engine)
     try:
         pinned = parse_now(now)
+        starts = [parse_since(since, c, pinned) for _, c in loaded]
+        targets = since_targets(targets, starts[0], target_spec)
         found = match_data(loaded, Path(str(data_dir)))
     except ValueError as e:  # ManyError too: a contract without data is named, never skipped
         fail_usage(str(e))
-    cases = [VerifyCase(c, d, cat, pinned, targets, f, cal, out)
-             for (f, c), (d, cat, cal, out) in zip(loaded, found, strict=True)]
+    cases = [VerifyCase(c, d, cat, pinned, targets, f, cal, out, start)
+             for (f, c), (d, cat, cal, out), start in zip(loaded, found, starts, strict=True)]
     from tacit_gen.engines.load import LoadError
     from tacit_gen.engines.postgres_server import ServerError
     from tacit_gen.extras import MissingExtra

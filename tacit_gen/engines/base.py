@@ -51,6 +51,8 @@ class VerifyInput:
             relation (named as in the contract) when given. Open it, use it, close it.
         table: the data relation's name in that database.
         now: the pinned "now" (timezone-aware UTC) for freshness.
+        since: when set, the engine checks the increment (rows at or after it) and the boundary
+            rows it needs (keys, cadence, completeness windows), as docs/increments.md says.
         workdir: a scratch folder for this engine (dbt project, Soda config...).
         Columns of the contract that the data lacks are simply absent from the table, and extra
         columns are present: each engine sees them and gives its own verdict.
@@ -65,6 +67,7 @@ class VerifyInput:
     workdir: Path
     engine: str = "duckdb"  # where the engines run: duckdb (the file above) or postgres
     postgres: PgLocation | None = None  # engine == "postgres": where the data was loaded
+    since: datetime | None = None  # check the increment T >= since and its boundary (docs/increments.md)
 
 
 @dataclass(frozen=True)

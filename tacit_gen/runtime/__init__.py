@@ -26,6 +26,7 @@ from tacit_gen.runtime.errors import (
     ConstraintError,
     ContractWarning,
     StructuralError,
+    UsageError,
     ValidationError,
     ValidationPhase,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "Schema",
     "SchemaDefinitionError",
     "StructuralError",
+    "UsageError",
     "ValidationError",
     "ValidationPhase",
     "contract",

@@ -72,7 +72,8 @@ def _wrap(
     if given and not validate:
         raise TypeError(f"@contract on {name}: refs= is read by parse(): pass validate=True too "
                         "(cast() checks structure only, never a foreign key)")
-    for arg, value in (("sessions", inputs.sessions), ("outages", inputs.outages)):
+    for arg, value in (("sessions", inputs.sessions), ("outages", inputs.outages),
+                       ("since", inputs.since)):
         if value is not None and not validate:
             raise TypeError(f"@contract on {name}: {arg}= is read by parse(): pass validate=True "
                             "too (cast() checks structure only)")
@@ -150,6 +151,7 @@ def contract(
     refs: Mapping[str, ir.Table | str] | None = ...,
     sessions: ir.Table | Mapping[str, ir.Table] | None = ...,
     outages: ir.Table | None = ...,
+    since: datetime | None = ...,
 ) -> Callable[[F], F]: ...
 @overload
 def contract(
@@ -161,6 +163,7 @@ def contract(
     refs: Mapping[str, ir.Table | str] | None = ...,
     sessions: ir.Table | Mapping[str, ir.Table] | None = ...,
     outages: ir.Table | None = ...,
+    since: datetime | None = ...,
 ) -> Callable[[Callable[P, Any]], Callable[P, DataFrame[S]]]: ...
 def contract(
     fn: Callable[..., Any] | None = None,
@@ -173,6 +176,7 @@ def contract(
     refs: Mapping[str, ir.Table | str] | None = None,
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     outages: ir.Table | None = None,
+    since: datetime | None = None,
 ) -> Any:
     """Check a function's ``DataFrame[S]`` inputs and output at the boundary.
 
@@ -192,6 +196,9 @@ def contract(
         sessions, outages: the exchange sessions relation (`time.calendar`) and the outages
             relation (`completeness` with allowed gap types), passed to ``parse()`` (need
             ``validate=True``; a TypeError otherwise).
+        since: check only the increment of each ``DataFrame[S]`` (docs/increments.md), passed
+            to ``parse()`` (needs ``validate=True``); a schema without a time column is a
+            UsageError at the call.
 
     Raises (from the wrapped function):
         ValidationError subclasses with ``phase`` CONTRACT_INPUT (``parameter`` is the argument's
@@ -199,7 +206,7 @@ def contract(
     """
     if fn is not None:
         return _wrap(fn, validate=False, returns=None, inputs=Inputs())
-    inputs = Inputs(catalog=catalog, now=now, sessions=sessions, outages=outages)
+    inputs = Inputs(catalog=catalog, now=now, sessions=sessions, outages=outages, since=since)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         return _wrap(f, validate=validate, returns=returns, inputs=inputs, refs=refs)

@@ -18,9 +18,15 @@ __all__ = [
     "ConstraintError",
     "ContractWarning",
     "StructuralError",
+    "UsageError",
     "ValidationError",
     "ValidationPhase",
 ]
+
+
+class UsageError(ValueError):
+    """A call that cannot be checked as asked (e.g. ``since=`` without a time zone, later than
+    ``now``, or on a schema without a time column): the message says why. The CLI exits 2."""
 
 
 class ValidationPhase(enum.Enum):

@@ -47,6 +47,7 @@ from tacit_gen.runtime.errors import (
     ConstraintError,
     ContractWarning,
     StructuralError,
+    UsageError,
     ValidationError,
     ValidationPhase,
 )
@@ -338,13 +339,25 @@ class _Builder:
             flags[name] = f"__tacit_bad{j}"
         base = table.mutate(**mutations) if mutations else table
         self.data_cols = data_cols = [c for c in table.columns]
-        converted = base.select(*data_cols) if mutations else table
+        relation = base.select(*data_cols) if mutations else table
+        since, tcol = self.inputs.since, schema.time_column()
+        if since is not None and tcol is not None and tcol not in unusable:
+            # the increment: the rows at or after `since`; the clauses that relate them to
+            # earlier rows read `relation` (docs/increments.md)
+            probe = Context(schema.__contract__, self.types, self.inputs, base, base, time=tcol)
+            base = probe.increment(base, since)
+        converted = base.select(*data_cols) if mutations or base is not table else table
         self.base, self.converted = base, converted
 
         # 2. which clauses can run at all
         runnable: list[Clause] = []
         for c in clauses:
             if c.id in self.results or c.kind in ("column", "no_unknown_columns"):
+                continue
+            if since is not None and (tcol is None or tcol in unusable):
+                self._set(c, "error", "execution",
+                          message=f"not evaluated: since= selects on the time column {tcol}, "
+                          "which is missing or of a wrong type", error="not evaluated")
                 continue
             missing = sorted((_needed_columns(c) & unusable) | {
                 x for x in _needed_columns(c) if x not in table.columns and x not in self.types
@@ -369,7 +382,8 @@ class _Builder:
         self.wide = wide
 
         # 4. one check per clause (the table in tacit_gen.runtime.clauses)
-        cx = Context(schema.__contract__, self.types, self.inputs, converted, wide, cat_cols)
+        cx = Context(schema.__contract__, self.types, self.inputs, converted, wide, cat_cols,
+                     relation=relation, time=tcol)
         for c in runnable:
             if c.id in self.results:
                 continue
@@ -386,9 +400,13 @@ class _Builder:
         for k, (cid, v) in enumerate(rows):
             aggs[f"v{k}"] = _count_true(v)
             keys[f"v{k}"] = cid
-        tables = [(cid, ch.failed) for cid, ch in self.checks.items() if isinstance(ch, TableCheck)]
-        for k, (cid, s) in enumerate(tables):
-            aggs[f"s{k}"] = s
+        tables = [(cid, ch) for cid, ch in self.checks.items() if isinstance(ch, TableCheck)]
+        apart: list[tuple[ir.Table, dict[str, str]]] = []  # table checks over another table
+        for k, (cid, tc) in enumerate(tables):
+            if tc.over is not None:
+                apart.append((tc.over.aggregate(**{f"s{k}": tc.failed}), {f"s{k}": cid}))
+                continue
+            aggs[f"s{k}"] = tc.failed
             keys[f"s{k}"] = cid
         for k, (name, flag) in enumerate(flags.items()):
             aggs[f"k{k}"] = _count_true(wide[flag])
@@ -396,6 +414,7 @@ class _Builder:
         parts = self.parts
         if aggs:
             parts.append((wide.aggregate(**aggs), {k: keys[k] for k in aggs}))
+        parts.extend(apart)
         dups = [(cid, ch.groups) for cid, ch in self.checks.items() if isinstance(ch, GroupsCheck)]
         for k, (cid, groups) in enumerate(dups):
             parts.append(
@@ -500,23 +519,49 @@ class _Builder:
                               error=f"{type(e).__name__}: {e} (query error: {cause})")
 
 
-def report_of(schema: type[Schema], table: ir.Table, inputs: Inputs) -> Report:
-    """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
-    _require_table(schema, table, ValidationPhase.PARSE)
+def _pinned(schema: type[Schema], inputs: Inputs) -> Inputs:
+    """`inputs` with `now` pinned (the current time when not given) and `since` checked.
+
+    Raises:
+        ValueError: a naive `now`.
+        UsageError: a naive `since`, one later than `now`, or `since` on a schema without a
+            time column.
+    """
     now = inputs.now
     if now is None:
         now = _dt.datetime.now(_dt.UTC)
     elif now.tzinfo is None:
         raise ValueError("now= must be timezone-aware (a UTC instant), not a naive datetime")
+    since = inputs.since
+    if since is not None:
+        name = schema.__contract__ or schema.__name__
+        if not isinstance(since, _dt.datetime):
+            raise UsageError(f"since= must be a datetime, got {type(since).__name__}")
+        if since.tzinfo is None or since.utcoffset() is None:
+            raise UsageError(f"since={since.isoformat()} has no time zone: an increment starts "
+                             "at an instant (e.g. datetime(..., tzinfo=UTC))")
+        if since > now:
+            raise UsageError(f"since={since.isoformat()} is later than now={now.isoformat()}: "
+                             "the increment would start in the future")
+        if schema.time_column() is None:
+            raise UsageError(f"since= needs a time column, and {name} has none (time.column in "
+                             "the contract, or __time__ on the schema)")
+    return replace(inputs, now=now)
+
+
+def report_of(schema: type[Schema], table: ir.Table, inputs: Inputs) -> Report:
+    """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
+    _require_table(schema, table, ValidationPhase.PARSE)
+    inputs = _pinned(schema, inputs)
     outages = spark_instants(inputs.outages) if inputs.outages is not None else None
-    inputs = replace(inputs, now=now, outages=outages)
+    inputs = replace(inputs, outages=outages)
     return _Builder(schema, spark_instants(table), inputs).run()
 
 
 def query_of(schema: type[Schema], table: ir.Table, inputs: Inputs) -> ir.Table | None:
     """The one aggregate query `parse()` runs on `table` with `inputs`."""
     _require_table(schema, table, ValidationPhase.PARSE)
-    b = _Builder(schema, table, inputs.at(inputs.now or _dt.datetime.now(_dt.UTC)))
+    b = _Builder(schema, table, _pinned(schema, inputs))
     b.build()
     return b.query
 
@@ -530,10 +575,11 @@ def parse_query(
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     refs: Mapping[str, ir.Table] | None = None,
     outages: ir.Table | None = None,
+    since: _dt.datetime | None = None,
 ) -> ir.Table | None:
     """The one aggregate query `parse()` runs (for inspection, e.g. ``ibis.to_sql(q, dialect)``)."""
     return query_of(schema, table, Inputs(catalog=catalog, now=now, sessions=sessions, refs=refs,
-                                          outages=outages))
+                                          outages=outages, since=since))
 
 
 def evaluate(
@@ -545,7 +591,9 @@ def evaluate(
     sessions: ir.Table | Mapping[str, ir.Table] | None = None,
     refs: Mapping[str, ir.Table] | None = None,
     outages: ir.Table | None = None,
+    since: _dt.datetime | None = None,
 ) -> Report:
-    """Every clause's verdict on `table` (converted as in `parse()`), without raising."""
+    """Every clause's verdict on `table` (converted as in `parse()`), without raising; with
+    `since`, on the increment (docs/increments.md)."""
     return report_of(schema, table, Inputs(catalog=catalog, now=now, sessions=sessions, refs=refs,
-                                           outages=outages))
+                                           outages=outages, since=since))

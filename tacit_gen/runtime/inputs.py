@@ -32,6 +32,10 @@ class Inputs:
             for clauses that read sessions (`time.calendar`).
         refs: the relations `references:` clauses read, by name.
         outages: the outages relation a `completeness` clause with allowed gap types reads.
+        since: the start of the increment (docs/increments.md): the rows whose time column is
+            at or after it are checked, with the rows before it each clause needs to relate
+            them to (keys, each series' last point, the window containing `since`); None:
+            the whole relation.
     """
 
     catalog: ir.Table | Mapping[str, ir.Table] | None = None
@@ -39,6 +43,7 @@ class Inputs:
     sessions: ir.Table | Mapping[str, ir.Table] | None = None
     refs: Mapping[str, ir.Table] | None = None
     outages: ir.Table | None = None
+    since: _dt.datetime | None = None
 
     def with_refs(self, refs: Mapping[str, ir.Table] | None) -> Inputs:
         """The same inputs with `refs` replaced (`@contract` binds them per call)."""

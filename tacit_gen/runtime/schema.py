@@ -113,6 +113,9 @@ class Schema:
         __strict__: False to allow columns the schema does not declare.
         __contract__, __version__: the source contract's name and version.
         __unsupported__: (clause id, reason) pairs the runtime cannot check (listed, not dropped).
+        __time__: the contract's time column (`time.column`), which ``since=`` selects on; when
+            None, the column the time clauses (freshness, cadence, completeness, revision
+            window) read.
     """
 
     __clauses__: ClassVar[tuple[Clause, ...]] = ()
@@ -120,6 +123,7 @@ class Schema:
     __contract__: ClassVar[str | None] = None
     __version__: ClassVar[str | None] = None
     __unsupported__: ClassVar[tuple[tuple[str, str], ...]] = ()
+    __time__: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -171,6 +175,19 @@ class Schema:
         """Every clause the schema checks: derived from the columns, plus ``__clauses__``."""
         return cls._resolve()[1]
 
+    @classmethod
+    def time_column(cls) -> str | None:
+        """The time column ``since=`` selects on: ``__time__``, or the column the time clauses
+        read (None: the schema has no time column)."""
+        if cls.__time__ is not None:
+            return cls.__time__
+        for c in cls.clauses():
+            if c.kind in ("freshness", "cadence", "completeness"):
+                return str(c.param("column"))
+            if c.kind == "revision_window" and c.param("time_column"):
+                return str(c.param("time_column"))
+        return None
+
     # -- checking ----------------------------------------------------------------
     @classmethod
     def cast(cls, table: ir.Table) -> DataFrame[Self]:
@@ -193,6 +210,7 @@ class Schema:
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
         refs: Mapping[str, ir.Table] | None = None,
         outages: ir.Table | None = None,
+        since: datetime | None = None,
     ) -> DataFrame[Self]:
         """Convert columns whose type differs but converts, then evaluate every constraint
         clause in one aggregate query.
@@ -211,6 +229,10 @@ class Schema:
                 schema's own contract (a self reference), which reads `table` itself.
             outages: the outages relation (the series key columns, `start`, `end`, `type`) a
                 `completeness` clause with allowed gap types reads.
+            since: check the increment only (docs/increments.md): the rows whose time column
+                is at or after this time-zone-aware instant, against the rows before it that
+                each clause relates them to (a key may not repeat one already in the table;
+                cadence and completeness continue from each series' last point before it).
 
         Returns:
             The converted table as ``DataFrame[Self]``.
@@ -218,11 +240,13 @@ class Schema:
         Raises:
             StructuralError, CoercionError, ConstraintError, CheckExecutionError: each carries
                 every failure found (the class names the most fundamental one).
+            UsageError: `since` without a time zone, later than `now`, or on a schema without
+                a time column.
         """
         from tacit_gen.runtime.evaluate import parse_table
 
         return parse_table(cls, table, Inputs(catalog=catalog, now=now, sessions=sessions,
-                                              refs=refs, outages=outages))
+                                              refs=refs, outages=outages, since=since))
 
     @classmethod
     def evaluate(
@@ -233,12 +257,13 @@ class Schema:
         sessions: ir.Table | Mapping[str, ir.Table] | None = None,
         refs: Mapping[str, ir.Table] | None = None,
         outages: ir.Table | None = None,
+        since: datetime | None = None,
     ) -> Report:
         """Like `parse()`, but return the per-clause report instead of raising."""
         from tacit_gen.runtime.evaluate import report_of
 
         return report_of(cls, table, Inputs(catalog=catalog, now=now, sessions=sessions,
-                                            refs=refs, outages=outages))
+                                            refs=refs, outages=outages, since=since))
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:

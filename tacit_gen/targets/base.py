@@ -285,6 +285,9 @@ class Target(Protocol):
             without engines (a document) is never run.
         templates: True when `--templates DIR/<name>/` can override this target's templates; a
             target without templates refuses such a folder.
+        increments: True when its engines check an increment given `VerifyInput.since` (the
+            rows at or after it and their boundary, docs/how-to/incremental-dbt.md); `verify
+            --since` runs only such targets.
     """
 
     name: str
@@ -294,6 +297,7 @@ class Target(Protocol):
     reader: str = ""
     engines: ClassVar[Mapping[str, Engine]]
     templates: bool
+    increments: ClassVar[bool] = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         """Relative paths (under the output root) this target writes for a contract; the first is

@@ -35,6 +35,43 @@ def parse_now(text: str | None) -> datetime:
     return value.astimezone(UTC)
 
 
+def parse_since(text: str | None, contract: Contract, now: datetime) -> datetime | None:
+    """`--since`: an ISO-8601 instant with an offset, not after `now`, on a contract with a time
+    column (docs/increments.md); None: no increment, the whole relation. ValueError says why."""
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--since '{text}' is not an ISO-8601 instant such as 2024-01-02T03:04:05Z") from None
+    if value.tzinfo is None:
+        raise ValueError(f"--since '{text}' has no time zone; an instant needs an offset (add Z for UTC)")
+    if contract.time is None or not contract.time.column:
+        raise ValueError(f"--since: contract {contract.name} has no time column (time.column), "
+                         "so it has no increment to select")
+    value = value.astimezone(UTC)
+    if value > now:
+        raise ValueError(f"--since {value.isoformat()} is later than now ({now.isoformat()}): "
+                         "the increment would be empty")
+    return value
+
+
+def since_targets(targets: tuple[str, ...], since: datetime | None,
+                  target_spec: str | None = None) -> tuple[str, ...]:
+    """The targets `verify --since` runs: those of `targets` whose engines check an increment
+    (`Target.increments`); the others would check the whole relation. Naming one that cannot
+    (`target_spec`) is a ValueError."""
+    if since is None:
+        return targets
+    named = [t.strip() for t in (target_spec or "").split(",") if t.strip() and t.strip() != "all"]
+    cannot = [t for t in named if t in registry.names() and not registry.get(t).increments]
+    if cannot:
+        able = [t for t in registry.names() if registry.get(t).increments]
+        raise ValueError(f"--since: target(s) {', '.join(cannot)} do not check an increment yet "
+                         f"(those that do: {', '.join(able)})")
+    return tuple(t for t in targets if registry.get(t).increments)
+
+
 @dataclass(frozen=True)
 class VerifyCase:
     """One dataset of a batched verify: a contract, its data (and catalog) and the pinned now."""
@@ -47,6 +84,7 @@ class VerifyCase:
     source: Path | None = None  # the contract's file (default: contract.path, from the cwd)
     calendar: Path | None = None  # the sessions file (default: generated for the data's dates)
     outages: Path | None = None  # the outages file a completeness clause reads (default: none)
+    since: datetime | None = None  # check the increment from here and its boundary (default: all)
 
 
 # The SQL dialect verify renders the artifacts in on each backend, whatever the user set (None:
@@ -104,6 +142,7 @@ class Prepared:
     load_notes: list[str]
     load_json: dict[str, Any]
     postgres: PgLocation | None = None  # engine postgres: where the data was loaded
+    since: datetime | None = None  # every engine checks the increment from here
 
 
 def case_dir(root: Path, index: int, count: int) -> Path:
@@ -116,8 +155,13 @@ def prepare_case(case: VerifyCase, workdir: Path, artifacts: Path | None, option
     """One case's data loaded and artifacts rendered in `workdir` (its catalog, sessions and
     outages files with it)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    return prepare(case.contract, case.data, case.catalog, case.targets, case.now, workdir,
-                    artifacts, options, postgres, sessions=case.calendar, outages=case.outages)
+    p = prepare(case.contract, case.data, case.catalog, case.targets, case.now, workdir,
+                artifacts, options, postgres, sessions=case.calendar, outages=case.outages)
+    if case.since is not None:
+        p.since = case.since
+        p.load_notes.append(f"every engine checks the increment from {case.since.isoformat()} "
+                            "and its boundary; targets that cannot are left out")
+    return p
 
 
 def prepare(contract: Contract, data: Path, catalog: Path | None, targets: tuple[str, ...],
@@ -188,7 +232,7 @@ def engine_input(p: Prepared, t: str) -> VerifyInput:
     return VerifyInput(contract=p.contract, clauses=p.clauses, artifact_dir=p.artifacts,
                        database=own_db, table=p.contract.name, now=p.now, workdir=wd,
                        engine="postgres" if p.postgres is not None else "duckdb",
-                       postgres=p.postgres)
+                       postgres=p.postgres, since=p.since)
 
 
 def compare(p: Prepared, runs: dict[str, EngineRun]) -> VerifyReport:

@@ -56,9 +56,10 @@ def run_verify(contract: Contract, data: Path, catalog: Path | None, targets: tu
                options: RenderOptions | None = None, engine: str = "duckdb",
                source: Path | None = None, dsn: str | None = None,
                calendar: Path | None = None, outages: Path | None = None,
-               jobs: int | None = None) -> VerifyReport:
+               jobs: int | None = None, since: datetime | None = None) -> VerifyReport:
     """Load the data, run each target's artifact in its engine (DuckDB, each engine in a process
     of its own; or one Spark worker), and compare verdicts clause by clause. `source` is the
-    contract's file (the Spark worker reads it)."""
-    case = VerifyCase(contract, data, catalog, now, targets, source, calendar, outages)
+    contract's file (the Spark worker reads it). `since`: every engine checks the increment
+    (docs/increments.md)."""
+    case = VerifyCase(contract, data, catalog, now, targets, source, calendar, outages, since)
     return verify_cases([case], engine, keep, options, artifacts, dsn, jobs)[0]

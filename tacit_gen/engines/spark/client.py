@@ -41,11 +41,12 @@ class SparkCaseRequest:
     now: str
     targets: tuple[str, ...]
     relations: dict[str, str]
+    since: str | None = None  # the increment's start (VerifyInput.since)
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "contract": self.contract, "text": self.text, "artifacts": str(self.artifacts),
                 "table": self.table, "now": self.now, "targets": list(self.targets),
-                "relations": self.relations}
+                "relations": self.relations, "since": self.since}
 
 
 def export_parquet(database: Path, folder: Path) -> dict[str, str]:

@@ -52,7 +52,8 @@ def _case(raw: dict[str, Any], root: Path) -> SparkCase:
     database = f"tacit_{raw['id']}"
     inp = VerifyInput(contract=contract, clauses=plan(contract), artifact_dir=Path(raw["artifacts"]),
                       database=Path(database), table=raw["table"],
-                      now=datetime.fromisoformat(raw["now"]), workdir=workdir)
+                      now=datetime.fromisoformat(raw["now"]), workdir=workdir,
+                      since=datetime.fromisoformat(raw["since"]) if raw.get("since") else None)
     return SparkCase(raw["id"], inp, database, tuple(raw["targets"]), dict(raw["relations"]))
 
 

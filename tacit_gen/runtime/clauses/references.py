@@ -25,7 +25,7 @@ def references(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:
     if refs is not None and rel in refs:
         ref = refs[rel]
     elif rel == cx.contract:
-        ref = cx.converted  # a self reference: the table being parsed is the relation
+        ref = cx.full  # a self reference: the table being parsed (all of it) is the relation
     else:
         have = f" (have {sorted(refs)})" if refs else ""
         raise CompileError(f"{c.id} reads relation {rel!r}: pass refs={{{rel!r}: <table>}}{have}")

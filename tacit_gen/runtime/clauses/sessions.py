@@ -112,10 +112,12 @@ def session_cadence(cx: Context, pts: ir.Table, c: Clause, tcol: str,
     return placed, viol
 
 
-def session_windows(cx: Context, pts: Any, c: Clause, series: list[str]) -> Any:
+def session_windows(cx: Context, pts: Any, c: Clause, series: list[str],
+                    after: int | None = None) -> Any:
     """`N per session`: the sessions ``[open, close)`` of each series' calendar between its
     first and last readings (series..., __tacit_ws, __tacit_we in ms, __tacit_full: the
-    calendar's longest session in the relation, __tacit_n: the readings in the session)."""
+    calendar's longest session in the relation, __tacit_n: the readings in the session);
+    `after` (ms): only the sessions that close after it."""
     import ibis
 
     bounds: Any = by_series(pts, series, __tacit_f=pts["__tacit_ms"].min(),
@@ -134,6 +136,8 @@ def session_windows(cx: Context, pts: Any, c: Clause, series: list[str]) -> Any:
                                    s["__tacit_ws"] >= bounds["__tacit_f"],
                                    s["__tacit_we"] <= bounds["__tacit_l"]])
     wins = j.select(*series, "__tacit_ws", "__tacit_we", "__tacit_full")
+    if after is not None:
+        wins = wins.filter(wins["__tacit_we"] > after)
     p = pts.select(*[pts[x].name(f"__tacit_p_{x}") for x in series], "__tacit_ms")
     inside = [wins[x] == p[f"__tacit_p_{x}"] for x in series]
     inside += [p["__tacit_ms"] >= wins["__tacit_ws"], p["__tacit_ms"] < wins["__tacit_we"]]

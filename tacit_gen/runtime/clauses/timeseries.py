@@ -4,10 +4,13 @@ previous one of its series) and completeness (the readings per window or session
 from __future__ import annotations
 
 import datetime as _dt
+import math
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.plan_types import uses_sessions
 from tacit_gen.runtime.clauses.base import (
+    EPOCH,
     Check,
     PointsCheck,
     TableCheck,
@@ -34,20 +37,26 @@ def freshness(cx: Context, c: Clause) -> Check:
     import ibis
     import ibis.expr.datatypes as dt
 
-    col = cx.wide[c.param("column")]
+    name = str(c.param("column"))
     age = (f"{int(c.param('max_age_seconds')) // 86_400} day(s) before the UTC date of"
            if c.param("whole_days") else f"{c.param('max_age_seconds')}s before")
-    message = (f"newest {c.param('column')} is older than {age} {cx.now.isoformat()} "
-               "(or no rows)")
-    if col.type().is_date():  # whole days before the UTC date of now
+    message = (f"newest {name} is older than {age} {cx.now.isoformat()} (or no rows)")
+    if cx.wide[name].type().is_date():  # whole days before the UTC date of now
         days = int(c.param("max_age_seconds")) // 86_400
         oldest = cx.now.astimezone(_dt.UTC).date() - _dt.timedelta(days=days)
-        ok = (col.max() >= ibis.literal(oldest, type=dt.date)).fill_null(False)
-        return TableCheck(ibis.ifelse(ok, 0, 1), message)
-    edge = cx.now - _dt.timedelta(seconds=int(c.param("max_age_seconds")))
-    lit = ibis.literal(edge, type=dt.Timestamp(timezone="UTC"))
+        lit: Any = ibis.literal(oldest, type=dt.date)
+    else:
+        edge = cx.now - _dt.timedelta(seconds=int(c.param("max_age_seconds")))
+        lit = ibis.literal(edge, type=dt.Timestamp(timezone="UTC"))
+    over = None
+    col: Any = cx.wide[name]
+    if cx.since is not None:
+        # the newest value of the whole relation, read from the rows at or after the edge
+        # alone (a range an index or DuckDB's zone maps prune): the increment may be empty
+        over = cx.full.filter(cx.full[name] >= lit)
+        col = over[name]
     ok = (col.max() >= lit).fill_null(False)
-    return TableCheck(ibis.ifelse(ok, 0, 1), message)
+    return TableCheck(ibis.ifelse(ok, 0, 1), message, over)
 
 
 def cadence(cx: Context, c: Clause) -> Check:
@@ -68,10 +77,17 @@ def cadence(cx: Context, c: Clause) -> Check:
             (pts["revision"] == pts["__tacit_latest"])
             | (pts["revision"].isnull() & pts["__tacit_latest"].isnull())
         ).drop("__tacit_latest")
+    edge: Any = None  # under `since`: TRUE on each series' last point before it (never judged)
+    if cx.since is not None:
+        pts = _with_last_points(cx, pts, tcol, series, cx.since, c)
+        edge = pts["__tacit_edge"]
     if uses_sessions(c):
         if c.param("from_catalog"):
             raise CompileError("a catalog cadence is not checked within sessions")
-        return PointsCheck(*session_cadence(cx, pts, c, tcol, series), what)
+        placed, viol = session_cadence(cx, pts, c, tcol, series)
+        if edge is not None:
+            viol = viol & ~placed["__tacit_edge"]  # pyright: ignore[reportOperatorIssue]
+        return PointsCheck(placed, viol, what)
     if c.param("from_catalog"):
         cat = cx.inputs.catalog_relation(c.param("relation"))
         agg = cat.group_by(cat[c.param("catalog_key")].name("__tacit_cadk")).aggregate(
@@ -108,7 +124,72 @@ def cadence(cx: Context, c: Clause) -> Check:
     if c.param("from_catalog"):
         # a series unknown to the catalog (or with no interval) fails, never a silent pass
         viol = viol | pts["__tacit_cads"].isnull()
+    if edge is not None:
+        viol = viol & ~pts["__tacit_edge"]  # pyright: ignore[reportOperatorIssue]
     return PointsCheck(pts, viol, what)
+
+
+def _with_last_points(cx: Context, pts: ir.Table, tcol: str, series: list[str],
+                      since: _dt.datetime, c: Clause) -> ir.Table:
+    """The increment's points (`pts`) and, as each series' predecessor of its first one, that
+    series' last point before `since` (one row per series, every other column NULL);
+    ``__tacit_edge`` tells them apart."""
+    import ibis
+
+    lookback = _lookback(c)
+    wanted = (None if lookback is None or not series or c.param("gaps_allowed")
+              else pts.select(*series))
+    last = last_before(cx, tcol, series, since, lookback, wanted)
+    schema = pts.schema()
+    fill: dict[str, Any] = {}
+    for x in pts.columns:
+        value: Any = (last["__tacit_last"] if x == tcol else last[x] if x in series
+                      else ibis.null(schema[x]))
+        fill[x] = value.cast(schema[x]).name(x)
+    edges = last.select(*fill.values(), __tacit_edge=ibis.literal(True))
+    mine = pts.mutate(__tacit_edge=ibis.literal(False))
+    return mine.union(edges)
+
+
+def _lookback(c: Clause) -> _dt.timedelta | None:
+    """How far before `since` a cadence's predecessor decides a verdict: twice the longest
+    step within the tolerance (None: the interval varies, from the catalog or sessions). A
+    predecessor older than that makes a step longer than any allowed one (a gap)."""
+    seconds = c.param("interval_seconds")
+    if seconds is None or c.param("from_catalog") or uses_sessions(c):
+        return None
+    longest = Fraction(int(seconds)) * (1 + tolerance(c.param("tolerance_pct")) / 100)
+    return _dt.timedelta(seconds=2 * math.ceil(longest))
+
+
+def last_before(cx: Context, tcol: str, series: list[str], instant: _dt.datetime,
+                lookback: _dt.timedelta | None, wanted: ir.Table | None) -> ir.Table:
+    """Each series' last point before `instant` (series..., ``__tacit_last``), read from the
+    whole relation: ``max(T) WHERE T < instant GROUP BY series``.
+
+    With a `lookback`, only the rows within it before `instant` are grouped, plus, for the
+    series of `wanted` that have none there, their rows before it (a semi-join on those
+    series: when every wanted series has a recent point, no earlier row is read). `wanted`
+    None: the series without a recent point are left out (their last point is too old to
+    matter to the caller).
+    """
+    full = cx.full
+    rows = full.filter([full[x].notnull() for x in series]) if series else full
+    if lookback is None or not series:
+        old = rows.filter(cx.before(rows, instant))
+        last: Any = by_series(old, series, __tacit_last=old[tcol].max())
+        return last.filter(last["__tacit_last"].notnull())  # type: ignore[no-any-return]
+    edge = instant - lookback
+    near = rows.filter(cx.before(rows, instant) & cx.from_(rows, edge))
+    recent: Any = near.group_by(series).aggregate(__tacit_last=near[tcol].max())
+    if wanted is None:
+        return recent  # type: ignore[no-any-return]
+    missing = wanted.distinct().anti_join(recent, series)
+    # no NULL test on `far` (the semi-join drops NULL series): with one, DuckDB 1.0 estimates
+    # `far` small, builds its hash table from it and reads every earlier row (10x slower)
+    far = full.filter(cx.before(full, edge)).semi_join(missing, series)
+    older: Any = far.group_by(series).aggregate(__tacit_last=far[tcol].max())
+    return recent.union(older)  # type: ignore[no-any-return]
 
 
 def completeness(cx: Context, c: Clause) -> Check:
@@ -117,18 +198,26 @@ def completeness(cx: Context, c: Clause) -> Check:
     last readings, TRUE when it holds too few (less what allowed outages cover)."""
     import ibis
 
-    data = cx.converted
+    since = cx.since
+    data = cx.full if since is not None else cx.converted
     tcol = str(c.param("column"))
     series = [s for s in (c.param("series") or ()) if isinstance(s, str)]
     pts: Any = data.filter([data[x].notnull() for x in (tcol, *series)])
-    pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
     if c.param("window_seconds") is None:
-        wins = session_windows(cx, pts, c, series)
+        pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
+        # under `since`: the sessions that end after it (each series' first and last readings
+        # bound its sessions, so the whole relation is read)
+        after = None if since is None else _epoch_ms(since)
+        wins = session_windows(cx, pts, c, series, after=after)
     else:
         w = int(c.param("window_seconds")) * 1000
-        bounds: Any = by_series(pts, series,
-                                __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
-                                __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+        if since is None:
+            pts = pts.select(*series, __tacit_ms=epoch_ms(pts[tcol])).distinct()
+            bounds: Any = by_series(pts, series,
+                                    __tacit_k0=(pts["__tacit_ms"].min() + (w - 1)) // w,
+                                    __tacit_k1=pts["__tacit_ms"].max() // w - 1)
+        else:
+            pts, bounds = _windows_after(cx, pts, tcol, series, w, since)
         bounds = bounds.filter(bounds["__tacit_k0"] <= bounds["__tacit_k1"])
         windows = bounds.select(*series, __tacit_k=ibis.range(
             bounds["__tacit_k0"], bounds["__tacit_k1"] + 1).unnest().cast("int64"))
@@ -143,6 +232,45 @@ def completeness(cx: Context, c: Clause) -> Check:
                            __tacit_n=wins["__tacit_n"])
     wins, viol = _short_windows(cx, wins, c, series)
     return PointsCheck(wins, viol, "series window(s) short of readings", windows=True)
+
+
+def _epoch_ms(instant: _dt.datetime) -> int:
+    """Whole milliseconds since the epoch of an instant, floored (as `epoch_ms`)."""
+    delta = instant.astimezone(_dt.UTC) - EPOCH
+    return (delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds) // 1000
+
+
+def _windows_after(cx: Context, pts: ir.Table, tcol: str, series: list[str], w: int,
+                   since: _dt.datetime) -> tuple[ir.Table, ir.Table]:
+    """Under `since`: the readings from the start of the window holding `since` on, and each
+    series' window numbers (k0, k1) from that window on. A window ends after `since` iff its
+    number is at least `since`'s; the first one a series has is that one when the series has a
+    reading before it, else the first whole window from its first reading (as without `since`)."""
+    import ibis
+
+    ks = _epoch_ms(since) // w
+    start = EPOCH + _dt.timedelta(milliseconds=ks * w)
+    recent: Any = pts.filter(cx.from_(pts, start))
+    recent = recent.select(*series, __tacit_ms=epoch_ms(recent[tcol])).distinct()
+    seen: Any = by_series(recent, series,
+                          __tacit_k0=(recent["__tacit_ms"].min() + (w - 1)) // w,
+                          __tacit_k1=recent["__tacit_ms"].max() // w - 1)
+    # whether a series has a reading before the window matters only when its first reading
+    # from it on is not at its start: looked for in the window before, then (for the series
+    # with none there) further back
+    if series:
+        unsure = seen.filter(seen["__tacit_k0"] > ks).select(*series)
+        prior: Any = last_before(cx, tcol, series, start, _dt.timedelta(milliseconds=w), unsure)
+        prior = prior.rename(__tacit_prior="__tacit_last")
+        keep = [seen[x] for x in series]
+        seen = seen.left_join(prior, series).select(*keep, "__tacit_k0", "__tacit_k1",
+                                                    "__tacit_prior")
+    else:  # one series: one row, its last reading before the window (NULL: none)
+        older = pts.filter(cx.before(pts, start))
+        seen = seen.cross_join(older.aggregate(__tacit_prior=older[tcol].max()))
+    k0 = ibis.ifelse(seen["__tacit_prior"].notnull(), ibis.literal(ks, type="int64"),
+                     seen["__tacit_k0"])
+    return recent, seen.select(*series, __tacit_k0=k0, __tacit_k1=seen["__tacit_k1"])
 
 
 def _short_windows(cx: Context, wins: Any, c: Clause, series: list[str]) -> tuple[ir.Table, Any]:

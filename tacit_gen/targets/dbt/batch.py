@@ -11,7 +11,8 @@ here each case's names get a prefix of their own
   relation its tests read (catalog, sessions) a view model ``<case>__<relation>``, and every
   ``ref('x')`` in the case's test arguments names the case's own ``<case>__x``;
 - every explicit test name gets the prefix ``<case>__`` (test names are unique in a project);
-- ``tacit_now`` is a project variable, so cases are grouped by their pinned now (and by the text
+- ``tacit_now`` and ``tacit_since`` are project variables, so cases are grouped by their pinned now
+  and increment start (and by the text
   of their macros file): one project per group, usually one per run.
 
 Each test result goes back to its case by the model it depends on, and to its clause through the
@@ -62,17 +63,18 @@ def build_cases(cases: list[BatchCase], root: Path, write_project: Callable[[Pat
 
     from tacit_gen.targets.dbt.engine import ModelBuild, build_together, macros_text
 
-    groups: dict[tuple[str, str], list[BatchCase]] = {}
+    groups: dict[tuple[str, str, str], list[BatchCase]] = {}
     for case in cases:
-        groups.setdefault((case.inp.now.isoformat(), macros_text(case.inp)), []).append(case)
+        since = case.inp.since.isoformat() if case.inp.since else ""
+        groups.setdefault((case.inp.now.isoformat(), since, macros_text(case.inp)), []).append(case)
     runs: dict[str, EngineRun] = {}
-    for g, ((now, _macros), members) in enumerate(sorted(groups.items())):
+    for g, ((now, since, _macros), members) in enumerate(sorted(groups.items())):
         project = root / f"dbt-batch-{g}"
         write_project(project)
         started = time.monotonic()
         builds = [ModelBuild(c.inp, project, c.source_sql, only_own_tests=True,
                              prefix=f"{c.id}__") for c in members]
-        done = build_together(builds, project, now)
+        done = build_together(builds, project, now, since or None)
         runs.update(zip((c.id for c in members), done, strict=True))
         log(f"dbt: {len(members)} cases in one project, {time.monotonic() - started:.1f} s")
     return runs

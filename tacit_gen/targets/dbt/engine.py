@@ -334,7 +334,7 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     why = link_packages(project)
     if why is not None:
         return b.deps_failed(why)
-    vars_arg = json.dumps({"tacit_now": inp.now.isoformat()})
+    vars_arg = dbt_vars(inp.now.isoformat(), inp.since.isoformat() if inp.since else None)
     while b.rounds_left():
         b.write()
         invoke(project, "build", "--vars", vars_arg, "--threads", "1")
@@ -675,12 +675,13 @@ def _names(inp: VerifyInput) -> set[str]:
 
 def batch_groups(inputs: list[VerifyInput]) -> list[list[tuple[int, str]]]:
     """The inputs that share one project, in order, each with the prefix of its dbt names: one
-    project per pinned now and macros file; an input whose model or relation views clash with
+    project per pinned now, increment start and macros file; an input whose model or relation views clash with
     names already in its project (datasets of ONE contract: a parity batch) gets the prefix
     ``c<i>__`` (`ModelBuild.prefix`), the others none."""
-    out: dict[tuple[str, str], tuple[list[tuple[int, str]], set[str]]] = {}
+    out: dict[tuple[str, str, str], tuple[list[tuple[int, str]], set[str]]] = {}
     for i, inp in enumerate(inputs):
-        names, key = _names(inp), (inp.now.isoformat(), macros_text(inp))
+        names = _names(inp)
+        key = (inp.now.isoformat(), macros_text(inp), inp.since.isoformat() if inp.since else "")
         members, used = out.setdefault(key, ([], set()))
         prefix = f"c{i}__" if names & used else ""
         members.append((i, prefix))
@@ -713,10 +714,19 @@ def _project(inputs: list[VerifyInput], prefixes: list[str], project: Path) -> l
         sources = [_source(BATCH_ALIAS.format(i)) for i in range(len(inputs))]
     builds = [ModelBuild(inp, project, source, only_own_tests=True, prefix=prefix)
               for inp, source, prefix in zip(inputs, sources, prefixes, strict=True)]
-    return build_together(builds, project, inputs[0].now.isoformat())
+    since = inputs[0].since
+    return build_together(builds, project, inputs[0].now.isoformat(),
+                          since.isoformat() if since else None)
 
 
-def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[EngineRun]:
+def dbt_vars(now: str, since: str | None = None) -> str:
+    """``--vars`` of a build: the pinned now, and the increment's start when there is one
+    (var('tacit_since'): the generated tests check the increment, docs/increments.md)."""
+    return json.dumps({"tacit_now": now, **({"tacit_since": since} if since else {})})
+
+
+def build_together(builds: list[ModelBuild], project: Path, now: str,
+                   since: str | None = None) -> list[EngineRun]:
     """Models sharing one project (written, profile and stand-in in place) and one pinned now:
     ONE ``dbt build`` of all, then a build of only the models that need another round
     (``--select`` them) until none does; each model's verdicts, in order."""
@@ -724,7 +734,7 @@ def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[En
     why = link_packages(project)
     if why is not None:
         return [b.error or b.deps_failed(why) for b in builds]
-    vars_arg = json.dumps({"tacit_now": now})
+    vars_arg = dbt_vars(now, since)
     first = True
     while pending:
         for b in pending:

@@ -29,12 +29,19 @@ from tacit_gen.targets.dbt.text import (
     make_test,
     relation_ref,
     session_args,
+    since_where,
     unique_where,
     values_arg,
     yaml_number,
 )
 from tacit_gen.targets.header import plain_value
 from tacit_gen.targets.kinds import KindTable
+
+# Clauses on each row alone: with var('tacit_since') their tests read the increment's rows only.
+SINCE_ROW_KINDS = frozenset({
+    "not_null", "accepted_values", "fixed_value", "pattern", "range", "invariant", "references",
+    "catalog_unit", "catalog_bounds", "plausible", "catalog_dimension", "revision_by",
+})
 
 if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
@@ -95,7 +102,17 @@ class Properties:
         return f.type if f else None
 
     def test(self, kind: str, clause: Clause, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        return make_test(kind, clause, name, args, self.inline)
+        entry = make_test(kind, clause, name, args, self.inline)
+        column = self.since_column
+        if clause.kind in SINCE_ROW_KINDS and column is not None:
+            # var('tacit_since') restricts a row test to the increment (docs/increments.md)
+            entry[kind]["config"]["where"] = since_where(ident(column, self.adapter), self.adapter)
+        return entry
+
+    @property
+    def since_column(self) -> str | None:
+        """The time column an increment selects on (None: the contract has none)."""
+        return self.contract.time.column if self.contract.time and self.contract.time.column else None
 
     def col_test(self, col: str, test: dict[str, Any]) -> None:
         self.col_tests.setdefault(col, []).append(test)
@@ -207,14 +224,21 @@ def _not_null(pr: Properties, cl: Clause) -> None:
 def _unique(pr: Properties, cl: Clause) -> None:
     cols = list(cl.param("columns"))
     if len(cols) == 1:
-        pr.col_test(cols[0], pr.test("unique", cl, pr.unique_name(cl.id), {}))
+        test = pr.test("unique", cl, pr.unique_name(cl.id), {})
+        if cols[0] == pr.since_column:  # a key of the time column alone: the increment's rows
+            test["unique"]["config"]["where"] = since_where(ident(cols[0], pr.adapter), pr.adapter)
+        pr.col_test(cols[0], test)
         return
     kind = "tacit_unique_combination_of_columns" if pr.native else "dbt_utils.unique_combination_of_columns"
     args = {"combination_of_columns": [ident(c, pr.adapter) for c in cols]}
     entry = pr.test(kind, cl, pr.unique_name(cl.id), args)
     # SQL UNIQUE: a row with a NULL in the key is not_null's failure, no duplicate
     # (dbt's `unique` skips NULLs; the combination test groups them)
-    entry[kind]["config"]["where"] = unique_where(args["combination_of_columns"])
+    where = unique_where(args["combination_of_columns"])
+    if pr.since_column is not None and pr.since_column in cols:
+        # a key holding the time column: its copies are all in the increment or all before it
+        where = since_where(ident(pr.since_column, pr.adapter), pr.adapter, where)
+    entry[kind]["config"]["where"] = where
     pr.model_tests.append(entry)
 
 

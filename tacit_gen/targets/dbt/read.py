@@ -28,7 +28,7 @@ from tacit_gen.drift.base import (
     ReadResult,
 )
 from tacit_gen.plan_types import Clause, make_params
-from tacit_gen.targets.dbt.text import is_unique_where, jinja_unsafe, unident
+from tacit_gen.targets.dbt.text import is_unique_where, jinja_unsafe, strip_since_where, unident
 from tacit_gen.targets.header import parse_header
 from tacit_gen.targets.kinds import Form, FormTable
 
@@ -364,6 +364,12 @@ class Reader:
         # `severity: warn` is the clause's severity, compared with the contract's by `check`
         severity = "warn" if str(config.get("severity", "error")).strip().lower() == "warn" else "error"
         config = dict(config)
+        if "where" in config:  # var('tacit_since') selecting the increment: no weakening
+            rest = strip_since_where(config["where"])
+            if rest is None:
+                del config["where"]
+            else:
+                config["where"] = rest
         # the combination test's own where (whole keys only); without it (a hand-written test)
         # NULL keys group together: the same verdict whenever not_null holds on the key
         if (kind == "unique" and short != "unique" and "where" in config

@@ -151,6 +151,7 @@ class DbtTarget(Target):
         "spark": Engine("tacit_gen.targets.dbt.spark", ("dbt", "pyspark"), cost=60, session=True),
     }
     templates = True
+    increments = True  # var tacit_since / parse(since=)
 
     def render_warnings(self, artifacts: Sequence[Artifact], root: Path,
                         options: RenderOptions) -> tuple[str, ...]:

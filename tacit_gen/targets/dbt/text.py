@@ -207,6 +207,51 @@ def is_unique_where(where: Any, columns: list[str]) -> bool:
     return is_key_not_null(where, columns)
 
 
+SINCE_VAR = "tacit_since"
+
+# var('tacit_since') as an instant, in each adapter's SQL (the test config's Jinja may call no
+# macro of the project: dbt renders it with builtins only).
+_SINCE_INSTANT = {
+    "bigquery": "timestamp('{{ var('tacit_since') }}')",
+    "snowflake": "to_timestamp_tz('{{ var('tacit_since') }}')",
+    "databricks": "to_timestamp('{{ var('tacit_since') }}')",
+    "spark": "cast('{{ var('tacit_since') }}' as timestamp)",
+}
+
+
+def since_condition(column: str, adapter: str) -> str:
+    """The rows of the increment (docs/increments.md): the time column at or after
+    var('tacit_since'), or NULL (not_null reports those)."""
+    instant = _SINCE_INSTANT.get(adapter, "cast('{{ var('tacit_since') }}' as timestamp with time zone)")
+    return f"({column} >= {instant} or {column} is null)"
+
+
+def since_where(column: str, adapter: str, base: str = "") -> str:
+    """A test's `where:` restricted to the increment when dbt runs with var('tacit_since'): `base`
+    (the test's own where, or nothing) and `since_condition`. Without the var it renders to `base`
+    (empty: dbt wraps nothing, the test reads the whole model as before)."""
+    glue = " and " if base else ""
+    return f"{base}{{% if var('{SINCE_VAR}', none) %}}{glue}{since_condition(column, adapter)}{{% endif %}}"
+
+
+def strip_since_where(where: Any) -> str | None:
+    """A test's `where:` without its `since_where` part (any adapter's spelling, the same column
+    on both sides): None when nothing is left, the rest otherwise; `where` itself when it has no
+    such part. Only dbt run with var('tacit_since') reads that part: not a weakening."""
+    text = str(where)
+    m = _SINCE_TAIL.search(text)
+    if m is None or m.group("a") != m.group("b"):
+        return text
+    return text[: m.start()] or None
+
+
+_SINCE_TAIL = re.compile(
+    r"\{% if var\('" + SINCE_VAR + r"', none\) %\}(?: and )?"
+    r"\((?P<a>.+?) >= (?:" + "|".join(re.escape(v) for v in (*_SINCE_INSTANT.values(),
+        "cast('{{ var('tacit_since') }}' as timestamp with time zone)")) + r")"
+    r" or (?P<b>.+?) is null\)\{% endif %\}$")
+
+
 def make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],
               inline: bool = False) -> dict[str, Any]:
     """One data test entry: `{kind: {name, arguments, config}}` (dbt < 1.10: `inline` arguments)."""

@@ -133,7 +133,7 @@ def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ContractWarning)
             schema.parse(data, catalog=catalog or None, now=inp.now, sessions=sessions or None,
-                         refs=refs or None, outages=outages)
+                         refs=refs or None, outages=outages, since=inp.since)
         warned = tuple(f for w in caught if isinstance(w.message, ContractWarning)
                        for f in w.message.failures)
     except ValidationError as exc:

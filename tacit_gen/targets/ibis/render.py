@@ -191,6 +191,7 @@ class IbisTarget(Target):
         "spark": Engine("tacit_gen.targets.ibis.spark", ("ibis", "pyspark"), cost=30, session=True),
     }
     templates = True
+    increments = True  # var tacit_since / parse(since=)
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""

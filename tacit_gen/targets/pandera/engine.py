@@ -319,6 +319,11 @@ def _validate(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> 
         if outages:
             extra["outages"] = frame(str(outages[0]))
         schema = module.schema(catalog=catalog, now=inp.now, **extra)
+        boundary: set[Any] = set()
+        if inp.since is not None:  # the increment and its boundary rows (targets/pandera/increment.py)
+            from tacit_gen.targets.pandera.increment import split_increment
+
+            df, boundary = split_increment(df, inp.contract, inp.since)
     except Exception as e:  # the artifact or the data could not be loaded: every clause errors
         detail = f"{type(e).__name__}: {e}"
         return EngineRun(NAME, tuple(Verdict(c.id, "error", None, detail) for c in inp.clauses), (*notes, detail))
@@ -332,6 +337,10 @@ def _validate(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> 
         schema.validate(df, lazy=True)
     except pandera.errors.SchemaErrors as errors:
         rows, scalar, more = failures_by_clause(errors, schema)
+        if boundary:
+            from tacit_gen.targets.pandera.increment import increment_failures
+
+            rows = increment_failures(rows, boundary)
         raised = check_errors(errors)
         notes.extend(more)
     except pandera.errors.SchemaError as error:  # non-lazy failures (should not happen)

@@ -244,6 +244,7 @@ class PanderaTarget(Target):
                         session=True),
     }
     templates = True
+    increments = True  # the increment's frame and its boundary rows (increment.py)
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""

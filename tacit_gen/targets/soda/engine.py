@@ -20,6 +20,7 @@ from tacit_gen.engines.base import EngineRun, PgLocation, Status, Verdict, Verif
 from tacit_gen.targets.soda.names import NAME, NOW_VARIABLE, artifact_path, ident
 from tacit_gen.targets.soda.read import check_items, read_check
 from tacit_gen.targets.soda.render import build
+from tacit_gen.targets.soda.since import SINCE_VARIABLE
 from tacit_gen.targets.soda.writer import dump, load_yaml
 
 if TYPE_CHECKING:
@@ -114,8 +115,10 @@ class DuckDBSource:
         self.con.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {ident(relation)}")
 
 
-def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run one Soda scan; its check results and error log lines."""
+def _scan(con: Any, checks: list[_Check], now: str,
+          since: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run one Soda scan; its check results and error log lines. `since`: the scan variable
+    ``tacit_since`` (the checks read the increment, `tacit_gen.targets.soda.since`)."""
     from soda.scan import Scan
 
     by_header: dict[str, list[Any]] = {}
@@ -125,7 +128,7 @@ def _scan(con: Any, checks: list[_Check], now: str) -> tuple[list[dict[str, Any]
     scan.set_scan_definition_name("tacit_gen_verify")
     scan.set_data_source_name(DATA_SOURCE)
     con.attach(scan)
-    scan.add_variables({NOW_VARIABLE: now})
+    scan.add_variables({NOW_VARIABLE: now, **({SINCE_VARIABLE: since} if since else {})})
     scan.add_sodacl_yaml_str(dump(by_header))
     try:
         scan.execute()
@@ -159,11 +162,12 @@ def _match(results: list[dict[str, Any]], checks: list[_Check]) -> dict[int, _Ou
     return out
 
 
-def _run_all(con: Any, checks: list[_Check], now: str) -> tuple[dict[int, _Outcome], list[str]]:
+def _run_all(con: Any, checks: list[_Check], now: str,
+             since: str | None = None) -> tuple[dict[int, _Outcome], list[str]]:
     """Scan the checks together; rerun one by one those without an outcome when errors occurred."""
     if not checks:
         return {}, []
-    results, errors = _scan(con, checks, now)
+    results, errors = _scan(con, checks, now, since)
     got = _match(results, checks)
     notes: list[str] = []
     if errors:
@@ -171,7 +175,7 @@ def _run_all(con: Any, checks: list[_Check], now: str) -> tuple[dict[int, _Outco
         for i, c in enumerate(checks):
             if i in got and got[i].outcome is not None:
                 continue
-            res, errs = _scan(con, [c], now)
+            res, errs = _scan(con, [c], now, since)
             one = _match(res, [c])
             if 0 in one:
                 got[i] = one[0]
@@ -344,8 +348,9 @@ def scan_verdicts(inp: VerifyInput, source: Any) -> EngineRun:
         rest = [c for c in checks if c not in first]
         runnable = [c for c in rest if not set(c.columns) & missing]
         now = inp.now.isoformat()
-        got1, n1 = _run_all(con, first, now)
-        got2, n2 = _run_all(con, runnable, now)
+        since = inp.since.isoformat() if inp.since else None
+        got1, n1 = _run_all(con, first, now, since)
+        got2, n2 = _run_all(con, runnable, now, since)
         notes.extend(n1 + n2)
 
     outcomes: dict[str, list[_Outcome]] = {}

@@ -563,7 +563,11 @@ def _schema(r: _Reader, cfg: dict[str, Any]) -> None:
 
 
 def _failed_rows(r: _Reader, cfg: dict[str, Any], name: str | None) -> None:
+    from tacit_gen.targets.soda.since import strip_condition, unwrap_query
+
     cond, query = cfg.get("fail condition"), cfg.get("fail query")
+    cond = strip_condition(cond) if isinstance(cond, str) else cond  # the increment's part
+    query = unwrap_query(query) if isinstance(query, str) else query
     if isinstance(cond, str):
         c = " ".join(cond.split())
         m = re.match(r"^NOT\s*(\(.*\))$", c, re.I | re.S)

@@ -206,8 +206,40 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
         if isinstance(said, str):
             unsupported.append(Unsupported(NAME, c.id, said))
             continue
+        said = _increment(contract, c, said, dialect)
         checks.extend([_as_warning(check) for check in said] if c.warn else said)
     return checks, unsupported
+
+
+def _increment(contract: Contract, c: Clause, checks: Checks, dialect: str) -> Checks:
+    """The clause's checks restricted to the increment when the scan sets ``tacit_since``
+    (`tacit_gen.targets.soda.since`): row clauses and steps; keys holding the time column (their
+    copies all lie in the increment or all before it). Others read the whole dataset."""
+    from tacit_gen.targets.soda import since
+
+    tcol = contract.time.column if contract.time and contract.time.column else None
+    if tcol is None:
+        return checks
+    keyed = c.kind == "unique" and tcol in (c.param("columns") or ())
+    if c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed:
+        return checks
+    col = ident(tcol, dialect)
+    out: Checks = []
+    for check in checks:
+        ((line, cfg),) = check.items()
+        cfg = dict(cfg)
+        if line == "failed rows" and "fail query" in cfg:
+            text = str(cfg["fail query"])
+            cfg["fail query"] = Block(since.wrap_query(text, col, dialect, CLAUSE_MARK))
+        elif line == "failed rows" and "fail condition" in cfg:
+            cfg["fail condition"] = since.and_condition(str(cfg["fail condition"]), col, dialect)
+        elif line.startswith(("missing_count(", "invalid_count(", "duplicate_count(")):
+            cfg["filter"] = since.condition(col, dialect)
+        else:  # a reference check: Soda takes no filter there
+            out.append(check)
+            continue
+        out.append({line: cfg})
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,6 +395,7 @@ class SodaTarget(Target):
         "spark": Engine("tacit_gen.targets.soda.spark", ("soda", "pyspark"), cost=20, session=True),
     }
     templates = False
+    increments = True  # the variable tacit_since
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (artifact_path(contract),)

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 from tacit_gen.engines.base import EngineRun, Status, Verdict, VerifyInput
 from tacit_gen.targets.soda.writer import dump, load_yaml
 from tacit_gen.targets.soda4.read import read
-from tacit_gen.targets.soda4.render import COUNT_METRIC, DATA_SOURCE, NAME, artifact_path
+from tacit_gen.targets.soda4.render import (
+    COUNT_METRIC,
+    DATA_SOURCE,
+    NAME,
+    SINCE_VARIABLE,
+    artifact_path,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -96,6 +102,8 @@ def _prepare(i: int, inp: VerifyInput) -> _Case:
         doc["checks"] = [x for x in doc["checks"] if keep(x)]
     request: dict[str, Any] = {"id": f"c{i}", "dataset": dataset, "table": inp.table,
                                "now": inp.now.isoformat(), "data_source": DATA_SOURCE}
+    if inp.since is not None:  # the contract's variable: its checks read the increment
+        request["variables"] = {SINCE_VARIABLE: inp.since.isoformat()}
     if inp.postgres is not None:
         p = inp.postgres.params
         doc["dataset"] = f"{DATA_SOURCE}/{p['database']}/{inp.postgres.schema}/{dataset}"

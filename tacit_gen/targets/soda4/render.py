@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
 
 NAME = "soda4"
+SINCE_VARIABLE = "tacit_since"
 DATA_SOURCE = "tacit"
 SCHEMA_QUALIFIER = "schema"
 CLAUSE_MARK = "-- tacit_clause: "
@@ -235,13 +236,57 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
             c.kind, f"clause kind '{c.kind}' has no Soda 4 check")
         if reason is not None:
             unsupported.append(Unsupported(NAME, c.id, reason))
+    since = _increment(contract, clauses, columns, dataset_checks, dialect)
     _warn_levels({c.id for c in clauses if c.warn}, columns, dataset_checks)
     doc: dict[str, Any] = {"dataset": qualified_name(contract, dialect)}
+    if since:  # the increment's start: `--set tacit_since=<instant>`; unset, every row
+        doc["variables"] = {SINCE_VARIABLE: {"default": ""}}
     if columns:
         doc["columns"] = list(columns.values())
     if dataset_checks:
         doc["checks"] = dataset_checks
     return doc, unsupported
+
+
+def _increment(contract: Contract, clauses: tuple[Clause, ...], columns: dict[str, dict[str, Any]],
+               dataset_checks: list[dict[str, Any]], dialect: str) -> bool:
+    """Restrict the checks of row clauses, cadence and keys holding the time column to the
+    increment when the variable ``tacit_since`` is set (`tacit_gen.targets.soda.since`); whether
+    any check reads it."""
+    from tacit_gen import sql
+    from tacit_gen.targets.soda import since
+
+    tcol = contract.time.column if contract.time and contract.time.column else None
+    if tcol is None:
+        return False
+    kinds = {c.id: c for c in clauses}
+    col = sql.ident(tcol, dialect)
+    used = False
+    items = [x for entry in columns.values() for x in entry.get("checks", ())] + dataset_checks
+    for item in items:
+        kind, body = next(iter(item.items()))
+        c = kinds.get(str(body.get("qualifier")))
+        if c is None:
+            continue
+        keyed = c.kind == "unique" and tcol in (c.param("columns") or ())
+        if c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed:
+            continue
+        cond = since.condition(col, dialect, since.REF4)
+        if kind in ("missing", "invalid"):
+            if "valid_reference_data" in body:
+                continue  # a reference check: read as a whole
+            body["filter"] = cond
+        elif kind == "duplicate":
+            body["filter"] = f"{body['filter']} AND {cond}" if body.get("filter") else cond
+        elif kind == "failed_rows" and "expression" in body:
+            body["expression"] = since.and_condition(str(body["expression"]), col, dialect, since.REF4)
+        elif kind == "failed_rows" and "query" in body:
+            body["query"] = Block(since.wrap_query(str(body["query"]), col, dialect, CLAUSE_MARK,
+                                                   since.REF4))
+        else:
+            continue
+        used = True
+    return used
 
 
 @dataclass(frozen=True)
@@ -390,6 +435,7 @@ class Soda4Target(Target):
                            batch=True, environment="tacit_gen.targets.soda4.env"),
     }
     templates = False
+    increments = True  # the variable tacit_since
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (artifact_path(contract),)

@@ -77,7 +77,8 @@ def verify(case: dict[str, Any], workdir: Path) -> dict[str, Any]:
     ds, con = _source(case, case["data_source"])
     try:
         session = verify_contract_locally(data_sources=[ds], contract_file_path=str(path),
-                                          data_timestamp=case["now"])
+                                          data_timestamp=case["now"],
+                                          variables=case.get("variables") or None)
     finally:
         if con is not None:
             con.close()

@@ -37,7 +37,8 @@ def _spark_runs(prepared: list[Prepared], cases: list[VerifyCase],
                          (c.source or Path(p.contract.path)).read_text(encoding="utf-8"),
                          p.artifacts.resolve(), p.contract.name, p.now.isoformat(),
                          tuple(t for t in p.targets if t in modules),
-                         export_parquet(p.database, p.workdir / "parquet"))
+                         export_parquet(p.database, p.workdir / "parquet"),
+                         p.since.isoformat() if p.since else None)
         for i, (p, c) in enumerate(zip(prepared, cases, strict=True))
     ]
     if not any(r.targets for r in requests):

@@ -69,6 +69,8 @@ def test_changed_bound_written_as_min_max_by_hand(fct: tuple[str, dict]) -> None
         "      identity: range:value_degc\n"
         "      valid min: -40\n"
         "      valid max: 150\n"
+        "      filter: ('${tacit_since}' = '' OR event_ts >= CAST(NULLIF('${tacit_since}', '') AS "
+        "TIMESTAMPTZ) OR event_ts IS NULL)\n"
     )
     new = "  - min(value_degc) >= -40\n  - max(value_degc) < 150.5\n"
     rng = {c.id: c for c in read(P, _edit(text, old, new)).clauses}["range:value_degc"]

@@ -1,0 +1,55 @@
+"""`since` on Spark local: the data of test_verify_since.py, checked from 09:06 and in full, by
+the runtime, dbt-spark and Soda (spark-df), all cases in ONE Spark worker. Select with
+``-m spark`` (`nox -s spark` in CI)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tacit_gen.contract.loader import load
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tests.since.test_verify_since import CONTRACT, _rows
+
+pytestmark = [pytest.mark.spark, pytest.mark.engine]
+ENGINES = ("ibis", "dbt", "soda")
+NOW = datetime(2024, 3, 4, 9, 10, tzinfo=UTC)
+SINCE = datetime(2024, 3, 4, 9, 6, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    import csv
+
+    root = tmp_path_factory.mktemp("since-spark")
+    data = root / "meter.csv"
+    with data.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["series_id", "ts", "v", "quality"])
+        w.writerows(_rows())
+    contract = load(str(CONTRACT))
+    cases = [VerifyCase(contract, data, None, NOW, ENGINES, Path(CONTRACT), since=SINCE),
+             VerifyCase(contract, data, None, NOW, ENGINES, Path(CONTRACT))]
+    return dict(zip(("since", "full"), verify_cases(cases, engine="spark", workdir=root / "work"),
+                    strict=True))
+
+
+def _status(report: VerifyReport, clause: str) -> dict[str, str]:
+    row = next(r for r in report.rows if r.clause.id == clause)
+    return {t: v.status for t, v in row.verdicts.items()}
+
+
+def test_every_engine_checks_the_increment_on_spark(reports: dict[str, VerifyReport]) -> None:
+    report = reports["since"]
+    table = report.render_text()
+    assert report.exit_code == 1, table
+    for clause in ("range:v", "cadence:ts", "unique:series_id,ts"):
+        assert _status(report, clause) == dict.fromkeys(ENGINES, "fail"), table
+    assert _status(report, "accepted_values:quality") == dict.fromkeys(ENGINES, "pass"), table
+
+
+def test_without_since_spark_checks_everything(reports: dict[str, VerifyReport]) -> None:
+    report = reports["full"]
+    assert _status(report, "accepted_values:quality") == dict.fromkeys(ENGINES, "fail"), report.render_text()
