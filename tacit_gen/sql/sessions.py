@@ -136,7 +136,7 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
             lead = exp.Sub(this=epoch_us(lt.copy(), dialect), expression=o_us.copy())
             length = exp.Paren(this=exp.Sub(this=c_us, expression=o_us))
             grid = exp.Sub(this=length.copy(), expression=exp.Paren(this=exp.Mod(
-                this=length.copy(), expression=exp.Literal.number(seconds * 1_000_000))))
+                this=length.copy(), expression=exp.Literal.number(int(p("interval_seconds")) * 1_000_000))))
             tail = exp.Sub(this=grid, expression=exp.Paren(this=lead.copy()))
             edges = [exp.alias_(lead, "tacit_lead_us", copy=False), exp.alias_(tail, "tacit_tail_us", copy=False)]
         base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn", copy=False), *edges,
