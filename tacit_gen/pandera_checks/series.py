@@ -672,6 +672,23 @@ def session_completeness_check(
     return pa.Check(check, name=name, error=error)
 
 
+def precision_check(name: str, error: str, column: str, precision: str) -> pa.Check:
+    """Each instant of `column` is a whole number of `precision` units (``s``, ``ms``, ``us``)
+    since the epoch: digits finer than the precision fail (a NULL passes), at whatever unit the
+    frame holds (a numpy ``datetime64[ns, UTC]`` or an Arrow timestamp)."""
+    need_ns = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000}[precision]
+
+    def check(df: pd.DataFrame) -> pd.Series:
+        arr = col(df, column)
+        tick_ns = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}[arr.type.unit]
+        ints = np.asarray(pc.fill_null(pc.cast(arr, pyarrow.int64()), 0).to_numpy(zero_copy_only=False),
+                          dtype="int64")
+        ok = ints % max(need_ns // tick_ns, 1) == 0
+        return pd.Series(ok, index=df.index, dtype=bool)
+
+    return pa.Check(check, name=name, error=error, ignore_na=False)
+
+
 def revision_by_check(name: str, error: str, column: str, revision: str, values: tuple[str, ...]) -> pa.Check:
     """Restated rows (revision > 0) name one of `values` in `column` (a NULL there fails)."""
 

@@ -557,6 +557,15 @@ def _references(v: Violation) -> Iterator[Candidate]:
         yield from v.row_level(change)
 
 
+def _precision(v: Violation) -> Iterator[Candidate]:
+    """One instant 1 us later: a digit finer than the precision (a cadence with no tolerance
+    sees its steps move too; `sample` then reports both clauses broken)."""
+    rows = v.rows
+    yield from v.row_level(lambda i: None if rows[i].get(v.col_name) is None else (
+        {v.col_name: rows[i][v.col_name] + timedelta(microseconds=1)},
+        f"{v.col_name} 1 us later: finer than {v.clause.param('precision')}"))
+
+
 def _revision_by(v: Violation) -> Iterator[Candidate]:
     allowed = tuple(v.clause.param("values") or ())
     who = next(x for x in ("unlisted-restater", "someone-else", "n/a_x") if x not in allowed)
@@ -646,6 +655,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "not_null": _not_null,
     "pattern": _pattern,
     "plausible": _plausible,
+    "precision": _precision,
     "range": _range,
     "references": _references,
     "revision_by": _revision_by,

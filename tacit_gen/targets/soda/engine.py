@@ -46,6 +46,7 @@ COUNT_KINDS = frozenset(
         "completeness",
         "revision_window",
         "revision_by",
+        "precision",
     }
 )
 
