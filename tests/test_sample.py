@@ -200,8 +200,6 @@ UNAVOIDABLE = {
     ("frozen", "unique:id,ts,revision"): ("cadence:ts",),  # revisions not allowed: all are 0
     # beyond the hard bounds is beyond the plausible ones too (these lie inside those)
     ("line_pressure", "catalog_bounds:value"): ("plausible:value",),
-    # an instant 1 us off moves a step of a cadence that has no tolerance
-    ("ohlcv_1m", "precision:bar_start"): ("cadence:bar_start",),
 }
 
 

@@ -558,12 +558,20 @@ def _references(v: Violation) -> Iterator[Candidate]:
 
 
 def _precision(v: Violation) -> Iterator[Candidate]:
-    """One instant 1 us later: a digit finer than the precision (a cadence with no tolerance
-    sees its steps move too; `sample` then reports both clauses broken)."""
-    rows = v.rows
-    yield from v.row_level(lambda i: None if rows[i].get(v.col_name) is None else (
-        {v.col_name: rows[i][v.col_name] + timedelta(microseconds=1)},
-        f"{v.col_name} 1 us later: finer than {v.clause.param('precision')}"))
+    """One instant 1 us later: a digit finer than the precision; then, for a cadence with no
+    tolerance (whose steps one moved instant breaks), every instant of one series 1 us later
+    (its steps unchanged)."""
+    rows, name = v.rows, v.col_name
+    what = f"1 us later: finer than {v.clause.param('precision')}"
+    yield from v.row_level(lambda i: None if rows[i].get(name) is None else (
+        {name: rows[i][name] + timedelta(microseconds=1)}, f"{name} {what}"))
+    series = v.ctx.series
+    for key in dict.fromkeys(tuple(r.get(s) for s in series) for r in rows):
+        new = copy_rows(rows)
+        for r in new:
+            if tuple(r.get(s) for s in series) == key and r.get(name) is not None:
+                r[name] = r[name] + timedelta(microseconds=1)
+        yield v.candidate(new, f"every {name} of series {key} {what}")
 
 
 def _revision_by(v: Violation) -> Iterator[Candidate]:
