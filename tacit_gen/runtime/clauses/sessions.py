@@ -114,9 +114,9 @@ def session_cadence(cx: Context, pts: ir.Table, c: Clause, tcol: str,
             off = off | (scaled > ibis.literal(interval_us * (100 * q + p), type="int64"))
         bad_step = same & off
         if edged and not c.param("gaps_allowed"):  # across sessions: the open and close edges
-            lead: Any = placed["__tacit_lead"]
+            first_lead: Any = placed["__tacit_lead"]
             prev_tail: Any = placed["__tacit_prev_tail"]
-            late_open = lead * ibis.literal(100 * q, type="int64") > ibis.literal(interval_us * p, type="int64")
+            late_open = first_lead * ibis.literal(100 * q, type="int64") > ibis.literal(interval_us * p, type="int64")
             early_close = (prev_tail * ibis.literal(100 * q, type="int64")
                            > ibis.literal(interval_us * (100 * q + p), type="int64"))
             bad_step = bad_step | ((cur > prev) & (late_open | early_close))
