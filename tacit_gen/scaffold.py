@@ -1,8 +1,9 @@
 """`tacit-gen init`: start a project in an empty folder or an existing repository.
 
-Writes the settings (`tacit-gen.toml`, the dbt YAML form pinned), a first contract that lints
-clean, a GitHub Actions workflow running `lint`, `render --check` and `check`, and a pre-commit
-configuration running the same three. Nothing that exists is overwritten: when any of the files
+Writes the settings (`tacit-gen.toml`, with the first table each target declares,
+`Target.init_settings`: the dbt YAML form pinned), a first contract that lints clean, a GitHub
+Actions workflow running `lint`, `render --check` and `check`, and a pre-commit configuration
+running the same three. Nothing that exists is overwritten: when any of the files
 is there already, nothing at all is written (`Exists` names every one).
 """
 
@@ -15,7 +16,6 @@ from pathlib import Path
 from tacit_gen import registry
 from tacit_gen.render import write_set
 from tacit_gen.settings import FILE_NAME
-from tacit_gen.targets.dbt.options import installed_dbt_version
 
 CONTRACT_PATH = "contracts/example.yaml"
 WORKFLOW_PATH = ".github/workflows/contracts.yml"
@@ -106,43 +106,35 @@ class Exists(Exception):
 class Written:
     root: Path
     paths: tuple[str, ...]
-    dbt_version: str
-    dbt_installed: bool
+    notes: tuple[str, ...]  # what the targets say about their settings (`Target.init_settings`)
 
 
-def dbt_form() -> tuple[str, bool]:
-    """The dbt YAML form to pin: the installed dbt-core's major.minor, else the newest form the
-    renderer knows; and whether dbt-core is installed."""
-    installed = installed_dbt_version()
-    if installed:
-        major, minor = installed.split(".")[:2]
-        return f"{major}.{minor}", True
-    from tacit_gen.targets.dbt.render import NEWEST_FORM
+def target_settings() -> list[tuple[str, str, str]]:
+    """(name, table body, note) of each registered target that declares a first settings table
+    (`Target.init_settings`), in the registry's order."""
+    out = []
+    for name in registry.names():
+        body, note = registry.get(name).init_settings()
+        if body or note:
+            out.append((name, body, note))
+    return out
 
-    return f"{NEWEST_FORM[0]}.{NEWEST_FORM[1]}", False
 
-
-def settings_text(dbt_version: str, dbt_installed: bool) -> str:
-    why = "the installed dbt-core's" if dbt_installed else "no dbt-core installed: the newest form"
+def settings_text(tables: list[tuple[str, str, str]]) -> str:
     targets = ", ".join(f'"{name}"' for name in registry.names())
-    return (
+    text = (
         "# tacit-gen settings: every command reads this file; a flag overrides a setting.\n"
         'contracts = "contracts"          # the contracts (a folder, a file, or a list)\n'
         'out = "generated"                # where render writes the artifacts\n'
         f"targets = [{targets}]\n"
-        "\n"
-        "[dbt]\n"
-        'adapter = "duckdb"               # duckdb, postgres, snowflake, bigquery, databricks\n'
-        f"# the dbt YAML form render writes ({why}), pinned: upgrading dbt\n"
-        "# never changes render's output unasked\n"
-        f'version = "{dbt_version}"\n'
     )
+    return text + "".join(f"\n[{name}]\n{body}" for name, body, _ in tables if body)
 
 
-def files(dbt_version: str, dbt_installed: bool) -> dict[str, str]:
+def files(tables: list[tuple[str, str, str]]) -> dict[str, str]:
     """What `init` writes, by path relative to the project's folder."""
     return {
-        FILE_NAME: settings_text(dbt_version, dbt_installed),
+        FILE_NAME: settings_text(tables),
         CONTRACT_PATH: CONTRACT,
         WORKFLOW_PATH: WORKFLOW,
         PRE_COMMIT_PATH: PRE_COMMIT,
@@ -164,12 +156,12 @@ def init(root: Path) -> Written:
         Exists: naming every file (or settings section) already there; nothing was written.
         render.WriteError: a file could not be written; nothing was left half-written.
     """
-    version, installed = dbt_form()
-    planned = files(version, installed)
+    tables = target_settings()
+    planned = files(tables)
     existing = [path for path in planned if (root / path).exists() or (root / path).is_symlink()]
     if _has_tool_section(root / "pyproject.toml"):
         existing.append("pyproject.toml ([tool.tacit-gen])")
     if existing:
         raise Exists(existing)
     write_set([(root / path, text) for path, text in planned.items()])
-    return Written(root=root, paths=tuple(planned), dbt_version=version, dbt_installed=installed)
+    return Written(root=root, paths=tuple(planned), notes=tuple(note for _, _, note in tables if note))

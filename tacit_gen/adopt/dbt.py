@@ -27,7 +27,7 @@ import yaml
 from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invariant, choose_key
 from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract import units
-from tacit_gen.targets.dbt.render import is_unique_where
+from tacit_gen.sql.types import is_key_not_null
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF_ARG = re.compile(r"""\s*(?:\{\{\s*)?ref\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)(?:\s*\}\})?\s*""")
@@ -433,7 +433,7 @@ class _Importer:
         warn = str(config.get("severity", "error")).lower() == "warn"  # a clause can warn
         if (short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns")
                 and "where" in config
-                and is_unique_where(config["where"], [str(c) for c in args.get("combination_of_columns") or ()])):
+                and is_key_not_null(config["where"], [str(c) for c in args.get("combination_of_columns") or ()])):
             config = {k: v for k, v in config.items() if k != "where"}  # the key's own: SQL UNIQUE
         weak = [k for k in _WEAKENING if k in config
                 and not (k == "severity" and str(config[k]).lower() in ("error", "warn"))

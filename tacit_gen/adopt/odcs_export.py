@@ -64,9 +64,9 @@ def _raw(contract: Contract) -> dict[str, Any]:
 
 
 def _physical(type_text: str) -> str:
-    from tacit_gen.targets.dbt.render import data_type
+    from tacit_gen.sql.types import column_type
 
-    return data_type(parse_type(type_text), "duckdb").upper()
+    return column_type(parse_type(type_text), "duckdb").upper()
 
 
 def _tacit(clause: Any) -> list[dict[str, Any]]:

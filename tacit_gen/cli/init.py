@@ -31,8 +31,8 @@ def init_cmd(directory: str) -> None:
     for path in done.paths:
         click.echo(f"wrote {(Path(directory) / path).as_posix()}")
     where = "" if Path(directory).resolve() == Path.cwd().resolve() else f" (in {directory})"
-    click.echo(f"dbt YAML form pinned to {done.dbt_version}"
-               + ("" if done.dbt_installed else " (no dbt-core installed: the newest form)"))
+    for note in done.notes:  # what the targets say about their settings (dbt: its form)
+        click.echo(note)
     click.echo(f"next{where}:")
     for command in NEXT_COMMANDS:
         click.echo(f"  {command}")

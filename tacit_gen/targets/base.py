@@ -348,6 +348,12 @@ class Target(Protocol):
         contract's name, `keys` its ``targets.<name>`` keys. Default: nothing."""
         return ()
 
+    def init_settings(self) -> tuple[str, str]:
+        """What `init` writes for this target in a new project's settings: the body of its
+        ``[<name>]`` table (TOML lines, comments included; empty: no table) and one line `init`
+        prints about it (empty: none). dbt: its YAML form pinned. Default: nothing."""
+        return "", ""
+
 
 def as_target(obj: Any) -> Target:
     """`obj` as a `Target`: an object whose class does not subclass the protocol (an outside

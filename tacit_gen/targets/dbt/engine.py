@@ -314,20 +314,25 @@ def _postgres_output(pg: PgLocation) -> dict[str, Any]:
             "threads": 1}
 
 
+def _pg_source(pg: PgLocation) -> Callable[..., str]:
+    """`source_sql(relation, view=False)`: the model SQL selecting a relation of the data's
+    schema on the server."""
+    from tacit_gen.sql import qualified
+
+    def pg_source(relation: str, view: bool = False) -> str:
+        cfg = "{{ config(materialized='view') }}\n" if view else ""
+        return f"{cfg}select * from {qualified(relation, pg.schema, 'postgres')}\n"
+
+    return pg_source
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Build the model and its tests with dbt on the input data; one verdict per clause."""
     project = Path(inp.workdir) / "project"
     pg = inp.postgres
     if pg is not None:
-        from tacit_gen.sql import qualified
-
         write_project(project, inp.database, _postgres_output(pg))
-
-        def pg_source(relation: str, view: bool = False) -> str:
-            cfg = "{{ config(materialized='view') }}\n" if view else ""
-            return f"{cfg}select * from {qualified(relation, pg.schema, 'postgres')}\n"
-
-        return build_verdicts(inp, project, pg_source)
+        return build_verdicts(inp, project, _pg_source(pg))
     write_project(project, inp.database)
     return build_verdicts(inp, project, _source_sql)
 
@@ -652,14 +657,17 @@ def self_fit_contract(
 
 
 # --------------------------------------------------------- many datasets: one project, one build
-# `verify --data-dir` (tacit_gen/verify/many.py) hands the engine every contract at once. Each
-# dataset's DuckDB file is ATTACHed read-only under an alias of its own (``tacit_src_<i>``), and
-# its model (and the views of the catalog or sessions relation its clauses read) select from it.
-# The first round builds every model and test at once; a model whose build fails (the enforced
-# contract, a not_null constraint) is fitted as for one dataset (`ModelBuild`) and only the failed
-# models are rebuilt, together, with ``--select``. Datasets share a project when their model names
-# (the contract's model and the relations' views) are disjoint and they share `now` and the
-# macros file; others get a project of their own, in order.
+# `verify --data-dir` (tacit_gen/verify/many.py) and a batch of datasets (`verify_cases`: the
+# parity and hardening suites) hand the engine every dataset at once. Each dataset's DuckDB file
+# is ATTACHed read-only under an alias of its own (``tacit_src_<i>``; on PostgreSQL its model
+# selects from its own schema), and its model (and the views of the catalog or sessions relation
+# its clauses read) select from it. The first round builds every model and test at once; a model
+# whose build fails (the enforced contract, a not_null constraint) is fitted as for one dataset
+# (`ModelBuild`) and only the failed models are rebuilt, together, with ``--select``. Datasets
+# share a project when they share `now` and the macros file; one whose model names (the
+# contract's model and the relations' views) clash with the project's gets a prefix of its own
+# (``c<i>__``, as the Spark batch does: `tacit_gen.targets.dbt.batch`). dbt parses the project
+# once a build (about 2.5 s of CPU, most of it its own macros): once for the batch, not per case.
 
 BATCH_ALIAS = "tacit_src_{}"
 
@@ -677,19 +685,19 @@ def _names(inp: VerifyInput) -> set[str]:
     return {model_name(inp.contract), *relations(inp.clauses)}
 
 
-def batch_groups(inputs: list[VerifyInput]) -> list[list[int]]:
-    """Indexes of the inputs that can share one project, in order (first fit)."""
-    out: list[tuple[list[int], set[str], tuple[str, str]]] = []
+def batch_groups(inputs: list[VerifyInput]) -> list[list[tuple[int, str]]]:
+    """The inputs that share one project, in order, each with the prefix of its dbt names: one
+    project per pinned now and macros file; an input whose model or relation views clash with
+    names already in its project (datasets of ONE contract: a parity batch) gets the prefix
+    ``c<i>__`` (`ModelBuild.prefix`), the others none."""
+    out: dict[tuple[str, str], tuple[list[tuple[int, str]], set[str]]] = {}
     for i, inp in enumerate(inputs):
         names, key = _names(inp), (inp.now.isoformat(), macros_text(inp))
-        for idx, used, k in out:
-            if k == key and not names & used:
-                idx.append(i)
-                used |= names
-                break
-        else:
-            out.append(([i], set(names), key))
-    return [idx for idx, _, _ in out]
+        members, used = out.setdefault(key, ([], set()))
+        prefix = f"c{i}__" if names & used else ""
+        members.append((i, prefix))
+        used |= {prefix + n for n in names}
+    return [members for members, _ in out.values()]
 
 
 def _source(alias: str) -> Callable[..., str]:
@@ -700,17 +708,23 @@ def _source(alias: str) -> Callable[..., str]:
     return source_sql
 
 
-def _project(inputs: list[VerifyInput], project: Path) -> list[EngineRun]:
-    """The inputs' models in one project, built together."""
-    output: dict[str, Any] = {
-        "type": "duckdb", "path": str(project / "verify.duckdb"), "threads": 1,
-        "settings": {"TimeZone": "UTC"},
-        "attach": [{"path": str(Path(inp.database).resolve()), "alias": BATCH_ALIAS.format(i),
-                    "read_only": True} for i, inp in enumerate(inputs)],
-    }
-    write_project(project, inputs[0].database, output)
-    builds = [ModelBuild(inp, project, _source(BATCH_ALIAS.format(i)), only_own_tests=True)
-              for i, inp in enumerate(inputs)]
+def _project(inputs: list[VerifyInput], prefixes: list[str], project: Path) -> list[EngineRun]:
+    """The inputs' models in one project, built together (`prefixes`: each one's dbt names')."""
+    pg = inputs[0].postgres
+    if pg is not None:  # one server: the models in the first input's dbt schema, each selecting
+        write_project(project, inputs[0].database, _postgres_output(pg))  # its own data's schema
+        sources = [_pg_source(inp.postgres or pg) for inp in inputs]
+    else:
+        output: dict[str, Any] = {
+            "type": "duckdb", "path": str(project / "verify.duckdb"), "threads": 1,
+            "settings": {"TimeZone": "UTC"},
+            "attach": [{"path": str(Path(inp.database).resolve()), "alias": BATCH_ALIAS.format(i),
+                        "read_only": True} for i, inp in enumerate(inputs)],
+        }
+        write_project(project, inputs[0].database, output)
+        sources = [_source(BATCH_ALIAS.format(i)) for i in range(len(inputs))]
+    builds = [ModelBuild(inp, project, source, only_own_tests=True, prefix=prefix)
+              for inp, source, prefix in zip(inputs, sources, prefixes, strict=True)]
     return build_together(builds, project, inputs[0].now.isoformat())
 
 
@@ -735,14 +749,12 @@ def build_together(builds: list[ModelBuild], project: Path, now: str) -> list[En
 
 
 def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
-    """Every input's verdicts, in order: one project and one build per group of inputs (on
-    PostgreSQL, input by input as `run` does)."""
-    if any(inp.postgres is not None for inp in inputs):
-        return [run(inp) for inp in inputs]
+    """Every input's verdicts, in order: one project and one build per group of inputs
+    (`batch_groups`), on DuckDB and on PostgreSQL alike."""
     out: dict[int, EngineRun] = {}
     for g in batch_groups(inputs):
-        mine = [inputs[i] for i in g]
+        mine = [inputs[i] for i, _ in g]
         # the group's project lives in its first input's work folder
-        runs = _project(mine, Path(mine[0].workdir) / "project")
-        out.update(zip(g, runs, strict=True))
+        runs = _project(mine, [prefix for _, prefix in g], Path(mine[0].workdir) / "project")
+        out.update(zip((i for i, _ in g), runs, strict=True))
     return [out[i] for i in range(len(inputs))]

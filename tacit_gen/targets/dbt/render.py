@@ -172,6 +172,23 @@ class DbtTarget(Target):
         note = form_note(out, installed_dbt_version())
         return found, [*notes, note] if note else notes
 
+    def init_settings(self) -> tuple[str, str]:
+        """The adapter, and the YAML form pinned: the installed dbt-core's major.minor, else the
+        newest form this renderer knows (so upgrading dbt never changes render's output unasked)."""
+        from tacit_gen.targets.dbt.options import installed_dbt_version
+
+        installed = installed_dbt_version()
+        if installed:
+            form, why, said = ".".join(installed.split(".")[:2]), "the installed dbt-core's", ""
+        else:
+            form = f"{NEWEST_FORM[0]}.{NEWEST_FORM[1]}"
+            why = said = "no dbt-core installed: the newest form"
+        body = ('adapter = "duckdb"               # duckdb, postgres, snowflake, bigquery, databricks\n'
+                f"# the dbt YAML form render writes ({why}), pinned: upgrading dbt\n"
+                "# never changes render's output unasked\n"
+                f'version = "{form}"\n')
+        return body, f"dbt YAML form pinned to {form}" + (f" ({said})" if said else "")
+
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         return (f"dbt/{contract.name}.yml", MACROS_PATH)  # the macros path with default options
 

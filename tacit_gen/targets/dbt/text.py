@@ -10,6 +10,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen.sql.types import column_type, is_key_not_null, key_not_null
+
 if TYPE_CHECKING:
     from tacit_gen.contract.types import DataType
     from tacit_gen.plan_types import Clause
@@ -22,66 +24,6 @@ DIALECT = {a: a for a in ADAPTERS}
 # (whatever dbt.not_null says).
 NOT_NULL_AS_TESTS = frozenset({"spark"})
 
-# Canonical type -> adapter data_type (enum is the string type; timestamps are tz-aware).
-_TYPES: dict[str, dict[str, str]] = {
-    "duckdb": {
-        "string": "varchar",
-        "bool": "boolean",
-        "int32": "integer",
-        "int64": "bigint",
-        "float32": "float",
-        "float64": "double",
-        "date": "date",
-        "timestamp": "timestamptz",
-        "decimal": "decimal({p},{s})",
-    },
-    "postgres": {
-        "string": "text",
-        "bool": "boolean",
-        "int32": "integer",
-        "int64": "bigint",
-        "float32": "real",
-        "float64": "double precision",
-        "date": "date",
-        "timestamp": "timestamp with time zone",
-        "decimal": "numeric({p},{s})",
-    },
-    "snowflake": {
-        "string": "varchar",
-        "bool": "boolean",
-        "int32": "integer",
-        "int64": "bigint",
-        "float32": "float",
-        "float64": "float",
-        "date": "date",
-        "timestamp": "timestamp_tz",
-        "decimal": "number({p},{s})",
-    },
-    "bigquery": {
-        "string": "string",
-        "bool": "bool",
-        "int32": "int64",
-        "int64": "int64",
-        "float32": "float64",
-        "float64": "float64",
-        "date": "date",
-        "timestamp": "timestamp",
-        "decimal": "numeric({p},{s})",
-    },
-    "databricks": {
-        "string": "string",
-        "bool": "boolean",
-        "int32": "int",
-        "int64": "bigint",
-        "float32": "float",
-        "float64": "double",
-        "date": "date",
-        "timestamp": "timestamp",
-        "decimal": "decimal({p},{s})",
-    },
-}
-# dbt-spark and dbt-databricks name types alike (both are Spark SQL).
-_TYPES["spark"] = _TYPES["databricks"]
 
 
 _JINJA_OPENERS = ("{{", "{%", "{#")
@@ -90,17 +32,9 @@ _SAFE_VALUE = re.compile(r"^[^'\\{}]*$")
 
 
 def data_type(t: DataType, adapter: str = "duckdb") -> str:
-    """The adapter's `data_type` text for a contract type."""
-    table = _TYPES[adapter]
-    if t.kind == "enum":
-        return table["string"]
-    if t.kind == "decimal":
-        if adapter == "bigquery" and (
-            (t.scale or 0) > 9 or (t.precision or 0) - (t.scale or 0) > 29
-        ):
-            return f"bignumeric({t.precision},{t.scale})"
-        return table["decimal"].format(p=t.precision, s=t.scale)
-    return table[t.kind]
+    """The adapter's `data_type` text for a contract type: its dialect's column type
+    (`tacit_gen.sql.types.column_type`; each adapter is the dialect of its name)."""
+    return column_type(t, adapter)
 
 
 _DOC_BLOCK = re.compile(r'^\{\{ doc\("[A-Za-z_][A-Za-z0-9_]*"\) \}\}$')
@@ -262,14 +196,15 @@ def _meta(clause: Clause) -> dict[str, Any]:
 
 
 def unique_where(columns: list[str]) -> str:
-    """The `where:` of a compound `unique:` test: the rows whose key holds no NULL."""
-    return " and ".join(f"{c} is not null" for c in columns)
+    """The `where:` of a compound `unique:` test: the rows whose key holds no NULL
+    (`tacit_gen.sql.types.key_not_null`)."""
+    return key_not_null(columns)
 
 
 def is_unique_where(where: Any, columns: list[str]) -> bool:
     """Whether a test's `where:` is the compound `unique:` test's own (`unique_where`), spacing
     and case aside: the key's SQL UNIQUE semantics, not a weakening."""
-    return " ".join(str(where).split()).lower() == unique_where(columns).lower()
+    return is_key_not_null(where, columns)
 
 
 def make_test(kind: str, clause: Clause, name: str, args: dict[str, Any],

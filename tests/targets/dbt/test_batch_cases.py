@@ -108,3 +108,50 @@ def test_one_build_gives_every_case_its_own_verdicts(tmp_path: Path,
         assert _statuses(runs[f"c{i}"]) == _statuses(alone), CASES[i]
         failed = {c for c, s in _statuses(alone).items() if s == "fail"}
         assert failed == ({CASES[i][1]} if CASES[i][1] else set()), CASES[i]
+
+
+def _inputs(tmp_path: Path, cases: tuple[tuple[str, str | None], ...]) -> list[VerifyInput]:
+    inputs = []
+    for i, (name, violate) in enumerate(cases):
+        contract = load(CONTRACTS / f"{name}.yaml")
+        data = sample(contract, plan(contract), rows=24, seed=7, violate=violate)
+        data_path, catalog = write(data, tmp_path / f"data{i}" / f"{name}.csv")
+        wd = tmp_path / f"c{i}"
+        for a in render_contract(contract, ("dbt",), RenderOptions())[0]:
+            write_atomic(wd / "artifacts" / a.path, a.content)
+        load_data(contract, data_path, wd / "data.duckdb", table=contract.name, catalog_path=catalog)
+        inputs.append(VerifyInput(contract=contract, clauses=plan(contract),
+                                  artifact_dir=wd / "artifacts", database=wd / "data.duckdb",
+                                  table=contract.name, now=data.now, workdir=wd / "dbt"))
+    return inputs
+
+
+def test_run_cases_builds_one_contracts_datasets_in_one_project(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_cases` (verify's batch on DuckDB and PostgreSQL: the parity and hardening suites)
+    puts many datasets of ONE contract in one project, each after the first under a prefix of
+    its own, so dbt parses once a build instead of once a dataset: one first build of all, one
+    more of the models a round fits; each dataset fails exactly the clause its data breaks, with
+    the failing rows its own build counts."""
+    cases = CASES[:4]
+    inputs = _inputs(tmp_path, cases)
+    assert engine.batch_groups(inputs) == [[(0, ""), (1, "c1__"), (2, "c2__"), (3, "c3__")]]
+    builds: list[tuple[Path, tuple[str, ...]]] = []
+    real = engine.invoke
+
+    def counting(project: Path, *args: str) -> Any:
+        if args[0] == "build":
+            builds.append((project, args))
+        return real(project, *args)
+
+    monkeypatch.setattr(engine, "invoke", counting)
+    runs = engine.run_cases(inputs)
+    monkeypatch.undo()
+    assert len({project for project, _ in builds}) == 1
+    assert "--select" not in builds[0][1] and len(builds) == 2, builds
+    assert builds[1][1][builds[1][1].index("--select") + 1:] == SECOND_ROUND
+    for (_name, violate), run_ in zip(cases, runs, strict=True):
+        failed = {v.clause_id: v.failures for v in run_.verdicts if v.status == "fail"}
+        assert set(failed) == ({violate} if violate else set()), (violate, failed)
+    assert {v.clause_id: v.failures for v in runs[1].verdicts if v.status == "fail"} == {
+        "range:value_degc": 1}
