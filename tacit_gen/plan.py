@@ -15,7 +15,7 @@ from tacit_gen.diagnostics import Diagnostic, close_matches
 from tacit_gen.expr import nodes as n
 from tacit_gen.expr.bounds import Bounds, as_bounds
 from tacit_gen.expr.printer import to_text
-from tacit_gen.plan_types import ALWAYS_WARN, KINDS, NEVER_WARN, Clause, make_params
+from tacit_gen.plan_types import ALWAYS_WARN, KINDS, NEVER_WARN, PRECISION_US, Clause, make_params
 from tacit_gen.sql.pattern import normalize as normalize_pattern
 
 __all__ = ["Clause", "calendar_params", "effective_catalog", "plan", "revision_by_column",
@@ -188,6 +188,12 @@ def plan(contract: Contract) -> tuple[Clause, ...]:
     out.extend(invariants)
 
     t = contract.time
+    tf_ = contract.field(t.column) if t is not None else None
+    if (t is not None and t.precision in PRECISION_US and tf_ is not None
+            and tf_.type.kind == "timestamp"):
+        out.append(_clause(f"precision:{t.column}", "precision", (t.column,),
+                           ttexts.get("precision", ""), tlines.get("precision", 0),
+                           column=t.column, precision=t.precision))
     if t is not None and t.freshness is not None:
         tf = contract.field(t.column)
         # a date column: age in whole days against the UTC date of "now" (only then the param)

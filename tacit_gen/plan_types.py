@@ -20,6 +20,7 @@ KINDS = (
     "references",
     "range",
     "invariant",
+    "precision",
     "freshness",
     "cadence",
     "completeness",
@@ -30,6 +31,11 @@ KINDS = (
     "revision_window",
     "revision_by",
 )
+
+# `time.precision` -> the microseconds an instant at that precision is a whole number of
+# (`precision:<time column>`: a value with finer digits fails). The engines' instants hold
+# microseconds (DuckDB, PostgreSQL, Spark), so `us` and `ns` state nothing a check could fail.
+PRECISION_US = {"s": 1_000_000, "ms": 1_000}
 
 # How a violated clause counts: an ``error`` fails (exit 1), a ``warn`` is reported apart and
 # fails nothing (``severity: {warn: [<clause id>, ...]}`` in the contract).

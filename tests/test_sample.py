@@ -362,6 +362,9 @@ def sql_verdicts(db: Path, table: str, contract: Contract, clauses: tuple[Clause
                 rel, rc = ident(c.param("to_relation")), ident(c.param("to_column"))
                 out[c.id] = count(f"SELECT count(*) FROM {t} WHERE {q} IS NOT NULL AND {q} NOT IN "
                                   f"(SELECT {rc} FROM {rel} WHERE {rc} IS NOT NULL)")
+            elif c.kind == "precision":
+                unit = {"s": 1_000_000, "ms": 1_000, "us": 1}[c.param("precision")]
+                out[c.id] = count(f"SELECT count(*) FROM {t} WHERE epoch_us({q}) % {unit} <> 0")
             elif c.kind == "revision_by":
                 vals = ", ".join(literal(v) for v in c.param("values"))
                 rev = ident(c.param("revision_column"))

@@ -41,7 +41,7 @@ class FctSensorReadings(Schema):
         Column(
             type='timestamp_ms_utc',
             nullable=False,
-            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'freshness:event_ts'),
+            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'precision:event_ts', 'freshness:event_ts'),
         ),
     ]
     value_degc: Annotated[
@@ -240,6 +240,14 @@ class FctSensorReadings(Schema):
             params=(('expr', 'value_degc is null only when quality = bad'),),
             text='value_degc is null only when quality = bad',
             line=22,
+        ),
+        Clause(
+            id='precision:event_ts',
+            kind='precision',
+            columns=('event_ts',),
+            params=(('column', 'event_ts'), ('precision', 'ms')),
+            text='precision: ms',
+            line=9,
         ),
         Clause(
             id='freshness:event_ts',

@@ -44,7 +44,7 @@ class Ohlcv1m(Schema):
         Column(
             type='timestamp_ms_utc',
             nullable=False,
-            constraints=('not_null:bar_start', 'unique:symbol,bar_start,revision', 'cadence:bar_start'),
+            constraints=('not_null:bar_start', 'unique:symbol,bar_start,revision', 'precision:bar_start', 'cadence:bar_start'),
         ),
     ]
     open: Annotated[
@@ -406,6 +406,14 @@ class Ohlcv1m(Schema):
             params=(('expr', 'low <= close <= high'),),
             text='low <= close <= high',
             line=23,
+        ),
+        Clause(
+            id='precision:bar_start',
+            kind='precision',
+            columns=('bar_start',),
+            params=(('column', 'bar_start'), ('precision', 'ms')),
+            text='precision: ms',
+            line=7,
         ),
         Clause(
             id='cadence:bar_start',

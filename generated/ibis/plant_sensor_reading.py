@@ -44,7 +44,7 @@ class PlantSensorReading(Schema):
         Column(
             type='timestamp_ms_utc',
             nullable=False,
-            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'cadence:event_ts', 'completeness:event_ts'),
+            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'precision:event_ts', 'cadence:event_ts', 'completeness:event_ts'),
         ),
     ]
     value: Annotated[
@@ -299,6 +299,14 @@ class PlantSensorReading(Schema):
             params=(('expr', 'value is null only when quality = bad'),),
             text='value is null only when quality = bad',
             line=20,
+        ),
+        Clause(
+            id='precision:event_ts',
+            kind='precision',
+            columns=('event_ts',),
+            params=(('column', 'event_ts'), ('precision', 'ms')),
+            text='precision: ms',
+            line=8,
         ),
         Clause(
             id='cadence:event_ts',

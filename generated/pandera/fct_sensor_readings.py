@@ -31,6 +31,7 @@ from tacit_gen.pandera_checks import (
     in_range,
     is_null,
     only_when,
+    precision_check,
 )
 
 CONTRACT = 'fct_sensor_readings'
@@ -114,6 +115,12 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None) -> 
                 name='invariant:value_degc is null only when quality = bad',
                 error='value_degc is null only when quality = bad',
                 ignore_na=False,
+            ),
+            precision_check(
+                name='precision:event_ts',
+                error='precision: ms',
+                column='event_ts',
+                precision='ms',
             ),
             freshness_check(
                 name='freshness:event_ts',

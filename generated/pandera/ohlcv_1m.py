@@ -30,6 +30,7 @@ from tacit_gen.pandera_checks import (
     column_type,
     holds,
     in_range,
+    precision_check,
     session_cadence_check,
 )
 
@@ -162,6 +163,12 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None, ses
                 name='invariant:low <= close <= high',
                 error='low <= close <= high',
                 ignore_na=False,
+            ),
+            precision_check(
+                name='precision:bar_start',
+                error='precision: ms',
+                column='bar_start',
+                precision='ms',
             ),
             session_cadence_check(
                 name='cadence:bar_start',

@@ -36,6 +36,7 @@ from tacit_gen.pandera_checks import (
     is_null,
     matches,
     only_when,
+    precision_check,
 )
 
 CONTRACT = 'plant_sensor_reading'
@@ -136,6 +137,12 @@ def schema(catalog: pd.DataFrame | None = None, now: datetime | None = None) -> 
                 name='invariant:value is null only when quality = bad',
                 error='value is null only when quality = bad',
                 ignore_na=False,
+            ),
+            precision_check(
+                name='precision:event_ts',
+                error='precision: ms',
+                column='event_ts',
+                precision='ms',
             ),
             cadence_check(
                 name='cadence:event_ts',

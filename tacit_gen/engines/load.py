@@ -573,6 +573,21 @@ def referenced_files(contract: Contract, data_path: Path | str, table: str, take
     return out
 
 
+def loaded_types(contract: Contract) -> dict[str, DataType]:
+    """The type each column is loaded as: the contract's, but the time column that `precision:`
+    checks keeps digits finer than its precision (a warehouse's timestamptz holds microseconds;
+    the precision clause, not the column's type, judges them in every engine)."""
+    from dataclasses import replace
+
+    from tacit_gen.plan_types import PRECISION_US
+
+    out = {f.name: f.type for f in contract.fields}
+    t = contract.time
+    if t is not None and t.precision in PRECISION_US and t.column in out and out[t.column].kind == "timestamp":
+        out[t.column] = replace(out[t.column], ts_unit="us")
+    return out
+
+
 def load_data(
     contract: Contract,
     data_path: Path | str,
@@ -607,7 +622,7 @@ def load_data(
     import duckdb
 
     name = table or contract.name
-    expected = {f.name: f.type for f in contract.fields}
+    expected = loaded_types(contract)
     cat = _catalog_types(contract) if catalog_path is not None else None
     if catalog_path is not None and cat is None:
         raise LoadError(f"{contract.name}: a catalog was given but the contract reads none")

@@ -85,5 +85,25 @@ def verdicts(target: str, clauses: tuple[Clause, ...], carried: set[str], tally:
     return EngineRun(target, tuple(out), notes)
 
 
+def at_precision(row: dict[str, Any], clauses: tuple[Clause, ...]) -> dict[str, Any]:
+    """`row` with the instants a `precision:` clause checks cut to that precision: their finer
+    digits are that clause's to judge, not the column type's (a wire schema declares
+    `precision:` not checked, so its verdict there is n/a, and the column's stays its type's)."""
+    from datetime import datetime, timedelta
+
+    from tacit_gen.plan_types import PRECISION_US
+
+    out = row
+    for c in clauses:
+        name = str(c.param("column"))
+        value = row.get(name)
+        if c.kind != "precision" or not isinstance(value, datetime):
+            continue
+        finer = value.microsecond % PRECISION_US[str(c.param("precision"))]
+        if finer:
+            out = {**out, name: value - timedelta(microseconds=finer)}
+    return out
+
+
 def error_run(target: str, clauses: tuple[Clause, ...], detail: str) -> EngineRun:
     return EngineRun(target, tuple(Verdict(c.id, "error", None, detail) for c in clauses))

@@ -408,21 +408,29 @@ def session_cadence_check(
     if per_series and catalog is None:
         return _no_catalog(name, error, str(calendar_catalog))
 
-    def place(t: Any, code: str) -> tuple[Any, Any]:
-        """(inside a session, session number) of each instant `t` on calendar `code`."""
+    def place(t: Any, code: str) -> tuple[Any, Any, Any, Any]:
+        """(inside a session, session number, microseconds from the open to the bar and from the
+        bar to the session's last whole-interval end) of each instant `t` on calendar `code`."""
         sdays, opens, closes = _session_arrays(frame, code, sessions_calendar, sessions_session,
                                                sessions_open, sessions_close)
+        zero = np.zeros(len(t), dtype="int64")
         if sessions == "within":
             i = np.searchsorted(opens, t, side="right") - 1
             j = np.clip(i, 0, max(len(opens) - 1, 0))
-            ok = (i >= 0) & (len(opens) > 0) & (t + int(interval_seconds or 0) * 1_000_000 <= (closes[j] if len(closes) else 0))
+            i_us = int(interval_seconds or 0) * 1_000_000
+            ok = (i >= 0) & (len(opens) > 0) & (t + i_us <= (closes[j] if len(closes) else 0))
+            if not len(opens):
+                return ok, i + 1, zero, zero
+            lead = t - opens[j]
+            length = closes[j] - opens[j]
+            return ok, i + 1, lead, length - length % i_us - lead
         else:
             d = t // _DAY_US
             i = np.searchsorted(sdays, d)
             j = np.clip(i, 0, max(len(sdays) - 1, 0))
             hit = (i < len(sdays)) & ((sdays[j] if len(sdays) else d + 1) == d)
             ok = hit & ((t % _DAY_US == 0) | (t == (opens[j] if len(opens) else -1)))
-        return ok, i + 1
+        return ok, i + 1, zero, zero
 
     def check(df: pd.DataFrame) -> pd.Series:
         keys = [f"s{i}" for i in range(len(series))]
@@ -444,17 +452,19 @@ def session_cadence_check(
             days = t // _DAY_US + _DAYS_0001_TO_1970
             ok = (days % 7 < 5) & (t % _DAY_US == 0)
             number = 5 * (days // 7) + np.minimum(days % 7 + 1, 5)
+            lead = tail = np.zeros(len(t), dtype="int64")
         elif per_series:
             codes = np.asarray(_series_codes(pts[keys[list(series).index(str(calendar_series))]], catalog,
                                              str(calendar_catalog_key), str(calendar_catalog_column)),
                                dtype=object)
             ok = np.zeros(len(t), dtype=bool)
             number = np.zeros(len(t), dtype="int64")
+            lead, tail = np.zeros(len(t), dtype="int64"), np.zeros(len(t), dtype="int64")
             for code in sorted({c for c in codes if c is not None}):
                 mine = codes == code
-                ok[mine], number[mine] = place(t[mine], code)
+                ok[mine], number[mine], lead[mine], tail[mine] = place(t[mine], code)
         else:
-            ok, number = place(t, str(calendar))
+            ok, number, lead, tail = place(t, str(calendar))
         sn = pd.Series(np.where(ok, number, 0), index=pts.index).where(ok)
         grouped = sn.groupby([pts[k] for k in keys], dropna=False) if keys else None
         prev_sn = grouped.shift(1) if grouped is not None else sn.shift(1)
@@ -469,6 +479,12 @@ def session_cadence_check(
             if not gaps_allowed:
                 off = off | (step > high).fillna(False)
             bad_step = same_session & np.asarray(off, dtype=bool)
+            if frame is not None and not gaps_allowed:  # across sessions: the open and close edges
+                edge_tail = pd.Series(tail, index=pts.index)
+                prev_tail = (edge_tail.groupby([pts[k] for k in keys], dropna=False).shift(1) if keys
+                             else edge_tail.shift(1))
+                edge = (lead > high - int(interval_seconds or 0) * 1_000_000) | (prev_tail > high).fillna(False).to_numpy(dtype=bool)
+                bad_step = bad_step | ((sn > prev_sn).fillna(False).to_numpy(dtype=bool) & edge)
         else:
             bad_step = same_session
         if not gaps_allowed:
@@ -654,6 +670,23 @@ def session_completeness_check(
         return not _short_sessions(df, column, series, expected, min_pct, code_of, sessions_of, spans)
 
     return pa.Check(check, name=name, error=error)
+
+
+def precision_check(name: str, error: str, column: str, precision: str) -> pa.Check:
+    """Each instant of `column` is a whole number of `precision` units (``s``, ``ms``, ``us``)
+    since the epoch: digits finer than the precision fail (a NULL passes), at whatever unit the
+    frame holds (a numpy ``datetime64[ns, UTC]`` or an Arrow timestamp)."""
+    need_ns = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000}[precision]
+
+    def check(df: pd.DataFrame) -> pd.Series:
+        arr = col(df, column)
+        tick_ns = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}[arr.type.unit]
+        ints = np.asarray(pc.fill_null(pc.cast(arr, pyarrow.int64()), 0).to_numpy(zero_copy_only=False),
+                          dtype="int64")
+        ok = ints % max(need_ns // tick_ns, 1) == 0
+        return pd.Series(ok, index=df.index, dtype=bool)
+
+    return pa.Check(check, name=name, error=error, ignore_na=False)
 
 
 def revision_by_check(name: str, error: str, column: str, revision: str, values: tuple[str, ...]) -> pa.Check:

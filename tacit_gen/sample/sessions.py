@@ -111,9 +111,27 @@ def session_cadence_failures(clause: Clause, groups: dict[Any, list[datetime]],
                 step = epoch_us(b) - epoch_us(a)
                 step_bad = step < interval * (100 - tol) / 100 or (
                     not gaps and step > interval * (100 + tol) / 100)
+            if within and not gaps and idx is not None and code is not None and nb > na:
+                step_bad = step_bad or _off_edges(clause, idx.sessions(code), a, na, b, nb)
             if step_bad or (not gaps and nb > na + 1):
                 bad += 1
     return bad
+
+
+def _off_edges(clause: Clause, sessions: list[Session], a: datetime, na: int, b: datetime,
+               nb: int) -> bool:
+    """Across sessions (`a` the last bar of session `na`, `b` the first of a later session `nb`):
+    `b` starts after its session's open by more than the tolerance, or `a` ends more than one
+    interval (and the tolerance) before its session's last whole-interval end."""
+    from decimal import Decimal
+
+    tol = Decimal(str(clause.param("tolerance_pct") or "0"))
+    interval = int(clause.param("interval_seconds")) * 1_000_000
+    first, last = sessions[nb - 1], sessions[na - 1]
+    lead = epoch_us(b) - epoch_us(first.open)
+    length = epoch_us(last.close) - epoch_us(last.open)
+    tail = length - length % interval - (epoch_us(a) - epoch_us(last.open))
+    return lead > interval * tol / 100 or tail > interval * (100 + tol) / 100
 
 
 def sessions_within(clause: Clause, t: datetime, ingest: datetime, code: str | None) -> bool:

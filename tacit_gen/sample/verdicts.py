@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.contract.types import DataType, parse_type
+from tacit_gen.plan_types import PRECISION_US
 from tacit_gen.sample.model import (
     INT_BOUNDS,
     US,
@@ -143,6 +144,9 @@ class Facts:
     data: SampleData
     rows: list[dict[str, Any]]
     lookup: Mapping[Any, Any]
+    # instant columns a `precision:` clause checks: finer digits there are its violation, not
+    # the type's (a warehouse's timestamptz holds them; so does the loaded table)
+    precise: frozenset[str] = frozenset()
 
     @property
     def present(self) -> dict[str, list[Any]]:
@@ -169,6 +173,8 @@ def _column(c: Clause, f: Facts) -> ClauseCheck:
     if f.data.types.get(col) != want:
         return ClauseCheck(c.id, "fail", len(f.rows), f"type {f.data.types.get(col)}")
     t = parse_type(want)
+    if col in f.precise:
+        t = replace(t, ts_unit="us")
     return _count(c, f.present[col], lambda v: v is not None and not conforms(v, t))
 
 
@@ -271,6 +277,15 @@ def _pattern(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.present[str(c.param("column"))], lambda v: not pattern_ok(c, v))
 
 
+def precision_ok(c: Clause, v: Any) -> bool:
+    """A NULL passes; an instant has no digits finer than the clause's precision."""
+    return v is None or not isinstance(v, datetime) or epoch_us(v) % PRECISION_US[str(c.param("precision"))] == 0
+
+
+def _precision(c: Clause, f: Facts) -> ClauseCheck:
+    return _count(c, f.present[str(c.param("column"))], lambda v: not precision_ok(c, v))
+
+
 def _revision_by(c: Clause, f: Facts) -> ClauseCheck:
     return _count(c, f.rows, lambda r: revision_by_ok(c, r) is False)
 
@@ -317,6 +332,7 @@ VERDICTS: dict[str, Callable[[Clause, Facts], ClauseCheck]] = {
     "not_null": _not_null,
     "pattern": _pattern,
     "plausible": _plausible,
+    "precision": _precision,
     "range": _range,
     "references": _references,
     "revision_by": _revision_by,
@@ -329,7 +345,8 @@ _WHOLE_TABLE = ("column", "no_unknown_columns")
 
 def check_sample(data: SampleData, clauses: Sequence[Clause]) -> list[ClauseCheck]:
     """Every clause's verdict on the data, by the reference evaluator (plan order)."""
-    facts = Facts(data, data.rows(), data.catalog.lookup() if data.catalog is not None else {})
+    facts = Facts(data, data.rows(), data.catalog.lookup() if data.catalog is not None else {},
+                  frozenset(str(c.param("column")) for c in clauses if c.kind == "precision"))
     out: list[ClauseCheck] = []
     for c in clauses:
         verdict = VERDICTS.get(c.kind)

@@ -557,6 +557,23 @@ def _references(v: Violation) -> Iterator[Candidate]:
         yield from v.row_level(change)
 
 
+def _precision(v: Violation) -> Iterator[Candidate]:
+    """One instant 1 us later: a digit finer than the precision; then, for a cadence with no
+    tolerance (whose steps one moved instant breaks), every instant of one series 1 us later
+    (its steps unchanged)."""
+    rows, name = v.rows, v.col_name
+    what = f"1 us later: finer than {v.clause.param('precision')}"
+    yield from v.row_level(lambda i: None if rows[i].get(name) is None else (
+        {name: rows[i][name] + timedelta(microseconds=1)}, f"{name} {what}"))
+    series = v.ctx.series
+    for key in dict.fromkeys(tuple(r.get(s) for s in series) for r in rows):
+        new = copy_rows(rows)
+        for r in new:
+            if tuple(r.get(s) for s in series) == key and r.get(name) is not None:
+                r[name] = r[name] + timedelta(microseconds=1)
+        yield v.candidate(new, f"every {name} of series {key} {what}")
+
+
 def _revision_by(v: Violation) -> Iterator[Candidate]:
     allowed = tuple(v.clause.param("values") or ())
     who = next(x for x in ("unlisted-restater", "someone-else", "n/a_x") if x not in allowed)
@@ -646,6 +663,7 @@ GENERATORS: dict[str, Callable[[Violation], Iterator[Candidate]]] = {
     "not_null": _not_null,
     "pattern": _pattern,
     "plausible": _plausible,
+    "precision": _precision,
     "range": _range,
     "references": _references,
     "revision_by": _revision_by,

@@ -27,6 +27,8 @@ def cell_text(v: Any, type_text: str) -> str:
     if isinstance(v, datetime):
         unit = type_text.split("_")[1] if type_text.startswith("timestamp_") else "us"
         spec = {"s": "seconds", "ms": "milliseconds"}.get(unit, "microseconds")
+        if v.microsecond % {"s": 1_000_000, "ms": 1_000}.get(unit, 1):
+            spec = "microseconds"  # finer digits than the type's (a `precision:` violation): kept
         if v.tzinfo is not None:
             v = v.astimezone(UTC)
         return v.isoformat(timespec=spec)

@@ -12,7 +12,15 @@ Meaning, shared by every target (docs/contract-language.md, "Calendar"):
 - ``Ns within session``: a point belongs to the session whose ``open <= t`` and
   ``t + interval <= close``; none is a violation (a bar outside a session). Consecutive points of
   one session must be `interval` apart (tolerance as usual); from the last point of one session
-  to the first of the next is no gap; a whole session skipped is a gap.
+  to the first of the next is no gap; a whole session skipped is a gap. A bar is stamped at its
+  start. Unless gaps are allowed, the night between two sessions is judged at the session edges,
+  as a step from a bar ending at the open and to a bar starting at the last whole-interval end
+  (``close - (close - open) mod interval``): the first bar of a session that follows a point of
+  an earlier session fails when it starts after the open by more than the tolerance
+  (``t - open > interval * tol``), or when the earlier session's last bar ``a`` ends short of that
+  end (``end - a > interval * (1 + tol)``: a bar is missing before the close). It fails once,
+  like a gap. A series' first session is not judged at its open, nor its last at its close
+  (the data may start or stop inside a session; the next point judges it).
 - ``1 trading day``: a point belongs to the session whose date is its UTC date and which it
   stamps at 00:00 UTC or at the open; none is a violation. Two points of one session are a
   duplicate; a skipped session is a gap.

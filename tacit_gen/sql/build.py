@@ -621,6 +621,34 @@ def revision_by_ok(by_column: str, values: tuple[str, ...], revision_column: str
                    exp.paren(named, copy=False), copy=False)
 
 
+def precision_ok(name: str, unit_us: int, dialect: str = "duckdb") -> Exp.Expression:
+    """A row passes when its instant `name` is NULL or a whole number of `unit_us` microseconds
+    since the epoch (`precision:`; the epoch is whole at every precision, so the remainder of
+    the instant's microseconds is the digits finer than the precision)."""
+    from sqlglot import exp
+
+    c = column(name)
+    whole = exp.EQ(this=exp.Mod(this=epoch_us(c.copy(), dialect), expression=exp.Literal.number(unit_us)),
+                   expression=exp.Literal.number(0))
+    return exp.or_(is_null(c), whole, copy=False)
+
+
+def read_precision(sql: str) -> tuple[str, int] | None:
+    """(column, unit in microseconds) of SQL written by :func:`precision_ok`, or None."""
+    from sqlglot import exp
+
+    for tree in _parse_any(sql):
+        mod = tree.find(exp.Mod)
+        col = tree.find(exp.Column)
+        if mod is None or col is None or not isinstance(mod.expression, exp.Literal):
+            continue
+        try:
+            return col.name, int(str(mod.expression.this))
+        except ValueError:
+            continue
+    return None
+
+
 _READ_DIALECTS = ("duckdb", "postgres", "spark", "snowflake", "bigquery")
 
 

@@ -80,7 +80,8 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
     Each point (the latest revision of a series and instant) gets the number of its session, or
     NULL when it is in none; the point fails when it has none, or when the step from the previous
     point of its series is wrong: within one session, off the interval (``within``) or a second
-    bar (``trading_day``); across sessions, a session skipped (unless gaps are allowed).
+    bar (``trading_day``); across sessions, unless gaps are allowed, a session skipped, or
+    (``within``) a late first bar or a short last bar of the earlier session (the session edges).
     """
     from sqlglot import exp
 
@@ -129,15 +130,28 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
             inside = exp.and_(exp.EQ(this=column("tacit_day", "s"), expression=utc_date(lt.copy(), dialect)),
                               exp.Paren(this=exp.or_(at_midnight, at_open, copy=False)), copy=False)
         on = exp.and_(exp.EQ(this=column("tacit_cal", "s"), expression=code), inside, copy=False)
-        base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn", copy=False), copy=False).from_(points.subquery("l", copy=False), copy=False)
+        edges: list[Exp.Expression] = []
+        if p("sessions") == "within":  # where the bar sits in its session, for the edges
+            o_us, c_us = epoch_us(s_open.copy(), dialect), epoch_us(s_close.copy(), dialect)
+            lead = exp.Sub(this=epoch_us(lt.copy(), dialect), expression=o_us.copy())
+            length = exp.Paren(this=exp.Sub(this=c_us, expression=o_us))
+            grid = exp.Sub(this=length.copy(), expression=exp.Paren(this=exp.Mod(
+                this=length.copy(), expression=exp.Literal.number(int(p("interval_seconds")) * 1_000_000))))
+            tail = exp.Sub(this=grid, expression=exp.Paren(this=lead.copy()))
+            edges = [exp.alias_(lead, "tacit_lead_us", copy=False), exp.alias_(tail, "tacit_tail_us", copy=False)]
+        base = exp.select(*sel, exp.alias_(column("tacit_sn", "s"), "tacit_sn", copy=False), *edges,
+                          copy=False).from_(points.subquery("l", copy=False), copy=False)
         base = with_catalog(clause, base, "l")
         placed = base.join(left_join(_sessions(clause).subquery("s", copy=False)), on=on, copy=False)
     part = [column(s) for s in p("series") or ()]
+    edged = p("sessions") == "within" and p("sessions_relation") is not None
     steps = exp.select(
         exp.Star(),
         exp.alias_(lag_over(t.copy(), [x.copy() for x in part], t.copy(), dialect), "tacit_prev", copy=False),
         exp.alias_(lag_over(column("tacit_sn"), [x.copy() for x in part], t.copy(), dialect),
                    "tacit_prev_sn", copy=False),
+        *([exp.alias_(lag_over(column("tacit_tail_us"), [x.copy() for x in part], t.copy(), dialect),
+                      "tacit_prev_tail_us", copy=False)] if edged else []),
      copy=False).from_(placed.subquery("tacit_placed", copy=False), copy=False)
     cur, prev = column("tacit_sn"), column("tacit_prev_sn")
     same = exp.EQ(this=cur.copy(), expression=prev.copy())
@@ -151,6 +165,14 @@ def session_cadence(clause: Clause, source: Exp.Expression, has_revision: bool,
             off = exp.or_(off, exp.GT(this=step.copy(),
                                       expression=number(_decimal_text(interval_us * (100 + tol) / 100))), copy=False)
         bad_step: Exp.Expression = exp.and_(same, exp.Paren(this=off), copy=False)
+        if edged and not p("gaps_allowed"):  # across sessions: the open and the close edges
+            late_open = exp.GT(this=column("tacit_lead_us"),
+                               expression=number(_decimal_text(interval_us * tol / 100)))
+            early_close = exp.GT(this=column("tacit_prev_tail_us"),
+                                 expression=number(_decimal_text(interval_us * (100 + tol) / 100)))
+            edge = exp.and_(exp.GT(this=cur.copy(), expression=prev.copy()),
+                            exp.Paren(this=exp.or_(late_open, early_close, copy=False)), copy=False)
+            bad_step = exp.or_(exp.Paren(this=bad_step), exp.Paren(this=edge), copy=False)
     else:
         bad_step = same
     if not p("gaps_allowed"):

@@ -184,7 +184,7 @@ class VerifyReport:
 # engine had hidden; the parity suites on DuckDB, PostgreSQL and Spark agree on every count.
 ROW_COUNTED = frozenset(("invariant", "range", "accepted_values", "pattern", "not_null", "fixed_value",
                          "catalog_unit", "catalog_bounds", "plausible", "references", "revision_by",
-                         "completeness", "cadence", "revision_window", "freshness"))
+                         "precision", "completeness", "cadence", "revision_window", "freshness"))
 
 
 def clause_disagreement(verdicts: dict[str, Verdict], unsupported: dict[str, set[str]], cid: str,

@@ -158,7 +158,10 @@ where (tacit_interval is null
 {#- cadence:<c> over exchange sessions (tacit_gen/semantics/sessions.py): each point's session
     number (NULL outside every session; Monday to Friday at 00:00 UTC without a calendar); a point
     fails outside sessions, off the interval within one session (`within`), as a second bar of a
-    session (`trading_day`), or after a skipped session unless gaps are allowed. A per-series
+    session (`trading_day`), or after a skipped session unless gaps are allowed; unless gaps are
+    allowed, the first bar of a session after an earlier one fails `within` when it starts later
+    than the open (beyond the tolerance) or the earlier session's last bar ends more than one
+    interval (and the tolerance) before its last whole-interval end. A per-series
     calendar (calendar none, calendar_catalog set) takes each series' code from the catalog; a
     series missing there is in no session. -#}
 {% macro tacit_session_cadence(model, column_name, series, sessions, interval_seconds, tolerance_pct, gaps_allowed, revision_column, calendar, sessions_relation, sessions_calendar, sessions_session, sessions_open, sessions_close, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
@@ -191,6 +194,11 @@ ses as (
 ),
 placed as (
     select {{ tacit_column_list(series, 'l') }}{{ ', ' if series }}l.tacit_t, s.tacit_sn
+    {%- if sessions == 'within' %},
+        {{ tacit_seconds_between('s.tacit_open', 'l.tacit_t') }} as tacit_lead_seconds,
+        floor({{ tacit_seconds_between('s.tacit_open', 's.tacit_close') }} / {{ interval_seconds }}) * {{ interval_seconds }}
+            - {{ tacit_seconds_between('s.tacit_open', 'l.tacit_t') }} as tacit_tail_seconds
+    {%- endif %}
     from latest l
     {%- if calendar is none and calendar_catalog is not none %}
     left join {{ calendar_catalog }} tacit_cc on tacit_cc.{{ calendar_catalog_key }} = l.{{ calendar_series }}
@@ -211,6 +219,9 @@ steps as (
     select *,
         lag(tacit_t) over ({{ 'partition by ' ~ part if series }} order by tacit_t) as tacit_prev,
         lag(tacit_sn) over ({{ 'partition by ' ~ part if series }} order by tacit_t) as tacit_prev_sn
+        {%- if sessions == 'within' and sessions_relation is not none %},
+        lag(tacit_tail_seconds) over ({{ 'partition by ' ~ part if series }} order by tacit_t) as tacit_prev_tail_seconds
+        {%- endif %}
     from placed
 ),
 measured as (
@@ -227,6 +238,11 @@ where tacit_sn is null
             {%- if not gaps_allowed %}
             or tacit_step_seconds > {{ interval_seconds }} * (1 + {{ tolerance_pct }} / 100.0)
             {%- endif %}))
+        {%- if sessions_relation is not none and not gaps_allowed %}
+        or (tacit_sn > tacit_prev_sn and (
+            tacit_lead_seconds > {{ interval_seconds }} * ({{ tolerance_pct }} / 100.0)
+            or tacit_prev_tail_seconds > {{ interval_seconds }} * (1 + {{ tolerance_pct }} / 100.0)))
+        {%- endif %}
         {%- else %}
         tacit_sn = tacit_prev_sn
         {%- endif %}

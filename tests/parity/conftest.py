@@ -20,11 +20,13 @@ def parity_batch(request: pytest.FixtureRequest,
 
     selected: list[str | None] = []
     spec: tuple[str, str] | None = None
+    config: tuple[tuple[str, ...] | None, str | None] = (None, None)  # targets, dbt materialization
     for item in request.session.items:
         fn = getattr(item, "function", None)
         if getattr(item, "module", None) is not request.module or not hasattr(fn, "parity"):
             continue
         spec = fn.parity  # type: ignore[union-attr]
+        config = getattr(fn, "parity_config", config)
         params = getattr(item, "callspec", None)
         case = None if params is None else params.params.get("clause", params.params.get("violate"))
         if case not in selected:
@@ -35,4 +37,7 @@ def parity_batch(request: pytest.FixtureRequest,
     if backend == "postgres":
         dsn = request.getfixturevalue("pg_server").dsn
         return run_cases(name, selected, root, PG_ENGINES, "postgres", dsn).__getitem__
-    return run_cases(name, selected, root).__getitem__
+    from tests.parity.harness import ENGINES
+
+    targets, materialized = config
+    return run_cases(name, selected, root, targets or ENGINES, materialized=materialized).__getitem__

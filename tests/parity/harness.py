@@ -81,10 +81,12 @@ def batch_limit(cases: int) -> float:
 
 
 def run_cases(name: str, violations: list[str | None], tmp: Path, targets: tuple[str, ...] = ENGINES,
-              engine: str = "duckdb", dsn: str | None = None,
+              engine: str = "duckdb", dsn: str | None = None, materialized: str | None = None,
               ) -> dict[str | None, tuple[VerifyReport, tuple[str, ...]]]:
     """The cases of `run_case` (the same rows, seed and sampler) for each of `violations` (None:
-    the clean data), verified in one batch: violation -> (report, the clauses sample broke)."""
+    the clean data), verified in one batch: violation -> (report, the clauses sample broke).
+    `materialized`: how dbt builds the model under test (``view``, ``table``; None: the
+    engine's default, a table)."""
     path = contract_path(name)
     contract = load(path)
     clauses = plan(contract)
@@ -94,7 +96,8 @@ def run_cases(name: str, violations: list[str | None], tmp: Path, targets: tuple
         data_path, catalog_path = write(data, tmp / f"case{i}" / f"{name}.csv")
         cases.append(VerifyCase(contract, data_path, catalog_path, data.now, targets, path))
         broke.append(data.violated)
-    reports = verify_cases(cases, engine=engine, workdir=tmp / "work", dsn=dsn)
+    reports = with_materialization(materialized, lambda: verify_cases(
+        cases, engine=engine, workdir=tmp / "work", dsn=dsn))
     return {v: (r, b) for v, r, b in zip(violations, reports, broke, strict=True)}
 
 
@@ -138,10 +141,33 @@ def check_violation(name: str, clause: str, report: VerifyReport, violated: tupl
         assert f"; {len(shown)} warn clause(s) violated (severity: warn, not failures)" in table, table
 
 
-def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, Any]:
+def with_materialization(materialized: str | None, run: Any) -> Any:
+    """`run()` with dbt's model under test built as `materialized` (the engine processes, forked
+    from this one, read it from the environment: `tacit_gen.targets.dbt.engine.materialized`)."""
+    import os
+
+    from tacit_gen.targets.dbt.engine import MATERIALIZED_ENV
+
+    if materialized is None:
+        return run()
+    before = os.environ.get(MATERIALIZED_ENV)
+    os.environ[MATERIALIZED_ENV] = materialized
+    try:
+        return run()
+    finally:
+        if before is None:
+            os.environ.pop(MATERIALIZED_ENV, None)
+        else:
+            os.environ[MATERIALIZED_ENV] = before
+
+
+def parity_tests(name: str, only: tuple[str, ...] | None = None, targets: tuple[str, ...] | None = None,
+                 materialized: str | None = None) -> tuple[Any, Any]:
     """The two parity tests of one bundled contract (one module per contract, so pytest-xdist
     spreads contracts over workers); the module's selected cases run in one batch
-    (`parity_batch`); `only` breaks those clauses alone."""
+    (`parity_batch`); `only` breaks those clauses alone. `targets` (default: every engine) and
+    `materialized` (dbt's model under test as a ``view`` or a ``table``; default the engine's,
+    a table) make a configuration of its own."""
     import pytest
 
     clauses = [c for c in clause_ids(name) if only is None or c in only]
@@ -168,4 +194,5 @@ def parity_tests(name: str, only: tuple[str, ...] | None = None) -> tuple[Any, A
 
     for test in (test_clean_data_passes_in_every_engine, test_one_violation_is_flagged_by_every_engine):
         test.parity = (name, "duckdb")  # type: ignore[attr-defined]  # read by `parity_batch`
+        test.parity_config = (targets, materialized)  # type: ignore[attr-defined]
     return test_clean_data_passes_in_every_engine, test_one_violation_is_flagged_by_every_engine

@@ -34,6 +34,7 @@ CHECKS: Mapping[str, Compile] = MappingProxyType({
     "references": row(references.references),
     "range": row(rows.range_),
     "invariant": row(rows.invariant),
+    "precision": row(rows.precision),
     "freshness": timeseries.freshness,
     "cadence": timeseries.cadence,
     "completeness": timeseries.completeness,

@@ -1,11 +1,13 @@
 """Row clauses: a condition each row holds (not_null, accepted_values, fixed_value, range,
-pattern, invariant). A NULL condition is no violation (SQL CHECK semantics)."""
+pattern, invariant, precision). A NULL condition is no violation (SQL CHECK semantics)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tacit_gen.plan_types import PRECISION_US
 from tacit_gen.runtime.backends import backend_name
+from tacit_gen.runtime.clauses.base import EPOCH, us_between
 from tacit_gen.runtime.clauses.catalog import inline_catalog
 from tacit_gen.runtime.compile import ExprCompiler, parse_invariant, range_condition, value_literal
 
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
     from tacit_gen.runtime.clauses.base import CatalogColumns, Context
 
-__all__ = ["accepted_values", "fixed_value", "invariant", "not_null", "pattern", "range_"]
+__all__ = ["accepted_values", "fixed_value", "invariant", "not_null", "pattern", "precision", "range_"]
 
 
 def not_null(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:
@@ -45,6 +47,16 @@ def range_(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:
 def pattern(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:
     """The whole value matches the pattern."""
     return t[c.param("column")].re_search(_full_match(c.param("pattern"), t))  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def precision(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:
+    """The instant has no digits finer than the precision (NULL passes)."""
+    import ibis
+    import ibis.expr.datatypes as dt
+
+    x = t[c.param("column")]
+    epoch = ibis.literal(EPOCH, type=dt.Timestamp(timezone="UTC"))
+    return x.isnull() | ((us_between(epoch, x) % PRECISION_US[str(c.param("precision"))]) == 0)
 
 
 def invariant(cx: Context, t: ir.Table, c: Clause, cat: CatalogColumns) -> Any:

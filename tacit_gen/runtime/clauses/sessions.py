@@ -87,10 +87,19 @@ def session_cadence(cx: Context, pts: ir.Table, c: Clause, tcol: str,
             inside = ((tus // US_PER_DAY) == day_no) & (
                 ((tus % US_PER_DAY) == 0) | (us_between(s["__tacit_open"], t) == 0))
         joined = pts.left_join(s, (s["__tacit_cal"] == code) & inside)
-        placed = joined.select(*keep, "__tacit_sn")
+        if c.param("sessions") == "within":  # where the bar sits in its session, for the edges
+            i_us = int(c.param("interval_seconds")) * 1_000_000
+            lead = us_between(joined["__tacit_open"], joined[tcol])
+            length = us_between(joined["__tacit_open"], joined["__tacit_close"])
+            placed = joined.select(*keep, "__tacit_sn", __tacit_lead=lead.cast("int64"),
+                                   __tacit_tail=(length - length % i_us - lead).cast("int64"))
+        else:
+            placed = joined.select(*keep, "__tacit_sn")
+    edged = c.param("sessions") == "within" and c.param("sessions_relation") is not None
     w = ibis.window(group_by=series or None, order_by=[placed[tcol]])
     placed = placed.mutate(__tacit_prev=placed[tcol].lag().over(w),
-                           __tacit_prev_sn=placed["__tacit_sn"].lag().over(w))
+                           __tacit_prev_sn=placed["__tacit_sn"].lag().over(w),
+                           **({"__tacit_prev_tail": placed["__tacit_tail"].lag().over(w)} if edged else {}))
     cur: Any = placed["__tacit_sn"]
     prev: Any = placed["__tacit_prev_sn"]
     same = cur == prev
@@ -104,6 +113,13 @@ def session_cadence(cx: Context, pts: ir.Table, c: Clause, tcol: str,
         if not c.param("gaps_allowed"):
             off = off | (scaled > ibis.literal(interval_us * (100 * q + p), type="int64"))
         bad_step = same & off
+        if edged and not c.param("gaps_allowed"):  # across sessions: the open and close edges
+            first_lead: Any = placed["__tacit_lead"]
+            prev_tail: Any = placed["__tacit_prev_tail"]
+            late_open = first_lead * ibis.literal(100 * q, type="int64") > ibis.literal(interval_us * p, type="int64")
+            early_close = (prev_tail * ibis.literal(100 * q, type="int64")
+                           > ibis.literal(interval_us * (100 * q + p), type="int64"))
+            bad_step = bad_step | ((cur > prev) & (late_open | early_close))
     else:
         bad_step = same
     if not c.param("gaps_allowed"):

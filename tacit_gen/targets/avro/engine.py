@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.wire import Tally, error_run, read_table, same, verdicts
+from tacit_gen.engines.wire import Tally, at_precision, error_run, read_table, same, verdicts
 
 NAME = "avro"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -126,6 +126,7 @@ def run(inp: VerifyInput) -> EngineRun:
             tally.fail(f"column:{name}", f"the data has no column '{name}'", len(table.rows) or 1)
     clean: list[dict[str, Any]] = []
     for row in table.rows:
+        row = at_precision(row, inp.clauses)
         ok = not extra
         for f in fields:
             name = str(f["name"])

@@ -46,6 +46,18 @@ if TYPE_CHECKING:
 
 TARGET = "dbt"
 SOURCE_ALIAS = "tacit_src"
+# How verify builds the model under test: a table (the default), or a view, dbt's own default
+# materialization, where dbt ignores a not_null constraint (the parity suites run both).
+MATERIALIZED_ENV = "TACIT_GEN_DBT_MATERIALIZED"
+MATERIALIZATIONS = ("table", "view")
+
+
+def materialized() -> str:
+    """The materialization of the model under test (`MATERIALIZED_ENV`, default ``table``)."""
+    got = os.environ.get(MATERIALIZED_ENV, "table").strip() or "table"
+    if got not in MATERIALIZATIONS:
+        raise ValueError(f"{MATERIALIZED_ENV}={got!r}: expected one of {', '.join(MATERIALIZATIONS)}")
+    return got
 _RUNNER: Any = None
 _MISMATCH_ROW = re.compile(
     r"^\s*\|\s*(?P<col>[^|]*?)\s*\|\s*(?P<defn>[^|]*?)\s*\|\s*(?P<contract>[^|]*?)\s*\|\s*(?P<reason>[^|]*?)\s*\|\s*$"
@@ -132,7 +144,7 @@ def write_project(project: Path, database: Path, output: dict[str, Any] | None =
                 "profile": "tacit_verify",
                 "model-paths": ["models"],
                 "macro-paths": ["macros"],
-                "models": {"tacit_verify": {"+materialized": "table", **(model_config or {})}},
+                "models": {"tacit_verify": {"+materialized": materialized(), **(model_config or {})}},
                 "flags": {"send_anonymous_usage_stats": False, "partial_parse": False},
             }
         ),

@@ -255,6 +255,16 @@ def _pattern(pr: Properties, cl: Clause) -> None:
     pr.expression_test(cl, pattern_sql(cl.param("column"), cl.param("pattern"), DIALECT[pr.adapter]))
 
 
+def _precision(pr: Properties, cl: Clause) -> None:
+    from tacit_gen.plan_types import PRECISION_US
+    from tacit_gen.sql import check_dialect, generate, precision_ok, shapes
+
+    dialect = DIALECT[pr.adapter]
+    pr.expression_test(cl, shapes.clause_text(
+        "dbt.precision", cl, check_dialect(dialect), [],
+        lambda c, _: generate(precision_ok(c.param("column"), PRECISION_US[c.param("precision")], dialect), dialect)))
+
+
 def _revision_by(pr: Properties, cl: Clause) -> None:
     from tacit_gen.sql import generate, revision_by_ok
 
@@ -413,6 +423,7 @@ RENDER: KindTable[Rule] = KindTable("dbt", "render", {
     "references": _references,
     "range": _range,
     "invariant": _invariant,
+    "precision": _precision,
     "freshness": _freshness,
     "cadence": _cadence,
     "completeness": _completeness,

@@ -458,7 +458,7 @@ def _accepted_range(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
 
 
 def _expression(a: dict[str, Any], column: str | None, meta_kind: str | None) -> Found:
-    """An expression test: a pattern or a revision_by where meta names one and the SQL is
+    """An expression test: a pattern, a precision or a revision_by where meta names one and the SQL is
     their shape, else an invariant (its SQL)."""
     expr = str(jinja_unsafe(a.get("expression", "")))
     if meta_kind == "pattern":
@@ -466,6 +466,13 @@ def _expression(a: dict[str, Any], column: str | None, meta_kind: str | None) ->
 
         if (pm := read_pattern_match(expr)) is not None:
             return "pattern", {"column": pm[0], "pattern": pm[1]}, f"pattern:{pm[0]}"
+    if meta_kind == "precision":
+        from tacit_gen.plan_types import PRECISION_US
+        from tacit_gen.sql import read_precision
+
+        units = {us: name for name, us in PRECISION_US.items()}
+        if (pu := read_precision(expr)) is not None and pu[1] in units:
+            return "precision", {"column": pu[0], "precision": units[pu[1]]}, f"precision:{pu[0]}"
     if meta_kind == "revision_by":
         from tacit_gen.sql import read_revision_by
 
@@ -562,7 +569,7 @@ def _revision_window(a: dict[str, Any], c: str, meta_kind: str | None) -> Found:
     }, "revision_window")
 
 
-_EXPRESSION: Form[TestReader] = Form(("pattern", "revision_by", "invariant"), _expression)
+_EXPRESSION: Form[TestReader] = Form(("pattern", "precision", "revision_by", "invariant"), _expression)
 READ: FormTable[TestReader] = FormTable("dbt", {
     "not_null": Form(("not_null",), _not_null),
     "unique": Form(("unique",), _unique),

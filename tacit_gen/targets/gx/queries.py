@@ -343,6 +343,25 @@ def revision_window_query(clause: Clause, dialect: str = "duckdb") -> str:
     return _text(q, dialect)
 
 
+def precision_query(clause: Clause, dialect: str = "duckdb") -> str:
+    """Rows whose instant has digits finer than the contract's precision (from a compiled
+    template when one fits: `tacit_gen.sql.shapes`)."""
+    from tacit_gen.sql import shapes
+
+    return shapes.clause_text("gx.precision", clause, sql.check_dialect(dialect), [],
+                              lambda c, _: _precision_query(c, dialect))
+
+
+def _precision_query(clause: Clause, dialect: str) -> str:
+    from sqlglot import exp
+
+    from tacit_gen.plan_types import PRECISION_US
+
+    ok = sql.precision_ok(clause.param("column"), PRECISION_US[clause.param("precision")], dialect)
+    q = exp.select(exp.Star(), copy=False).from_(_batch(), copy=False).where(exp.Not(this=exp.Paren(this=ok)), copy=False)
+    return _text(q, dialect)
+
+
 def revision_by_query(clause: Clause, dialect: str = "duckdb") -> str:
     """Restated rows (revision > 0) whose restater is NULL or not in the contract's list."""
     from sqlglot import exp

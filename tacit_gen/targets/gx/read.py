@@ -456,6 +456,7 @@ READ: KindTable[Reader] = KindTable("gx", "read", {
     "references": _custom,
     "range": _range,
     "invariant": _invariant,
+    "precision": _custom,
     "freshness": _freshness,
     "cadence": _custom,
     "completeness": _custom,

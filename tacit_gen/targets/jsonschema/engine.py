@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.wire import Tally, error_run, read_table, verdicts
+from tacit_gen.engines.wire import Tally, at_precision, error_run, read_table, verdicts
 
 NAME = "jsonschema"
 
@@ -170,7 +170,7 @@ def run(inp: VerifyInput) -> EngineRun:
         if p not in table.types:
             tally.fail(f"column:{p}", f"the data has no column '{p}'", len(table.rows) or 1)
     for row in table.rows:
-        obj = {k: json_value(v) for k, v in row.items()}
+        obj = {k: json_value(v) for k, v in at_precision(row, inp.clauses).items()}
         seen: set[str] = set()
         for err in validator.iter_errors(obj):
             found = clause_of(err, props, schema)

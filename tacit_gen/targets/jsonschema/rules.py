@@ -159,9 +159,11 @@ RULES: KindTable[RuleFn] = KindTable("jsonschema", "render", {
     "range": range_rule,
     "invariant": invariant_rule,
 }, {
-    kind: _OTHER_DATA.format(kind=kind)
-    for kind in ("unique", "references", "freshness", "cadence", "completeness", "catalog_unit",
-                 "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")
+    **{kind: _OTHER_DATA.format(kind=kind)
+       for kind in ("unique", "references", "freshness", "cadence", "completeness", "catalog_unit",
+                    "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")},
+    "precision": ("the instant's pattern allows no more fraction digits than its type's precision: "
+                  "a finer value fails the type (column:), not this clause"),
 })
 
 

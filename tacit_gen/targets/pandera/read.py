@@ -50,6 +50,7 @@ TIME_HELPERS = {
     "session_completeness_check": "completeness",
     "revision_by_check": "revision_by",
     "references_check": "references",
+    "precision_check": "precision",
 }
 # Keyword arguments of the time helpers that are runtime inputs, not clause params.
 RUNTIME_ARGS = ("name", "error", "now", "catalog", "revision_column", "frame", "outages", "refs")

@@ -77,6 +77,7 @@ TIME_HELPERS = {
     "revision_window": "revision_window_check",
     "references": "references_check",
     "revision_by": "revision_by_check",
+    "precision": "precision_check",
 }
 CATALOG_KINDS = ("catalog_unit", "catalog_bounds", "catalog_dimension", "plausible")
 SESSION_COMPLETENESS = "session_completeness_check"  # `completeness: N per session`
@@ -394,6 +395,8 @@ def _time_check(c: Clause, contract: Contract) -> str:
         kw.append(("catalog", "catalog"))
     elif c.kind == "references":
         kw += [(k, repr(p[k])) for k in ("column", "to_relation", "to_column")] + [("refs", "refs")]
+    elif c.kind == "precision":
+        kw += [("column", repr(p["column"])), ("precision", repr(p["precision"]))]
     elif c.kind == "revision_by":
         kw += [("column", repr(p["column"])), ("revision", repr(p["revision_column"])),
                ("values", repr(tuple(p["values"])))]

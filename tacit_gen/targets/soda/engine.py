@@ -47,6 +47,7 @@ COUNT_KINDS = frozenset(
         "completeness",
         "revision_window",
         "revision_by",
+        "precision",
     }
 )
 

@@ -373,6 +373,14 @@ def _fail_query_sql(contract: Contract, clause: Clause, dialect: str) -> str | N
         return freshness_days_sql(clause, ds, dialect)
     if clause.kind == "references":
         return references_sql(clause, ds, dialect)
+    if clause.kind == "precision":
+        from tacit_gen.plan_types import PRECISION_US
+        from tacit_gen.sql import shapes
+
+        return shapes.clause_text(
+            "soda.precision", clause, sql.check_dialect(dialect), [shapes.Slot("name", ds)],
+            lambda c, v: _violating(sql.precision_ok(c.param("column"), PRECISION_US[c.param("precision")],
+                                                     dialect), v[0], dialect))
     if clause.kind == "revision_by":
         return _violating(sql.revision_by_ok(clause.param("column"), tuple(clause.param("values")),
                                              clause.param("revision_column")), ds, dialect)

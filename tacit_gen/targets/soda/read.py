@@ -357,7 +357,8 @@ def _user_metric(r: _Reader, check: Check) -> str | None:
 
 # The kinds a `failed rows` fail query carries (its `-- tacit_clause:` line names the clause).
 _FAIL_QUERY_KINDS = ("range", "references", "freshness", "cadence", "completeness", "catalog_unit",
-                     "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")
+                     "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by",
+                     "precision")
 READ: FormTable[FormReader] = FormTable("soda", {
     "schema": Form(("column", "no_unknown_columns"), _schema_form),
     "failed rows": Form(("invariant", *_FAIL_QUERY_KINDS), _failed_rows_form),

@@ -70,7 +70,7 @@ COUNT_METRIC = {"missing": "missing_count", "invalid": "invalid_count",
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 # Clauses checked by a dataset `failed_rows` query: the Soda v3 target's fail query, verbatim.
 FAIL_QUERY_KINDS = ("cadence", "catalog_bounds", "catalog_dimension", "catalog_unit", "completeness",
-                    "plausible", "revision_window", "revision_by")
+                    "plausible", "precision", "revision_window", "revision_by")
 
 
 def soda4_type(contract_type: str, dialect: str = "duckdb") -> tuple[str, int | None, int | None]:

@@ -89,7 +89,11 @@ def test_properties_structure() -> None:
         "dbt_utils.unique_combination_of_columns",
         "dbt_utils.expression_is_true",
         "dbt_utils.expression_is_true",
+        "dbt_utils.expression_is_true",  # precision: ms
     ]
+    prec = model["data_tests"][3]["dbt_utils.expression_is_true"]
+    assert prec["arguments"]["expression"] == "bar_start IS NULL OR EPOCH_US(bar_start) % 1000 = 0"
+    assert prec["config"]["meta"]["tacit_clause"] == "precision:bar_start"
     inv = model["data_tests"][1]["dbt_utils.expression_is_true"]
     assert inv["arguments"]["expression"] == "(low <= open AND open <= high)"
     assert inv["config"]["meta"] == {

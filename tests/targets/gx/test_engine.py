@@ -129,6 +129,9 @@ def generic_breaks(clauses: tuple[Any, ...]) -> dict[str, list[str]]:
             out[c.id] = ["INSERT INTO d SELECT * FROM d WHERE rowid = (SELECT min(rowid) FROM d)"]
         elif c.kind == "pattern":  # an upper-case id with a hyphen: no portable pattern of ours takes it
             out[c.id] = [f"UPDATE d SET \"{col}\" = 'X-1' WHERE rowid = (SELECT min(rowid) FROM d)"]
+        elif c.kind == "precision":  # a microsecond digit in a millisecond column
+            out[c.id] = [f'UPDATE d SET "{col}" = "{col}" + INTERVAL 1 MICROSECOND '
+                         "WHERE rowid = (SELECT min(rowid) FROM d)"]
         elif c.kind == "range":
             lo, hi = c.param("min"), c.param("max")
             val = f"{lo} - 1" if lo is not None else f"{hi} + 1"
