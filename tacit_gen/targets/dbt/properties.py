@@ -41,6 +41,7 @@ from tacit_gen.targets.kinds import KindTable
 SINCE_ROW_KINDS = frozenset({
     "not_null", "accepted_values", "fixed_value", "pattern", "range", "invariant", "references",
     "catalog_unit", "catalog_bounds", "plausible", "catalog_dimension", "revision_by",
+    "precision",
 })
 
 if TYPE_CHECKING:

@@ -31,6 +31,7 @@ _TYPES = {"spark": "TIMESTAMP", "databricks": "TIMESTAMP", "bigquery": "TIMESTAM
 ROW_KINDS = frozenset({
     "not_null", "accepted_values", "fixed_value", "pattern", "range", "invariant",
     "catalog_unit", "catalog_bounds", "plausible", "catalog_dimension", "revision_by",
+    "precision",
 })
 # Clauses whose fail query reads each point with its predecessor: filtered on its output.
 STEP_KINDS = frozenset({"cadence"})
