@@ -28,6 +28,7 @@ from tacit_gen.adopt.draft import KEPT, MAPPED, NOT_MAPPED, NOTE, Draft, Invaria
 from tacit_gen.adopt.types import contract_type
 from tacit_gen.contract import units
 from tacit_gen.sql.types import is_key_not_null
+from tacit_gen.targets.dbt.text import strip_since_where
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REF_ARG = re.compile(r"""\s*(?:\{\{\s*)?ref\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)(?:\s*\}\})?\s*""")
@@ -431,6 +432,11 @@ class _Importer:
             self.unmapped(column, entry, what, f"column {column} is not in the contract")
             return
         warn = str(config.get("severity", "error")).lower() == "warn"  # a clause can warn
+        if "where" in config:  # var('tacit_since') selecting the increment (tacit-gen's own render)
+            rest = strip_since_where(config["where"])
+            config = {k: v for k, v in config.items() if k != "where"}
+            if rest is not None:
+                config["where"] = rest
         if (short in ("unique_combination_of_columns", "tacit_unique_combination_of_columns")
                 and "where" in config
                 and is_key_not_null(config["where"], [str(c) for c in args.get("combination_of_columns") or ()])):

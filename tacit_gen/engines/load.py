@@ -356,7 +356,8 @@ def _refuse_duplicate_keys(con: Any, path: Path, report: LoadReport, key: str) -
             f"way): keep one row per {key}")
 
 
-def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType]) -> LoadReport:
+def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType],
+                   shown: dict[str, DataType] | None = None) -> LoadReport:
     suffix = path.suffix.lower()
     if not path.is_file():
         raise LoadError(f"{path}: no such file")
@@ -416,7 +417,7 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
         samples = tuple(str(r[0]) for r in con.execute(
             f"SELECT s FROM (SELECT CAST({v} AS VARCHAR) AS s, min(rowid) AS r FROM {raw} "
             f"WHERE {plan.fail} GROUP BY 1) ORDER BY r LIMIT {MAX_SAMPLES}").fetchall())
-        failures.append(ConversionFailure(c, str(t), loaded, count, rows, samples, plan.reason))
+        failures.append(ConversionFailure(c, str((shown or expected)[c]), loaded, count, rows, samples, plan.reason))
         selects.append(f"{expr} AS {v}")
     target = ident(name)
     body = ", ".join(selects) if selects else "*"
@@ -631,7 +632,8 @@ def load_data(
     con = duckdb.connect(str(db_path))
     try:
         con.execute("SET TimeZone = 'UTC'")
-        report = _load_relation(con, Path(data_path), name, expected)
+        report = _load_relation(con, Path(data_path), name, expected,
+                                {f.name: f.type for f in contract.fields})
         if cat is not None and catalog_path is not None:
             cat_report = _load_relation(con, Path(catalog_path), cat[0], cat[1])
             _refuse_duplicate_keys(con, Path(catalog_path), cat_report, cat[2])

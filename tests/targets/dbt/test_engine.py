@@ -102,6 +102,7 @@ def _break_tests_fct(rows: list[Row]) -> list[Row]:
     rows[3]["revision"] = -1  # range:revision
     rows[4]["value_degc"] = None  # invariant (quality stays good)
     rows.append(copy.deepcopy(rows[5]))  # unique
+    rows[6]["event_ts"] += timedelta(microseconds=1)  # precision:event_ts (ms)
     for r in rows:  # freshness: everything an hour older (nothing else reads now)
         r["event_ts"] -= timedelta(hours=1)
     return rows
@@ -115,6 +116,7 @@ def _break_tests_ohlcv(rows: list[Row]) -> list[Row]:
     rows[4]["open"] = Decimal("12")  # invariant open (close still inside)
     rows[5]["close"] = Decimal("8")  # invariant close
     rows.append(copy.deepcopy(rows[6]))  # unique (cadence keeps one row per point)
+    rows[2]["bar_start"] += timedelta(microseconds=1)  # precision:bar_start (cadence fails anyway)
     gap = copy.deepcopy(rows[7])
     for k, ts in (("BBB", _t(30)), ("BBB", _t(28))):  # cadence: a 120 s gap in series BBB
         rows.append({**gap, "symbol": k, "bar_start": ts})
@@ -137,6 +139,9 @@ def _break_tests_plant(rows: list[Row]) -> list[Row]:
     for r in rows:  # cadence: series b 60 s apart, its catalog cadence is 30 s
         if r["series_id"] == "b2":
             r["event_ts"] = NOW - (NOW - r["event_ts"]) * 2
+    b2 = next(r for r in rows  # not the duplicated point: unique breaks alone
+              if r["series_id"] == "b2" and r["event_ts"] != rows[5]["event_ts"])
+    b2["event_ts"] += timedelta(microseconds=1)  # precision:event_ts (cadence fails anyway)
     return rows
 
 
