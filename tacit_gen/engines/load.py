@@ -400,7 +400,6 @@ def _load_relation(con: Any, path: Path, name: str, expected: dict[str, DataType
             # a nested extra column is kept as text: tools flatten structs (`col.a`) otherwise
             selects.append(f"{f'CAST({v} AS VARCHAR)' if _nested(stype) else v} AS {v}")
             continue
-        t = expected[c]
         plan = plans[c]
         count = counts[c]
         if not count:
