@@ -25,11 +25,7 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:series_id,event_ts,revision",
         ),
         "protobuf": (
-            "fixed_value:unit",
             "freshness:event_ts",
-            "invariant:value_degc is null only when quality = bad",
-            "range:revision",
-            "range:value_degc",
             "unique:series_id,event_ts,revision",
         ),
         "jsonschema": (
@@ -57,17 +53,8 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "protobuf": (
             "cadence:bar_start",
-            "fixed_value:adjusted",
             "invariant:low <= close <= high",
             "invariant:low <= open <= high",
-            "not_null:close",
-            "not_null:high",
-            "not_null:low",
-            "not_null:open",
-            "not_null:volume",
-            "range:revision",
-            "range:trade_count",
-            "range:volume",
             "unique:symbol,bar_start,revision",
         ),
         "jsonschema": (
@@ -99,9 +86,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "catalog_bounds:value",
             "catalog_unit:unit",
             "completeness:event_ts",
-            "invariant:value is null only when quality = bad",
-            "pattern:series_id",
-            "range:revision",
             "unique:series_id,event_ts,revision",
         ),
         "jsonschema": (
@@ -175,8 +159,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:series_id,event_ts,revision",
         ),
         "protobuf": (
-            "pattern:series_id",
-            "range:revision",
             "revision_by:revised_by",
             "unique:series_id,event_ts,revision",
         ),
@@ -198,8 +180,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:order_id",
         ),
         "protobuf": (
-            "not_null:amount",
-            "range:amount",
             "references:customer_id",
             "unique:order_id",
         ),
@@ -223,7 +203,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         "protobuf": (
             "cadence:bar_start",
             "completeness:bar_start",
-            "not_null:close",
             "unique:symbol,bar_start",
         ),
         "jsonschema": (
@@ -247,7 +226,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         "protobuf": (
             "cadence:bar_start",
             "completeness:bar_start",
-            "not_null:close",
             "unique:symbol,bar_start",
         ),
         "jsonschema": (
