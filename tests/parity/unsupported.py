@@ -30,7 +30,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "jsonschema": (
             "freshness:event_ts",
-            "range:value_degc",
             "unique:series_id,event_ts,revision",
         ),
     },
