@@ -74,10 +74,11 @@ def range_rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
             pattern = NEGATIVE if clause.param("min_inclusive") else NOT_POSITIVE
             return {"properties": {col: {"not": {"type": "string", "pattern": pattern}}}}
         # a decimal travels as a string: each bound is a pattern of the texts it refuses
-        nots = [{"not": {"type": "string", "pattern": outside(str(b), upper, bool(inc))}}
+        nots: list[dict[str, Any]] = [{"not": {"type": "string", "pattern": outside(str(b), upper, bool(inc))}}
                 for b, upper, inc in ((lo, False, clause.param("min_inclusive")),
                                       (hi, True, clause.param("max_inclusive"))) if b is not None]
-        return {"properties": {col: nots[0] if len(nots) == 1 else {"allOf": nots}}}
+        prop: dict[str, Any] = nots[0] if len(nots) == 1 else {"allOf": nots}
+        return {"properties": {col: prop}}
     if f is None or f.type.kind not in ("int32", "int64", "float32", "float64"):
         return "JSON Schema bounds numbers only"
     out: dict[str, Any] = {}
@@ -280,7 +281,8 @@ def _read_range(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) ->
 
 def _decimal_nots(sub: Mapping[str, Any]) -> list[str] | None:
     """The patterns of ``not: {type: string, pattern}`` (one, or an ``allOf`` of them), or None."""
-    items = sub.get("allOf") if set(sub) == {"allOf"} and isinstance(sub.get("allOf"), list) else [sub]
+    found = sub.get("allOf")
+    items: list[Any] = found if set(sub) == {"allOf"} and isinstance(found, list) else [sub]
     out = []
     for item in items:
         inner = item.get("not") if isinstance(item, dict) and set(item) == {"not"} else None
