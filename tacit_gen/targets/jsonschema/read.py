@@ -136,4 +136,4 @@ def read(path: Path, text: str) -> ReadResult:
             findings.append(Finding(d.UNKNOWN_CHECK, where, f"allOf: {e}"))
     head = tacit_note(doc, HEADER)
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
-                      header_version=head.get("version"), header_hash=head.get("sha256"))
+                      header_version=head.get("version"))

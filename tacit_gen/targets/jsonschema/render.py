@@ -33,7 +33,6 @@ from tacit_gen.targets.base import (
     Target,
     float_fixed,
 )
-from tacit_gen.targets.header import header_meta
 from tacit_gen.targets.jsonschema import rules
 
 if TYPE_CHECKING:
@@ -182,8 +181,7 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     carried = {c.id for c in clauses if c.kind == "pattern"} | {e["$comment"] for e in entries}
     unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses, also=cannot)
                    if u.clause_id not in carried]
-    head = header_meta(contract)
-    head["unsupported"] = [u.clause_id for u in unsupported]
+    head = wire.registry_meta(contract)
     prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
     doc: dict[str, Any] = {
         "$schema": DRAFT,

@@ -270,9 +270,9 @@ def _precision(ctype: str) -> int | None:
 
 def read(path: Path, text: str) -> ReadResult:
     """Clauses and findings of one .proto."""
-    from tacit_gen.targets.header import parse_header
     from tacit_gen.targets.protobuf.compile import ProtocError, compile_proto
     from tacit_gen.targets.protobuf.lock import Lock
+    from tacit_gen.targets.wire import parse_registry_header
 
     where = str(path)
     try:
@@ -362,6 +362,6 @@ def read(path: Path, text: str) -> ReadResult:
                         d.PARAM_CHANGED, where, f"column:{name}: field number {n} in the .proto, "
                         f"{lock.fields[name]} in {lock_path.name}: a field number never moves",
                         clause_id=f"column:{name}", expected=str(lock.fields[name]), found=str(n)))
-    head = parse_header(text)
+    head = parse_registry_header(text)
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head[0] if head else None,
-                      header_version=head[1] if head else None, header_hash=head[2] if head else None)
+                      header_version=head[1] if head else None)

@@ -41,7 +41,7 @@ from tacit_gen.targets.base import (
     Unsupported,
     float_fixed,
 )
-from tacit_gen.targets.header import header_lines, one_line
+from tacit_gen.targets.header import one_line
 from tacit_gen.targets.protobuf import rules
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
 
@@ -165,14 +165,13 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
         lock = update(read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json"), contract, enum_fields_)
     field_rules, message_rules, unsupported = rules_of(contract, clauses, lock)
     msg = message_name(contract)
-    lines = [f"// {line}" for line in header_lines(contract)]
+    lines = [f"// {line}" for line in wire.registry_header_lines(contract)]
     lines.append(one_line(f"// Field numbers live in {contract.name}.lock.json beside this file: a number "
                           "never moves, and a removed field's number and name stay reserved."))
     lines.append("// Decimals travel as strings holding the exact decimal text; each field's "
                  "'tacit:' comment states precision and scale.")
-    if unsupported:
-        lines.append(one_line("// Not expressible as protovalidate rules (checked by the other targets): "
-                              + ", ".join(u.clause_id for u in unsupported)))
+    lines.append("// The clauses protovalidate cannot state are checked by the other targets: "
+                 "`tacit-gen explain --targets` lists them.")
     lines += ["", 'syntax = "proto3";', "", f"package {package(contract)};", ""]
     imports = ([f'import "{rules.IMPORT}";'] if field_rules or message_rules else [])
     if any(f.type.kind == "timestamp" for f in contract.fields):
