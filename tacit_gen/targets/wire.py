@@ -109,7 +109,7 @@ def registry_meta(contract: Contract) -> dict[str, Any]:
     stale schema by comparing it with a fresh render, byte for byte."""
     from tacit_gen.targets.header import x_metadata
 
-    meta = {"generated_by": "tacit-gen", "source": contract.path, "contract": contract.name,
+    meta: dict[str, Any] = {"generated_by": "tacit-gen", "source": contract.path, "contract": contract.name,
             "version": contract.version, "notice": NOTICE}
     extra = dict(x_metadata(contract))
     if extra:

@@ -13,6 +13,18 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+_DECIMAL_RE = re.compile(r"\^-\?(?:\(0\|\[1-9\]\[0-9\]\{0,(?P<w>\d+)\}\)|0)(?:\(\\\.\[0-9\]\{1,(?P<s>\d+)\}\)\?)?\$")
+
+
+def decimal_from_pattern(pattern: str) -> str | None:
+    """`decimal(p,s)` from a pattern decimal_pattern wrote, else None."""
+    m = _DECIMAL_RE.fullmatch(pattern)
+    if not m:
+        return None
+    whole = int(m.group("w")) + 1 if m.group("w") is not None else 0
+    scale = int(m.group("s") or 0)
+    return f"decimal({whole + scale},{scale})"
+
 
 def _split(b: Decimal) -> tuple[str, str]:
     """(integer digits, fraction digits without trailing zeros) of a magnitude."""
@@ -166,4 +178,4 @@ def read_bound(pattern: str, upper: bool, scale: int, whole: int) -> tuple[str, 
     return None
 
 
-__all__ = ["outside", "read_bound"]
+__all__ = ["decimal_from_pattern", "outside", "read_bound"]

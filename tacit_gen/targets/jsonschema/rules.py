@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
-from tacit_gen.targets.jsonschema.decimal_bounds import outside, read_bound
+from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern, outside, read_bound
 from tacit_gen.targets.kinds import Form, FormTable, KindTable
 
 if TYPE_CHECKING:
@@ -295,8 +295,6 @@ def _decimal_nots(sub: Mapping[str, Any]) -> list[str] | None:
 def decimal_of(prop: Mapping[str, Any]) -> tuple[int, int] | None:
     """(scale, integer digits) of a decimal property, from its pattern."""
     import re
-
-    from tacit_gen.targets.jsonschema.render import decimal_from_pattern
 
     found = decimal_from_pattern(str(prop.get("pattern")))
     m = re.fullmatch(r"decimal\((\d+),(\d+)\)", found or "")
