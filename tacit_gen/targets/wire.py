@@ -2,8 +2,10 @@
 
 A wire schema describes the structure of one record: which fields, of which type, which may be
 absent. It checks the structural clauses (`column:`, `no_unknown_columns`, `not_null:`,
-`accepted_values:`, and `fixed_value:` where the format has a constant); every other clause is
-declared unsupported at render time, so `explain --targets` and `render` show it.
+`accepted_values:`, and `fixed_value:` where the format has a constant); JSON Schema and Protobuf
+(through protovalidate) also state the per-record value rules they can (their `rules.py`). Every
+other clause is declared unsupported at render time, so `explain --targets` and `render` show it.
+The header a registered schema carries (`registry_meta`) changes only with the wire.
 """
 
 from __future__ import annotations
