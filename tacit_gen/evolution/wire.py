@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.targets.compat import History, Row, Schemas, WireCompat
 
-__all__ = ["WireFinding", "WireReplay", "registry_compat", "replay_wire"]
+__all__ = ["WireFinding", "WireReplay", "history_for", "registry_compat", "replay_wire"]
 
 
 def _wire_targets() -> list[tuple[str, WireCompat[Any]]]:
@@ -39,7 +39,9 @@ def _wire_targets() -> list[tuple[str, WireCompat[Any]]]:
     return [(name, compat) for name, compat in found if compat is not None]
 
 
-def _history(out_dir: str | None) -> History:
+def history_for(out_dir: str | None) -> History:
+    """What the wire compatibility of a target is given: the files committed with a version under
+    `out_dir`, and a version's sample rows."""
     from tacit_gen.targets.compat import History
 
     def committed(contract: Contract, rel: str) -> str | None:
@@ -94,7 +96,7 @@ def registry_compat(history: list[Contract], mode: str, out_dir: str | None = "g
     if not mode.endswith("_TRANSITIVE"):
         earlier = earlier[-1:]
     base = mode.replace("_TRANSITIVE", "")
-    context = _history(out_dir)
+    context = history_for(out_dir)
     wires = _schemas([*earlier, newest], context)
     notes = [n for _, _, s in wires for n in s.notes]
     out: list[WireFinding] = []
@@ -155,7 +157,7 @@ def replay_wire(history: list[Contract], data: str, out_dir: str | None = "gener
     if len(versions) < 2:
         return []
     today = versions[-1].version
-    wires = _schemas(versions, _history(out_dir))
+    wires = _schemas(versions, history_for(out_dir))
     out: list[WireReplay] = []
     with tempfile.TemporaryDirectory(prefix="tacit-replay-") as tmp_name:
         tmp = Path(tmp_name)
