@@ -1,5 +1,6 @@
 """`compat`'s protobuf verdict against `buf breaking` (WIRE rules; the buf CLI of the `buf-bin`
-wheel, offline), on the two .proto files compat generates for each change of a test set.
+wheel, offline, on protoc's images), on the two .proto files compat generates for each change of a
+test set.
 
 buf runs ``buf breaking NEW --against OLD``; compat runs FULL (both directions). They agree when
 buf fails exactly where compat has an error, on the same field numbers. Where tacit-gen says more
@@ -65,16 +66,19 @@ CASES = {
 
 
 def _buf(old: str, new: str, tmp: Path) -> list[dict[str, str]]:
-    """buf breaking's WIRE findings on `new` against `old`, both in `old`'s package."""
+    """buf breaking's WIRE findings on `new` against `old`, both in `old`'s package, each compiled
+    by protoc to an image (a FileDescriptorSet with its imports: buf reads it offline, whatever
+    the file imports)."""
+    from tacit_gen.targets.protobuf.compile import compile_proto
+
     package = re.search(r"^package ([\w.]+);$", old, re.M)
     assert package is not None
+    tmp.mkdir(parents=True)
     for side, text in (("old", old), ("new", re.sub(r"^package [\w.]+;$", package.group(0), new, flags=re.M))):
-        folder = tmp / side / Path(*package.group(1).split("."))
-        folder.mkdir(parents=True)
-        (folder / "readings.proto").write_text(text, encoding="utf-8")
-        (tmp / side / "buf.yaml").write_text("version: v2\nbreaking:\n  use: [WIRE]\n", encoding="utf-8")
-    res = subprocess.run([str(BUF), "breaking", str(tmp / "new"), "--against", str(tmp / "old"),
-                          "--error-format=json"], capture_output=True, text=True, timeout=120)
+        (tmp / f"{side}.binpb").write_bytes(compile_proto(text, "readings.proto").SerializeToString())
+    res = subprocess.run([str(BUF), "breaking", str(tmp / "new.binpb"), "--against", str(tmp / "old.binpb"),
+                          "--config", '{"version": "v2", "breaking": {"use": ["WIRE"]}}', "--error-format=json"],
+                         capture_output=True, text=True, timeout=120)
     assert res.returncode in (0, 100), res.stderr  # 100: breaking changes found
     found = [json.loads(line) for line in res.stdout.splitlines()]
     assert (res.returncode == 100) == bool(found)
