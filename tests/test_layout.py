@@ -52,10 +52,6 @@ NAMES_A_TARGET = {
     "tacit_gen/extras.py": "the package-to-extra table",
     # the documented user entry point `tacit_gen.gx.duckdb_datasource`: a thin re-export, stays
     "tacit_gen/gx.py": "public re-export",
-    # wire compatibility (Avro, Protobuf, JSON Schema internals) and ibis replay: declared by the
-    # targets once these modules move
-    "tacit_gen/evolution/wire.py": "pending: wire compatibility as a target declaration",
-    "tacit_gen/evolution/replay.py": "pending: replay as a target declaration",
     # `tacit-gen import dbt` names the dbt tool whose projects adopt reads, not the dbt target
     "tacit_gen/cli/adopt.py": "the dbt importer command",
     # adopt's dbt importer reads the dbt tool's projects ("dbt" is its source and dbt's own test

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,22 @@ def read_table(database: Path, table: str) -> Table:
     finally:
         con.close()
     return Table(columns, types, rows)
+
+
+def json_value(v: Any) -> Any:
+    """A Python value from DuckDB as the JSON value a producer sends."""
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, datetime):
+        text = v.isoformat()
+        if v.microsecond:
+            head, _, rest = text.partition(".")
+            frac = rest[:6].rstrip("0")
+            text = f"{head}.{frac}{rest[6:]}"
+        return text.replace("+00:00", "Z") if v.tzinfo is not None else text
+    if isinstance(v, date):
+        return v.isoformat()
+    return v
 
 
 @dataclass

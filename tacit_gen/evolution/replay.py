@@ -1,8 +1,10 @@
 """Replay: stored data written under an older contract version, read through today's contract.
 
 Seed 001: "Compatibility mode on the registry is set and tested by replaying old data through the
-new reader." The reader here is the native ibis runtime (`parse()` of today's generated Schema),
-run by the same engine module `verify` uses, on the data loaded into an embedded DuckDB.
+new reader." The reader here is the runtime a consumer parses records with: the engine of each
+registered target that declares it replays (`Target.replays`: the native ibis runtime, `parse()`
+of today's generated Schema), the same engine module `verify` uses, on the data loaded into an
+embedded DuckDB.
 """
 
 from __future__ import annotations
@@ -60,14 +62,20 @@ def replay(contract: Contract, data_path: str | Path, catalog_path: str | Path |
         now: the pinned "now" for freshness (stored history is usually stale: pin it to when the
             data was written, or expect freshness to fail).
     """
+    from tacit_gen import registry
     from tacit_gen.verify import parse_now, run_verify
 
+    readers = tuple(name for name in registry.names() if registry.get(name).replays)
+    if not readers:
+        raise ValueError("no registered target replays stored data (Target.replays)")
     report = run_verify(contract, Path(data_path), Path(catalog_path) if catalog_path else None,
-                        ("ibis",), now or parse_now(None))
+                        readers, now or parse_now(None))
     failures: list[tuple[str, str, int | None]] = []
     for row in report.rows:
-        v = row.verdicts["ibis"]
-        if v.status in ("fail", "error") or (v.status == "n/a" and row.clause.kind == "column"):
-            failures.append((row.clause.id, v.status, v.failures))
+        for name in readers:
+            v = row.verdicts[name]
+            if v.status in ("fail", "error") or (v.status == "n/a" and row.clause.kind == "column"):
+                failures.append((row.clause.id, v.status, v.failures))
+                break  # one line per clause, the first reader's
     return ReplayReport(contract.name, contract.version, Path(data_path).as_posix(), failures,
                         report.load_notes)

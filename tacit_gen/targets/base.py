@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from tacit_gen.contract.model import Contract
     from tacit_gen.drift.base import Finding, ReadResult
     from tacit_gen.plan_types import Clause
+    from tacit_gen.targets.compat import WireCompat
 
 
 @dataclass(frozen=True)
@@ -288,6 +289,11 @@ class Target(Protocol):
         increments: True when its engines check an increment given `VerifyInput.since` (the
             rows at or after it and their boundary, docs/how-to/incremental-dbt.md); `verify
             --since` runs only such targets.
+        compat: ``"module:object"`` of the target's wire compatibility (a
+            `tacit_gen.targets.compat.WireCompat`: how the registry that keeps its artifact judges
+            two versions), run by `compat`; empty: the target has none. Imported by `wire_compat`.
+        replays: True when `compat --replay` reads stored data through this target's engine
+            (the runtime a consumer parses records with: ibis).
     """
 
     name: str
@@ -298,6 +304,8 @@ class Target(Protocol):
     engines: ClassVar[Mapping[str, Engine]]
     templates: bool
     increments: ClassVar[bool] = False
+    compat: str = ""
+    replays: bool = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
         """Relative paths (under the output root) this target writes for a contract; the first is
@@ -319,6 +327,15 @@ class Target(Protocol):
         module, _, attr = self.reader.partition(":")
         function = getattr(importlib.import_module(module), attr or "read")
         return function(path, text)  # type: ignore[no-any-return]
+
+    def wire_compat(self) -> WireCompat[Any] | None:
+        """The object `compat` names, imported here on first use; None without one."""
+        if not self.compat:
+            return None
+        import importlib
+
+        module, _, attr = self.compat.partition(":")
+        return getattr(importlib.import_module(module), attr or "COMPAT")  # type: ignore[no-any-return]
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The clause as this target's reader recovers it from a faithful artifact (the params the

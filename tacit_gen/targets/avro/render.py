@@ -157,6 +157,7 @@ class AvroTarget(Target):
     contract_keys = (ContractKey("namespace", "Avro namespace of the record (dotted names)", kind="dotted"),)
     artifact_name_option: str | None = None
     reader = "tacit_gen.targets.avro.read:read"
+    compat = "tacit_gen.targets.avro.compat:COMPAT"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
         backend: Engine("tacit_gen.targets.avro.engine",

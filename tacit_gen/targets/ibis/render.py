@@ -185,6 +185,7 @@ class IbisTarget(Target):
     contract_keys = (ContractKey("class_name", "name of the generated runtime class", kind="class"),)
     artifact_name_option = "class_name"
     reader = "tacit_gen.targets.ibis.read:read_module"
+    replays = True  # the runtime a consumer parses records with: `compat --replay` reads through it
     engines: ClassVar[Mapping[str, Engine]] = {
         "duckdb": Engine("tacit_gen.targets.ibis.engine", ("ibis",), "ibis", cost=30),
         "postgres": Engine("tacit_gen.targets.ibis.engine", ("ibis", "psycopg2"), "postgres", cost=30),

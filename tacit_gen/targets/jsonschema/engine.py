@@ -16,30 +16,13 @@ that a producer may leave a nullable key out.
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
-from tacit_gen.engines.wire import Tally, at_precision, error_run, read_table, verdicts
+from tacit_gen.engines.wire import Tally, at_precision, error_run, json_value, read_table, verdicts
 
 NAME = "jsonschema"
-
-
-def json_value(v: Any) -> Any:
-    """A Python value from DuckDB as the JSON value a producer sends."""
-    if isinstance(v, Decimal):
-        return format(v, "f")
-    if isinstance(v, datetime):
-        text = v.isoformat()
-        if v.microsecond:
-            head, _, rest = text.partition(".")
-            frac = rest[:6].rstrip("0")
-            text = f"{head}.{frac}{rest[6:]}"
-        return text.replace("+00:00", "Z") if v.tzinfo is not None else text
-    if isinstance(v, date):
-        return v.isoformat()
-    return v
 
 
 def clause_of(error: Any, prop_schemas: dict[str, Any], schema: dict[str, Any]) -> tuple[str, str] | None:

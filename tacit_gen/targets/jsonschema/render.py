@@ -195,6 +195,7 @@ class JsonSchemaTarget(Target):
     contract_keys = (ContractKey("id_prefix", "prefix of the schema's $id, the file name is appended (default: urn:tacit-gen:)", kind="text"),)
     artifact_name_option: str | None = None
     reader = "tacit_gen.targets.jsonschema.read:read"
+    compat = "tacit_gen.targets.jsonschema.compat:COMPAT"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
         backend: Engine("tacit_gen.targets.jsonschema.engine",

@@ -221,6 +221,7 @@ class ProtobufTarget(Target):
     contract_keys = (ContractKey("package", "Protobuf package of the message (dotted names; default: the contract name)", kind="dotted"),)
     artifact_name_option: str | None = None
     reader = "tacit_gen.targets.protobuf.read:read"
+    compat = "tacit_gen.targets.protobuf.compat:COMPAT"
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
         backend: Engine("tacit_gen.targets.protobuf.engine",
