@@ -207,7 +207,7 @@ class VerifyReport:
                            "column is missing")
         if details:
             lines.append("")
-            lines.extend(details)
+            lines.extend(ln for d in details for ln in _fit_note(d, width))
         sampled = self.offending_rows(width)
         if sampled:
             lines.append("")
@@ -239,6 +239,18 @@ class VerifyReport:
         lines.append("")
         lines.append(summary)
         return "\n".join(lines)
+
+
+def _fit_note(text: str, width: int | None) -> list[str]:
+    """A note within `width` columns (None: one line), its continuation lines indented under
+    its text; nothing cut."""
+    from tacit_gen.console import wrap
+
+    if width is None or len(text) <= width:
+        return [text]
+    indent = " " * min(len(text) - len(text.lstrip()) + 4, max(0, width // 4))
+    first, *rest = wrap(text, width)
+    return [first, *(indent + ln for ln in wrap(" ".join(rest), width - len(indent)))]
 
 
 # Clause kinds whose count is the rows a one-row test fails, the same rows in every engine that
