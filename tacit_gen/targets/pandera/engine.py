@@ -351,8 +351,8 @@ def failure_rows(df: pd.DataFrame, labels: set[Any]) -> base.SampleRows:
     """The first rows (in frame order) of the index `labels` pandera's failure cases name: the
     offending rows, every column."""
     try:
-        hit = df[df.index.isin(list(labels))].head(base.SAMPLE_ROWS)
-        return base.sample_text(hit.to_dict("records"))
+        hit = df.loc[df.index.isin(list(labels))].head(base.SAMPLE_ROWS)
+        return base.sample_text(hit.to_dict(orient="records"))
     except Exception:  # a sample is never worth a verdict
         return ()
 
