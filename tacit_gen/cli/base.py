@@ -12,13 +12,15 @@ from tacit_gen import __version__
 from tacit_gen.textsafe import printable
 
 
-def exit_codes(findings: str | None = None, *, verify: bool = False) -> str:
+def exit_codes(findings: str | None = None, *, verify: bool = False,
+               usage: str = "usage error, or a contract that does not load") -> str:
     """A command's own exit codes for its --help: 0, 1 with what `findings` means for it (None:
-    the command never exits 1), 2, verify's 3 and 4 (`verify`), and 130."""
+    the command never exits 1), 2 (`usage`: what it means for this command), verify's 3 and 4
+    (`verify`), and 130."""
     lines = ["\b", "Exit codes:", "  0  success"]
     if findings:
         lines.append(f"  1  {findings}")
-    lines.append("  2  usage error, or a contract that does not load")
+    lines.append(f"  2  {usage}")
     if verify:
         lines += ["  3  the engines disagree on a clause (please report it)",
                   "  4  an engine could not run (named, with why; no verdict from it)"]

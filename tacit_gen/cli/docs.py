@@ -42,7 +42,7 @@ def docs(paths: tuple[str, ...], out: str) -> None:
                f"({len(pages)} contract(s)); open {(Path(out) / 'index.html').as_posix()}")
 
 
-@main.command("schema")
+@main.command("schema", epilog=exit_codes(usage="usage error"))
 def schema_cmd() -> None:
     """Print the JSON Schema of the contract format (for editors)."""
     from tacit_gen.contract.jsonschema import contract_schema

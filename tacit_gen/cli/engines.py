@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from tacit_gen.cli.base import main
+from tacit_gen.cli.base import exit_codes, main
 
 
 @main.group()
@@ -46,7 +46,9 @@ class _LazyChoice(click.Choice):
         return super().convert(*args, **kwargs)
 
 
-@engines.command("setup")
+@engines.command("setup", epilog=exit_codes("the environment could not be built (why is said)",
+                                            usage="usage error (an engine without an "
+                                                  "environment of its own)"))
 @click.argument("engine", type=_LazyChoice(_environments))
 @click.option("--rebuild", is_flag=True, help="Remove the cached environment and build it again.")
 def engines_setup(engine: str, rebuild: bool) -> None:

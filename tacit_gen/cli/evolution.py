@@ -64,22 +64,28 @@ def diff(old: str, new: str, changelog: bool, fmt: str) -> None:
     sys.exit(0 if report.ok else 1)
 
 
-@main.command(epilog=exit_codes("an incompatible change (or a replayed row that does not read back)"))
+@main.command(epilog=exit_codes("an incompatible change, or replayed rows that do not read back"))
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mode", default=None, type=click.Choice(
     ["BACKWARD", "FORWARD", "FULL", "BACKWARD_TRANSITIVE", "FORWARD_TRANSITIVE", "FULL_TRANSITIVE"],
-    case_sensitive=False), help="Default: the contract's evolution.compatibility.")
+    case_sensitive=False), metavar="MODE",
+    help="BACKWARD, FORWARD, FULL or one of them _TRANSITIVE; default: the contract's "
+         "evolution.compatibility.")
 @click.option("--history", default=None, type=click.Path(file_okay=False, exists=True),
               help="A folder of earlier versions (default: the file's git history).")
 @click.option("--replay", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Also validate stored data of an older version through this contract's runtime.")
 @click.option("--catalog", default=None, type=click.Path(exists=True, dir_okay=False))
 @click.option("--now", default=None, help="Pin 'now' for freshness during --replay.")
-@click.option("--out", default=None, type=click.Path(file_okay=False),
-              help="The generated folder holding the protobuf field-number lock (default: generated/).")
+@click.option("--artifacts", default=None, type=click.Path(file_okay=False),
+              help="The generated folder holding the protobuf field-number lock (default: "
+                   "generated/), as `verify --artifacts` reads it.")
+@click.option("--out", "old_out", default=None, type=click.Path(file_okay=False), hidden=True,
+              help="Deprecated spelling of --artifacts (an input: --out names what is written).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def compat(contract: str, mode: str | None, history: str | None, replay: str | None,
-           catalog: str | None, now: str | None, out: str | None, fmt: str) -> None:
+           catalog: str | None, now: str | None, artifacts: str | None, old_out: str | None,
+           fmt: str) -> None:
     """Check compatibility with earlier versions (BACKWARD, FORWARD, FULL, *_TRANSITIVE).
 
     Also as the registries see it: each pair's Avro schemas through Avro's resolution rules (the
@@ -91,6 +97,12 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     """
     from tacit_gen import evolution
 
+    if old_out is not None:
+        if artifacts is not None:
+            fail_usage("--out is the old spelling of --artifacts: give one of them")
+        click.echo("warning: `compat --out` is deprecated: the folder is read, not written; "
+                   "write --artifacts", err=True)
+        artifacts = old_out
     current = load_or_exit(contract)
     chosen: str = (mode or current.evolution.compatibility).upper()
     if chosen == "NONE":
@@ -109,7 +121,7 @@ def compat(contract: str, mode: str | None, history: str | None, replay: str | N
     code = 0 if report.ok else 1
     from tacit_gen.evolution import wire
 
-    lock_dir = Project(out=out).out
+    lock_dir = Project(out=artifacts).out
     try:
         wire_findings, wire_notes = wire.registry_compat([*earlier, current], chosen, lock_dir)
     except ImportError as e:

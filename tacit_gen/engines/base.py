@@ -30,6 +30,30 @@ class Verdict:
     rows: tuple[tuple[tuple[str, str | None], ...], ...] = field(default=(), compare=False)
 
 
+SAMPLE_ROWS = 5  # offending rows kept per failed clause and engine
+SampleRows = tuple[tuple[tuple[str, str | None], ...], ...]
+
+
+def sample_text(rows: Any) -> SampleRows:
+    """Up to `SAMPLE_ROWS` rows (mappings of column -> value) as `Verdict.rows`: values as text,
+    None for a null (None, NaN, NaT, pandas.NA); picklable and printable by `verify`."""
+    out = []
+    for row in list(rows)[:SAMPLE_ROWS]:
+        out.append(tuple((str(k), _value_text(v)) for k, v in dict(row).items()))
+    return tuple(out)
+
+
+def _value_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        if value != value:  # NaN, NaT
+            return None
+    except (TypeError, ValueError):  # pandas.NA has no truth value
+        return None
+    return str(value)
+
+
 @dataclass(frozen=True)
 class EngineRun:
     """Verdicts of one engine on one dataset."""

@@ -83,13 +83,75 @@ class VerifyReport:
                     "agree": r.disagreement is None,
                     "disagreement": r.disagreement,
                     "verdicts": {
-                        t: {"status": v.status, "failures": v.failures, "detail": v.detail}
+                        t: {"status": v.status, "failures": v.failures, "detail": v.detail,
+                            "rows": [dict(row) for row in v.rows]}
                         for t, v in r.verdicts.items()
                     },
                 }
                 for r in self.rows
             ],
+            "rows_unavailable": self.rows_unavailable(),
         }
+
+    def rows_unavailable(self) -> list[str]:
+        """The engines that violate a clause another engine gave offending rows for, and gave
+        none for any clause: they cannot return them (said once, not per clause)."""
+        sampled = [r for r in self.rows if any(v.rows for v in r.verdicts.values())]
+        out = []
+        for t in self.targets:
+            failed = [r.verdicts[t] for r in sampled
+                      if t in r.verdicts and r.verdicts[t].status in ("fail", "warn")]
+            if failed and not any(v.rows for r in self.rows for v in (r.verdicts.get(t),) if v):
+                out.append(t)
+        return out
+
+    def offending_rows(self, width: int | None = None) -> list[str]:
+        """Up to five offending rows per violated clause, under the verdict table: the rows of
+        the engine that shows most of the key and clause columns (the first such engine in
+        target order), cut to those columns; which other engines gave rows too."""
+        from tacit_gen.console import fit_table, wrap
+        from tacit_gen.textsafe import printable
+
+        def fit(text: str) -> list[str]:
+            return [text] if width is None else wrap(text, width)
+
+        key = list(getattr(self.contract, "key", ()) or ())
+        lines: list[str] = []
+        for r in self.rows:
+            given = [(t, v) for t in self.targets if (v := r.verdicts.get(t)) is not None
+                     and v.status in ("fail", "warn") and v.rows]
+            if not given:
+                continue
+            wanted = list(dict.fromkeys([*key, *r.clause.columns]))
+
+            def shown(rows: tuple[tuple[tuple[str, str | None], ...], ...],
+                      wanted: list[str] = wanted) -> list[str]:
+                names = list(dict.fromkeys(k for row in rows for k, _ in row))
+                keep = [c for c in wanted if c in names]
+                return keep or names
+
+            best, v = max(given, key=lambda tv: len([c for c in shown(tv[1].rows) if c in wanted]))
+            cols = shown(v.rows)
+            others = [t for t, _ in given if t != best]
+            cid = printable(" ".join(r.clause.id.split()), None)
+            head = f"{cid}: {len(v.rows)} row(s) from {best}"
+            if others:
+                head += f" (also from {', '.join(others)})"
+            lines.extend(fit(head))
+            cells = [[printable("null" if (x := dict(row).get(c)) is None else x, None) for c in cols]
+                     for row in v.rows]
+            table = fit_table([printable(c, None) for c in cols], cells,
+                              None if width is None else width - 2,
+                              wrap_cols=tuple((i, 6) for i in range(len(cols))))
+            lines.extend("  " + ln for ln in table)
+        if lines:
+            lines[:0] = fit("offending rows (at most 5 per clause; --format json has every "
+                            "engine's):")
+        missing = self.rows_unavailable()
+        if missing:
+            lines.extend(fit(f"no offending rows from {', '.join(missing)}: the engine does not "
+                             "return them"))
+        return lines
 
     def render_text(self, width: int | None = None) -> str:
         """The report as text; within `width` columns (None: no limit) the clause column wraps."""
@@ -145,7 +207,11 @@ class VerifyReport:
                            "column is missing")
         if details:
             lines.append("")
-            lines.extend(details)
+            lines.extend(ln for d in details for ln in _fit_note(d, width))
+        sampled = self.offending_rows(width)
+        if sampled:
+            lines.append("")
+            lines.extend(sampled)
         code = self.exit_code
         fails = sum(r.failed for r in self.rows)
         warns = sum(r.warned and not r.failed for r in self.rows)
@@ -173,6 +239,18 @@ class VerifyReport:
         lines.append("")
         lines.append(summary)
         return "\n".join(lines)
+
+
+def _fit_note(text: str, width: int | None) -> list[str]:
+    """A note within `width` columns (None: one line), its continuation lines indented under
+    its text; nothing cut."""
+    from tacit_gen.console import wrap
+
+    if width is None or len(text) <= width:
+        return [text]
+    indent = " " * min(len(text) - len(text.lstrip()) + 4, max(0, width // 4))
+    first, *rest = wrap(text, width)
+    return [first, *(indent + ln for ln in wrap(" ".join(rest), width - len(indent)))]
 
 
 # Clause kinds whose count is the rows a one-row test fails, the same rows in every engine that

@@ -22,6 +22,7 @@ from tacit_gen.contract.loader.base import (
 from tacit_gen.contract.model import Field, Pos
 from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
 from tacit_gen.contract.yamlpos import YNode
+from tacit_gen.diagnostics import close_matches
 
 
 def load_field(ctx: Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Field | None:
@@ -52,7 +53,10 @@ def load_field(ctx: Ctx, knode: YNode, vnode: YNode, key_cols: set[str]) -> Fiel
     try:
         dtype = parse_type(ttext)
     except TypeSyntaxError as e:
-        ctx.error(tnode, "TG105", str(e), e.word or ttext, value_offset(tnode) + e.offset)
+        message = str(e)
+        if message == f"unknown type '{ttext.strip()}'":
+            message += type_hint(ttext.strip())
+        ctx.error(tnode, "TG105", message, e.word or ttext, value_offset(tnode) + e.offset)
         return None
     nullable_node = spec.get("nullable")
     nullable = bool_value(ctx, nullable_node, f"'nullable' of '{name}'")
@@ -267,3 +271,31 @@ def _unheld(value: Decimal, dtype: DataType) -> str | None:
             return (f"at most {dtype.precision - dtype.scale} digit(s) before the point and "
                     f"{dtype.scale} after it")
     return None
+
+
+# The names other tools give the contract's types (SQL, Python, JSON Schema, Avro...).
+TYPE_SYNONYMS = {
+    "int": "int64", "integer": "int64", "long": "int64", "bigint": "int64", "int8": "int64",
+    "smallint": "int32", "int4": "int32", "short": "int32",
+    "float": "float64", "double": "float64", "real": "float32", "number": "float64",
+    "str": "string", "text": "string", "varchar": "string", "char": "string",
+    "boolean": "bool", "numeric": "decimal(p,s)", "decimal": "decimal(p,s)",
+    "datetime": "timestamp_ms_utc", "enum": "enum[a, b, ...]",
+}
+
+
+def type_hint(word: str) -> str:
+    """"; did you mean 'int64'?" for a type the contract language spells otherwise (a synonym
+    from SQL or Python, or a typo of one of its types), else empty."""
+    from tacit_gen.contract.types import SIMPLE
+
+    low = word.lower()
+    if low in SIMPLE:
+        return f"; did you mean '{low}'?"
+    if low in TYPE_SYNONYMS:
+        return f"; did you mean '{TYPE_SYNONYMS[low]}'?"
+    close = close_matches(low, [*SIMPLE, *TYPE_SYNONYMS], n=1)
+    if close:
+        return f"; did you mean '{TYPE_SYNONYMS.get(close[0], close[0])}'?"
+    return ""
+

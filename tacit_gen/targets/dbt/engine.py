@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from tacit_gen.engines.base import EngineRun, PgLocation, Verdict, VerifyInput
+from tacit_gen.engines.base import (
+    SAMPLE_ROWS,
+    EngineRun,
+    PgLocation,
+    SampleRows,
+    Verdict,
+    VerifyInput,
+    sample_text,
+)
 from tacit_gen.targets.dbt.names import case_properties
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
@@ -300,7 +308,9 @@ def _worst(verdicts: list[Verdict]) -> Verdict:
     worst = max(verdicts, key=lambda v: rank[v.status])
     if worst.status in ("fail", "warn"):
         total = sum(v.failures or 0 for v in verdicts if v.status == worst.status)
-        return Verdict(worst.clause_id, worst.status, total or worst.failures, worst.detail)
+        rows = tuple(row for v in verdicts if v.status == worst.status for row in v.rows)
+        return Verdict(worst.clause_id, worst.status, total or worst.failures, worst.detail,
+                       rows[:SAMPLE_ROWS])
     return worst
 
 
@@ -347,9 +357,10 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     if why is not None:
         return b.deps_failed(why)
     vars_arg = dbt_vars(inp.now.isoformat(), inp.since.isoformat() if inp.since else None)
+    b.store_failures = True  # the offending rows, read back from dbt's audit schema
     while b.rounds_left():
         b.write()
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1")
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", "--store-failures")
         if not b.after_build():
             break
     return b.verdicts()
@@ -413,6 +424,7 @@ class ModelBuild:
         self.results: dict[str, Any] = {}
         self.manifest: dict[str, Any] = {}
         self.built = False
+        self.store_failures = False  # `--store-failures`: a failed test's rows are read back
         self.last_error = ""
         self._rounds = len(self.yml_columns) + 4
 
@@ -504,6 +516,50 @@ class ModelBuild:
         return not self.only_own_tests or self.model_uid in (
             (node.get("depends_on") or {}).get("nodes") or [])
 
+    def stored_failures(self) -> dict[str, SampleRows]:
+        """The first rows dbt stored for each failed test of this model (``--store-failures``:
+        a table per test in the audit schema, named by the manifest's ``relation_name``), read
+        only for the tests that failed; empty when they cannot be read (the verdict stands)."""
+        nodes = self.manifest.get("nodes", {})
+        failed = {uid: rel for uid, r in self.results.items()
+                  if r.get("status") in ("fail", "warn") and self._own(nodes.get(uid) or {})
+                  and (rel := (nodes.get(uid) or {}).get("relation_name"))}
+        if not failed:
+            return {}
+        out: dict[str, SampleRows] = {}
+        try:
+            con, pg = self._audit_connection()
+        except Exception as e:
+            self.notes.append(f"stored failures not read: {type(e).__name__}: {e}")
+            return {}
+        try:
+            for uid, rel in failed.items():
+                try:
+                    cur = con.cursor() if pg else con
+                    cur.execute(f"select * from {rel} limit {SAMPLE_ROWS}")
+                    names = [d[0] for d in cur.description]
+                    out[uid] = sample_text(dict(zip(names, row, strict=True))
+                                           for row in cur.fetchall())
+                except Exception as e:
+                    self.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
+                    if pg:
+                        con.rollback()
+        finally:
+            con.close()
+        return out
+
+    def _audit_connection(self) -> tuple[Any, bool]:
+        """A connection to where dbt stored the failures (the project's DuckDB file, or the
+        PostgreSQL server); whether it is PostgreSQL."""
+        pg = self.inp.postgres
+        if pg is not None:
+            import psycopg2
+
+            return psycopg2.connect(pg.dsn), True
+        import duckdb
+
+        return duckdb.connect(str(self.project / "verify.duckdb")), False
+
     def verdicts(self) -> EngineRun:
         """One verdict per clause, from the last round's results."""
         clauses, fixed, notes, model = self.inp.clauses, self.fixed, self.notes, self.model
@@ -511,6 +567,7 @@ class ModelBuild:
         contract_checked, yml_columns = self.contract_checked, self.yml_columns
         verdicts: list[Verdict] = []
         test_verdicts: dict[str, list[Verdict]] = {}
+        stored = self.stored_failures() if built and self.store_failures else {}
         if built:
             for uid, r in self.results.items():
                 node = self.manifest.get("nodes", {}).get(uid) or {}
@@ -524,7 +581,8 @@ class ModelBuild:
                 if status == "pass":
                     v = Verdict(test_cid, "pass", 0)
                 elif status in ("fail", "warn"):  # dbt's own status: a `severity: warn` test warns
-                    v = Verdict(test_cid, status, r.get("failures"), r.get("message") or "")
+                    v = Verdict(test_cid, status, r.get("failures"), r.get("message") or "",
+                                stored.get(uid, ()))
                 else:
                     v = Verdict(test_cid, "error", None, str(r.get("message") or status))
                 test_verdicts.setdefault(test_cid, []).append(v)

@@ -30,10 +30,19 @@ import threading
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.engines.base import EngineRun, Verdict, VerifyInput
+from tacit_gen.engines.base import (
+    SAMPLE_ROWS,
+    EngineRun,
+    SampleRows,
+    Verdict,
+    VerifyInput,
+    sample_text,
+)
 from tacit_gen.sql import ident
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
 TARGET = "gx"
@@ -176,6 +185,19 @@ def sql_only_columns(database: str, table: str) -> tuple[set[str], set[str]]:
     return {c for c, n in zip(floats, counts, strict=True) if n}, decimals
 
 
+def data_columns(database: str, table: str) -> set[str]:
+    """The columns of the data table in the DuckDB file."""
+    import duckdb
+
+    con = duckdb.connect(database, read_only=True)
+    try:
+        return {str(r[0]) for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+            [table]).fetchall()}
+    finally:
+        con.close()
+
+
 def _columns_of(expectation: dict[str, Any]) -> set[str]:
     """The columns an expectation reads (its column kwargs)."""
     kw = expectation.get("kwargs") or {}
@@ -207,8 +229,13 @@ def _count(etype: str, result: dict[str, Any]) -> int | None:
     return v if isinstance(v, int) else None
 
 
-def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any]) -> list[_Result]:
-    """Run `expectations` on a pandas frame or a DuckDB table; (meta, success, count, error)."""
+def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any],
+              index_columns: tuple[str, ...] = ()) -> list[_Result]:
+    """Run `expectations` on a pandas frame or a DuckDB table; (meta, success, count, error).
+
+    A failed expectation's first unexpected values (GX's ``partial_unexpected_list``, with the
+    `index_columns` of each row when given: ``partial_unexpected_index_list``) are in its meta
+    under `ROWS_KEY`, as `Verdict.rows`."""
     import great_expectations as gx
 
     run_id = next(_COUNTER)
@@ -247,7 +274,10 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
         vd = ctx.validation_definitions.add(
             gx.ValidationDefinition(name=f"tacit_vd_{run_id}", data=bd, suite=suite)
         )
-        res = vd.run(batch_parameters=params or None, result_format="SUMMARY")
+        fmt: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": SAMPLE_ROWS}
+        if index_columns:
+            fmt["unexpected_index_column_names"] = list(index_columns)
+        res = vd.run(batch_parameters=params or None, result_format=fmt)
         for r in res.results:
             cfg = r.expectation_config
             err = _raised(r.exception_info)
@@ -261,6 +291,10 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
             detail = err or _detail(cfg.type, r.result or {}, success)
             meta = dict(cfg.meta or {})
             meta[SEVERITY_KEY] = str(getattr(cfg.severity, "value", cfg.severity))
+            if not success and not err:
+                meta[ROWS_KEY] = unexpected_rows(cfg.kwargs or {}, r.result or {})
+                if cfg.type == CUSTOM_SQL:
+                    meta[QUERY_KEY] = (cfg.kwargs or {}).get("unexpected_rows_query")
             out.append((meta, success and not err,
                         _count(cfg.type, r.result or {}), detail, err is not None))
     finally:
@@ -273,6 +307,32 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
             with contextlib.suppress(Exception):
                 cleanup()
     return out
+
+
+def unexpected_rows(kwargs: dict[str, Any], result: dict[str, Any]) -> SampleRows:
+    """The first unexpected rows of a failed expectation's result: the index list (the key
+    columns and the value) when GX gives it, else the unexpected values (a row of the column
+    list of a compound expectation, or the one column's value)."""
+    index = result.get("partial_unexpected_index_list")
+    if isinstance(index, list) and index and all(isinstance(x, dict) for x in index):
+        return sample_text(index)
+    values = result.get("partial_unexpected_list")
+    if not isinstance(values, list) or not values:
+        return ()
+    if all(isinstance(x, dict) for x in values):
+        return sample_text(values)
+    column = kwargs.get("column")
+    return sample_text({str(column): x} for x in values) if isinstance(column, str) else ()
+
+
+def custom_rows(query: str, run: Callable[[str], list[dict[str, Any]]], table: str) -> SampleRows:
+    """The first rows a failed custom-SQL expectation's query returns (`{batch}` read as the
+    data `table`), through `run`; empty when the query cannot run again (the verdict stands)."""
+    try:
+        return sample_text(run(f"SELECT * FROM ({query.replace('{batch}', table)}) AS t "
+                               f"LIMIT {SAMPLE_ROWS}"))
+    except Exception:
+        return ()
 
 
 def _detail(etype: str, result: dict[str, Any], success: bool) -> str | None:
@@ -338,13 +398,37 @@ class DuckDBBatches:
                          f"{', '.join(sorted(moved_for))} ran on the DuckDB SQL datasource: {why}")
         if custom:
             notes.append(f"{len(custom)} custom-SQL expectation(s) ran on the DuckDB SQL datasource")
+        present = data_columns(str(self.inp.database), self.inp.table)
+        key = tuple(k for k in self.inp.contract.key if k in present)
         if on_pandas:
             df = to_pandas(str(self.inp.database), self.inp.table)
-            results += run_suite(ctx, on_pandas, ("pandas", df))
+            results += run_suite(ctx, on_pandas, ("pandas", df), key)
         if on_sql or custom:
             results += run_suite(ctx, on_sql + custom,
-                                 ("sql", (str(self.inp.database), self.inp.table)))
-        return results
+                                 ("sql", (str(self.inp.database), self.inp.table)), key)
+        return [self._custom_rows(r) for r in results]
+
+    def _custom_rows(self, result: _Result) -> _Result:
+        """A failed custom-SQL expectation's first rows: GX's SUMMARY result has only their
+        count, so its own query runs again, on the failure path only."""
+        meta, ok, _count, _detail, errored = result
+        query = meta.pop(QUERY_KEY, None)
+        if ok or errored or not isinstance(query, str):
+            return result
+
+        def run(sql: str) -> list[dict[str, Any]]:
+            import duckdb
+
+            con = duckdb.connect(str(self.inp.database), read_only=True)
+            try:
+                cur = con.execute(sql)
+                names = [d[0] for d in cur.description or ()]
+                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            finally:
+                con.close()
+
+        meta[ROWS_KEY] = custom_rows(query, run, ident(self.inp.table))
+        return result
 
 
 class PostgresBatches:
@@ -403,12 +487,14 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
 
     by_clause: dict[str, list[tuple[bool, int | None, str | None, bool]]] = {}
     warning: set[str] = set()
+    sampled: dict[str, SampleRows] = {}
     for meta, ok, count, detail, errored in results:
         cid = meta.get("tacit_clause")
         if not isinstance(cid, str):
             notes.append(f"an expectation without meta.tacit_clause: {detail or ''}".strip())
             continue
         by_clause.setdefault(cid, []).append((ok, count, detail, errored))
+        sampled[cid] = (sampled.get(cid, ()) + tuple(meta.get(ROWS_KEY) or ()))[:SAMPLE_ROWS]
         if meta.get(SEVERITY_KEY) == "warning":
             warning.add(cid)
 
@@ -421,6 +507,8 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
         v = _verdict(clause.id, rs)
         if v.status == "fail" and clause.id in warning:  # GX's own severity: `warning`
             v = Verdict(v.clause_id, "warn", v.failures, v.detail)
+        if v.status in ("fail", "warn"):
+            v = Verdict(v.clause_id, v.status, v.failures, v.detail, sampled.get(clause.id, ()))
         verdicts.append(v)
     for cid in sorted(by_clause):
         notes.append(f"suite has expectations for {cid}, which is not in the contract")
@@ -428,6 +516,8 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
 
 
 SEVERITY_KEY = "_tacit_gx_severity"  # the expectation's severity, beside its meta in a result
+ROWS_KEY = "_tacit_gx_rows"  # a failed expectation's first unexpected rows (Verdict.rows)
+QUERY_KEY = "_tacit_gx_query"  # a failed custom-SQL expectation's query, to fetch its rows
 
 
 def _verdict(cid: str, rs: list[tuple[bool, int | None, str | None, bool]]) -> Verdict:

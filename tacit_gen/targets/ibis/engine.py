@@ -71,20 +71,9 @@ def run(inp: VerifyInput) -> EngineRun:
         con.disconnect()
 
 
-def sample_rows(rows: tuple[dict[str, Any], ...]) -> tuple[tuple[tuple[str, str | None], ...], ...]:
+def sample_rows(rows: tuple[dict[str, Any], ...]) -> base.SampleRows:
     """The runtime's failing rows as text (None for null): picklable, printable by `verify`."""
-    return tuple(tuple((str(k), _text(v)) for k, v in row.items()) for row in rows)
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    try:
-        if value != value:  # NaN, NaT
-            return None
-    except (TypeError, ValueError):  # pandas.NA has no truth value
-        return None
-    return str(value)
+    return base.sample_text(rows)
 
 
 def parse_verdicts(inp: VerifyInput, table: Callable[[str], Any]) -> EngineRun:

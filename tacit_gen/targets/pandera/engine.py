@@ -17,6 +17,7 @@ past a double's digits) the numpy-backed frame is not validated, and a note says
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -350,7 +351,19 @@ def _validate(inp: VerifyInput, frame: Callable[[str], pd.DataFrame | None]) -> 
     verdicts = [_verdict(c, present, checked, unsupported, rows, scalar, raised) for c in inp.clauses]
     verdicts = [Verdict(v.clause_id, "warn", v.failures, "pandera SchemaWarning (raise_warning=True)")
                 if v.status == "fail" and v.clause_id in warning else v for v in verdicts]
+    verdicts = [replace(v, rows=failure_rows(df, rows[v.clause_id]))
+                if v.status in ("fail", "warn") and rows.get(v.clause_id) else v for v in verdicts]
     return EngineRun(NAME, tuple(verdicts), tuple(notes))
+
+
+def failure_rows(df: pd.DataFrame, labels: set[Any]) -> base.SampleRows:
+    """The first rows (in frame order) of the index `labels` pandera's failure cases name: the
+    offending rows, every column."""
+    try:
+        hit = df.loc[df.index.isin(list(labels))].head(base.SAMPLE_ROWS)
+        return base.sample_text(hit.to_dict(orient="records"))
+    except Exception:  # a sample is never worth a verdict
+        return ()
 
 
 def warning_checks(schema: Any) -> set[str]:

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen import sql
-from tacit_gen.engines.base import EngineRun, PgLocation, Status, Verdict, VerifyInput
+from tacit_gen.engines.base import (
+    SAMPLE_ROWS,
+    EngineRun,
+    PgLocation,
+    SampleRows,
+    Status,
+    Verdict,
+    VerifyInput,
+    sample_text,
+)
 from tacit_gen.targets.soda.names import NAME, NOW_VARIABLE, artifact_path, ident
 from tacit_gen.targets.soda.read import check_items, read_check
 from tacit_gen.targets.soda.render import build
@@ -29,6 +38,7 @@ if TYPE_CHECKING:
     from tacit_gen.plan_types import Clause
 
 DATA_SOURCE = "tacit"
+ROWS_KEY = "_tacit_rows"  # a failed check's sampled rows, beside its Soda result
 SODA_CONFIG = "send_anonymous_usage_stats: false\nuser_cookie_id: tacit-gen\n"
 COUNT_KINDS = frozenset(
     {
@@ -73,6 +83,33 @@ class _Outcome:
     outcome: str | None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     error: str = ""
+    rows: SampleRows = ()  # the first failed rows Soda sampled
+
+
+def _rows_sampler() -> Any:
+    """A Soda sampler that keeps the first failed rows of each check, by check name (Soda v3
+    fetches a failed-rows sample of a failing missing/invalid/duplicate/failed-rows check
+    whatever the sampler; the default one drops it)."""
+    from soda.sampler.sample_ref import SampleRef
+    from soda.sampler.sampler import Sampler
+
+    class RowsSampler(Sampler):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.rows: dict[str, list[dict[str, Any]]] = {}
+
+        def store_sample(self, sample_context: Any) -> Any:
+            sample = sample_context.sample
+            schema = sample.get_schema()
+            names = [c.name for c in schema.columns]
+            kept = self.rows.setdefault(str(sample_context.check_name), [])
+            for row in sample.get_rows()[:SAMPLE_ROWS]:
+                kept.append(dict(zip(names, row, strict=False)))
+            count = sample.get_rows_count()
+            return SampleRef(name=sample_context.sample_name, schema=schema,
+                             total_row_count=count, stored_row_count=count,
+                             type=SampleRef.TYPE_NOT_PERSISTED, message="kept by tacit-gen verify")
+
+    return RowsSampler()
 
 
 @contextmanager
@@ -131,6 +168,7 @@ def _scan(con: Any, checks: list[_Check], now: str,
     con.attach(scan)
     scan.add_variables({NOW_VARIABLE: now, **({SINCE_VARIABLE: since} if since else {})})
     scan.add_sodacl_yaml_str(dump(by_header))
+    sampler = scan.sampler = _rows_sampler()
     try:
         scan.execute()
     finally:
@@ -138,7 +176,11 @@ def _scan(con: Any, checks: list[_Check], now: str,
             con.release(scan)
     results = scan.get_scan_results()
     errors = [ln for ln in (scan.get_logs_text() or "").splitlines() if ln.startswith("ERROR")]
-    return list(results.get("checks", [])), errors
+    checks_out = list(results.get("checks", []))
+    for res in checks_out:  # each failed check's first rows, beside its result
+        if res.get("outcome") in ("fail", "warn") and res.get("name") in sampler.rows:
+            res[ROWS_KEY] = sample_text(sampler.rows[str(res["name"])])
+    return checks_out, errors
 
 
 def _match(results: list[dict[str, Any]], checks: list[_Check]) -> dict[int, _Outcome]:
@@ -159,7 +201,8 @@ def _match(results: list[dict[str, Any]], checks: list[_Check]) -> dict[int, _Ou
                 cand = [j for j, c in enumerate(checks) if c.ids == ids and c.header == header]
                 i = cand[0] if len(cand) == 1 else None
             if i is not None:
-                out[i] = _Outcome(checks[i], res.get("outcome"), res.get("diagnostics") or {})
+                out[i] = _Outcome(checks[i], res.get("outcome"), res.get("diagnostics") or {},
+                                  rows=res.get(ROWS_KEY) or ())
     return out
 
 
@@ -205,10 +248,11 @@ def _combine(cid: str, outs: list[_Outcome]) -> Verdict:
     statuses = [o.outcome for o in outs]
     fails = [f for f in (_failures(o) for o in outs) if f is not None]
     failures = sum(fails) if fails else None
+    rows = tuple(r for o in outs if o.outcome in ("fail", "warn") for r in o.rows)[:SAMPLE_ROWS]
     if "fail" in statuses:
-        return Verdict(cid, "fail", failures)
+        return Verdict(cid, "fail", failures, rows=rows)
     if "warn" in statuses:  # Soda's own outcome: a `warn:` threshold was crossed
-        return Verdict(cid, "warn", failures)
+        return Verdict(cid, "warn", failures, rows=rows)
     if all(s == "pass" for s in statuses):
         return Verdict(cid, "pass", failures)
     errs = [o.error for o in outs if o.error]
