@@ -49,7 +49,7 @@ def test_no_engine_log_line_reaches_stdout_or_a_piped_stderr(data: Path, tmp_pat
     assert res.stderr == ""  # not a terminal: no progress either
     leaked = [ln for ln in res.stdout.splitlines() if any(w in ln for w in ENGINE_LOG)]
     assert leaked == [], res.stdout
-    assert "all 3 engine(s) pass all 34 clauses" in res.stdout
+    assert "all 3 engine(s) pass all 35 clauses" in res.stdout
 
 
 def test_verbose_lets_the_engine_log_through(data: Path, tmp_path: Path) -> None:

@@ -171,7 +171,7 @@ def test_verify_runs_the_plugin_engine_beside_the_built_in_ones(site: Path, tmp_
         text = _run(site, "verify", contract, "--data", str(tmp_path / "clean.csv"), "--now", now,
                     "--target", "ibis,markdown")
         assert text.returncode == 0 and "ibis  markdown" in text.stdout
-        assert "all 2 engine(s) pass all 20 clauses" in text.stdout
+        assert "all 2 engine(s) pass all 21 clauses" in text.stdout
         spark = _run(site, "verify", contract, "--data", str(tmp_path / "clean.csv"), "--now", now,
                      "--target", "markdown", "--engine", "spark")
         assert spark.returncode == 2 and "markdown have no engine to verify with on spark" in spark.stderr
