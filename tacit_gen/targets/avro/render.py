@@ -42,6 +42,7 @@ from tacit_gen.targets.base import (
     RenderResult,
     Target,
 )
+from tacit_gen.targets.header import header_meta
 from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
@@ -136,7 +137,9 @@ def _also_unsupported(contract: Contract, clauses: tuple[Clause, ...]) -> dict[s
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
     unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract, clauses))
-    doc: dict[str, Any] = {"tacit_gen": wire.registry_meta(contract), "type": "record", "name": contract.name}
+    head = header_meta(contract)
+    head["unsupported"] = [u.clause_id for u in unsupported]
+    doc: dict[str, Any] = {"tacit_gen": head, "type": "record", "name": contract.name}
     # a registry keys a record by its full name: the default namespace is the contract's name
     doc["namespace"] = str(contract.target_option(NAME, "namespace") or contract.name)
     if contract.description:
