@@ -37,6 +37,7 @@ from tacit_gen.engines.base import (
     VerifyInput,
     sample_text,
 )
+from tacit_gen.targets.dbt.fit import self_fit_contract
 from tacit_gen.targets.dbt.names import case_properties
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
@@ -473,7 +474,7 @@ class ModelBuild:
                 # not know: fit the contract with the types the relation really has
                 actual = _pg_types(self.inp.postgres, self.inp.table)
                 rows = [(c, actual.get(c, d), w, r) for c, d, w, r in rows]
-            self_fit = self_fit_contract(props, rows, self.by_id)
+            self_fit = self_fit_contract(props.model, rows, self.by_id)
             for col, defn, want, reason in rows:
                 if reason == "missing in contract":
                     fixed["no_unknown_columns"] = Verdict(
@@ -674,44 +675,6 @@ def unquote(name: str) -> str:
     if len(n) >= 2 and n[0] == n[-1] == '"':
         return n[1:-1].replace('""', '"')
     return n
-
-
-def self_fit_contract(
-    props: _Model, rows: list[tuple[str, str, str, str]], clauses_by_id: dict[str, Clause]
-) -> set[str]:
-    """Fit the enforced contract to the data so the rest of the build runs; return missing columns."""
-    missing: set[str] = set()
-    cols = props.model.get("columns") or []
-    by_name = {str(c.get("name")): c for c in cols}
-    for col, defn, _want, reason in rows:
-        if reason == "missing in definition":
-            missing.add(col)
-        elif reason == "missing in contract":
-            cols.append({"name": col, "data_type": defn})
-        elif col in by_name:
-            by_name[col]["data_type"] = defn
-    if missing:
-        props.model["columns"] = [c for c in cols if str(c.get("name")) not in missing]
-        kept = []
-        for t in props.model.get("data_tests") or []:
-            body = next(iter(t.values())) if isinstance(t, dict) and len(t) == 1 else t
-            body = body if isinstance(body, dict) else {}
-            cid = str(
-                jinja_unsafe(((body.get("config") or {}).get("meta") or {}).get("tacit_clause", ""))
-            )
-            if cid in clauses_by_id:
-                reads = set(clauses_by_id[cid].columns)
-            else:
-                text = json.dumps(body.get("arguments") or body, sort_keys=True, default=str)
-                reads = {
-                    m
-                    for m in missing
-                    if re.search(rf"(?<![A-Za-z0-9_]){re.escape(m)}(?![A-Za-z0-9_])", text)
-                }
-            if not reads & missing:
-                kept.append(t)
-        props.model["data_tests"] = kept
-    return missing
 
 
 # --------------------------------------------------------- many datasets: one project, one build
