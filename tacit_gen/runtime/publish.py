@@ -81,18 +81,18 @@ def _target(into: Any) -> tuple[Any, Any, str]:
     """(backend, the table operation, the engine's qualified name) of the published table."""
     import ibis.expr.operations as ops
     import ibis.expr.types as ir
-    import sqlglot as sg
+    from sqlglot import exp
 
-    if not isinstance(into, ir.Table) or not isinstance(into.op(), ops.DatabaseTable):
+    op: Any = into.op() if isinstance(into, ir.Table) else None
+    if not isinstance(op, ops.DatabaseTable):
         raise UsageError("into= must be a table of the database (backend.table(name)), got "
                          f"{type(into).__module__}.{type(into).__qualname__}")
-    op = into.op()
     backend = op.source
     if getattr(backend, "name", "") not in BACKENDS:
         raise UsageError(f"publish appends to a DuckDB or PostgreSQL table; into= is a "
                          f"{getattr(backend, 'name', '?')} table (docs/how-to/publish.md)")
     ns = op.namespace
-    qualified = sg.table(op.name, db=ns.database, catalog=ns.catalog, quoted=True)
+    qualified = exp.table_(op.name, db=ns.database, catalog=ns.catalog, quoted=True)
     return backend, op, qualified.sql(backend.name)
 
 
@@ -124,8 +124,9 @@ def _structural(schema: type[Schema], batch: ir.Table, into: ir.Table) -> ir.Tab
                            by_id[cid].text if cid in by_id else cid, f"batch: {msg}")
              for cid, msg in failures.items()],
             phase=ValidationPhase.PUBLISH, schema=schema)
-    types = into.schema()
-    return batch.select(*[batch[c].cast(types[c]) if c in conversions else batch[c]
+    types: Any = into.schema()
+    columns: Any = batch  # pyright reads a column of `batch` as a UUID value
+    return batch.select(*[columns[c].cast(types[c]) if c in conversions else columns[c]
                           for c in types.names])
 
 
