@@ -74,7 +74,8 @@ class PublishOutcome:
                          "is unchanged")
             lines += [f"warn {f.describe()}" for f in self.warnings]
         else:
-            lines.append(f"not published: {self.into} is unchanged")
+            n = len(self.error.failures)
+            lines.append(f"not published: {n} clause(s) violated; {self.into} is unchanged")
             lines.append(str(self.error))
         return "\n".join(lines)
 

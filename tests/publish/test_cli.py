@@ -122,7 +122,8 @@ def test_a_failing_batch_exits_1_and_leaves_the_table_unchanged(files, target, d
     assert _rows(target) == before
     text = _publish(files, target, data)
     assert text.returncode == 1
-    assert text.stdout.startswith(f"not published: {target[1]} is unchanged\n")
+    assert text.stdout.startswith(f"not published: {len(clauses)} clause(s) violated; "
+                                  f"{target[1]} is unchanged\n")
     assert all(len(line) <= 80 for line in text.stdout.splitlines()[:2])
 
 
