@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,13 @@ import ibis
 import pandas as pd
 import pytest
 
-from tacit_gen.runtime import ConstraintError, StructuralError, UsageError
+from tacit_gen.runtime import (
+    CoercionError,
+    ConstraintError,
+    ContractWarning,
+    StructuralError,
+    UsageError,
+)
 
 from .batches import COLUMNS, NOW, PG_COLUMNS, SERIES, Minutes, batch, create, snapshot
 
@@ -132,3 +139,44 @@ def test_a_pandas_batch_and_a_table_of_the_same_database_are_published(db) -> No
 def test_into_must_be_a_database_table() -> None:
     with pytest.raises(UsageError, match="into= must be a table of the database"):
         Minutes.publish(batch(1, 0, 1), into=ibis.memtable(batch(0, 0, 1)), now=NOW)
+
+
+def test_a_value_the_engine_refuses_to_convert_is_a_coercion_error(db) -> None:  # type: ignore[no-untyped-def]
+    con, name, _ = db
+    t = _published(db)
+    Minutes.publish(batch(1, 0, 5), into=t, now=NOW)
+    before = snapshot(con, name)
+    frame = batch(2, 5, 5).to_pandas()
+    frame["v"] = frame["v"].astype(str)
+    frame.loc[3, "v"] = "seven"
+    with pytest.raises(CoercionError, match="refused to convert"):
+        Minutes.publish(frame, into=t, now=NOW)
+    assert snapshot(con, name) == before
+    frame.loc[3, "v"] = "7"  # text that converts: published as int64
+    assert Minutes.publish(frame, into=t, now=NOW).rows == 5 * SERIES
+
+
+class Warned(Minutes):
+    """The range clause as a warning: reported, never a failure."""
+
+    __clauses__ = tuple(replace(c, severity="warn") if c.kind == "range" else c
+                        for c in Minutes.__clauses__)
+
+
+def test_a_violated_warn_clause_publishes_with_a_warning(db) -> None:  # type: ignore[no-untyped-def]
+    t = _published(db)
+    with pytest.warns(ContractWarning, match="range:v"):
+        done = Warned.publish(batch(1, 0, 5, bad_v=True), into=t, now=NOW)
+    assert done.rows == 5 * SERIES
+    assert done.report is not None and [r.clause.id for r in done.report.warnings] == ["range:v"]
+
+
+def test_another_backend_or_an_expression_is_a_usage_error(tmp_path: Path) -> None:
+    lite = ibis.sqlite.connect(str(tmp_path / "x.sqlite"))
+    lite.raw_sql("CREATE TABLE t (sid TEXT, ts TEXT, v INTEGER, batch INTEGER)")
+    with pytest.raises(UsageError, match="a DuckDB or PostgreSQL table; into= is a sqlite table"):
+        Minutes.publish(batch(1, 0, 1), into=lite.table("t"), now=NOW)
+    duck = ibis.duckdb.connect()
+    create(duck, "t", COLUMNS)
+    with pytest.raises(UsageError, match="into= must be a table of the database"):
+        Minutes.publish(batch(1, 0, 1), into=duck.table("t").filter(True), now=NOW)
