@@ -75,7 +75,8 @@ class PublishOutcome:
             lines += [f"warn {f.describe()}" for f in self.warnings]
         else:
             n = len(self.error.failures)
-            lines.append(f"not published: {n} clause(s) violated; {self.into} is unchanged")
+            what = "failed or could not be evaluated" if self.exit_code == 4 else "violated"
+            lines.append(f"not published: {n} clause(s) {what}; {self.into} is unchanged")
             lines.append(str(self.error))
         return "\n".join(lines)
 

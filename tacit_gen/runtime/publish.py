@@ -3,12 +3,16 @@
 The batch is appended to the published table and checked there, inside ONE transaction on the
 published table's own connection:
 
-    lock          PostgreSQL: LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE (publishers queue,
-                  readers do not wait); DuckDB: a per-process lock on (database file, table)
-    BEGIN
+    DuckDB: a per-process lock on (database file, table), then BEGIN
+    PostgreSQL: BEGIN, then LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE (publishers queue,
+                readers do not wait)
     INSERT INTO published SELECT ... FROM the batch (uploaded first to a temporary table)
     parse(published, since=the batch's earliest time)   -- sees the rows just inserted
     COMMIT when every clause passed, else ROLLBACK and raise
+
+A query the engine refuses aborts the transaction (DuckDB and PostgreSQL alike), and with it the
+runtime's re-run of each check alone: the batch is then rolled back and the same check runs
+outside any transaction on ``published UNION ALL batch``, only to name the culprits.
 
 So the check is exactly `since`'s (docs/increments.md): the batch's keys against every key
 already published, cadence continued from each series' last published point, the revision
@@ -17,7 +21,8 @@ the table before or after the whole batch, never a part of it and never a failed
 
 DuckDB has no table lock and its optimistic concurrency does not make two appends conflict,
 so two publishers in one process are serialized by a lock here; a DuckDB file is written by
-one process at a time (the engine's own file lock), so that covers every writer.
+one process at a time (the engine's own file lock), so that covers every publisher. A writer
+that does not publish is not held back on DuckDB (on PostgreSQL the table lock holds it).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.runtime.errors import (
+    CheckExecutionError,
     ClauseFailure,
     CoercionError,
     StructuralError,
@@ -203,12 +209,19 @@ def publish_batch(schema: type[Schema], batch: Any, into: Any, inputs: Inputs) -
             return Published(0, qualified, None, None)
         _register(backend, inputs)
         checked = replace(inputs, now=now, since=since)
-        with _transaction(backend, op, qualified):
-            backend.insert(op.name, backend.table(staged), database=_database(op))
-            report = report_of(schema, into, checked)
-            err = report.error(ValidationPhase.PUBLISH)
-            if err is not None:
-                raise err  # rolls the append back
+        try:
+            with _transaction(backend, op, qualified):
+                backend.insert(op.name, backend.table(staged), database=_database(op))
+                report = report_of(schema, into, checked)
+                err = report.error(ValidationPhase.PUBLISH)
+                if err is not None:
+                    raise err  # rolls the append back
+        except CheckExecutionError as e:
+            # a query that fails aborts the transaction, and with it the runtime's re-run of
+            # each check alone: name the culprits from the same check outside it, on the
+            # published rows and the batch side by side (nothing is written either way)
+            aside = report_of(schema, into.union(backend.table(staged)), checked)
+            raise aside.error(ValidationPhase.PUBLISH) or e from None
     finally:
         with contextlib.suppress(Exception):
             backend.drop_table(staged, force=True)

@@ -161,3 +161,25 @@ def test_usage_errors_exit_2_saying_why(files: Path, args: list[str], message: s
     res = cli("publish", str(files / "minutes.yaml"), "--data", str(files / "b1.csv"), *flat)
     assert res.returncode == 2, res.stdout + res.stderr
     assert message in res.stderr
+
+
+def test_a_check_the_engine_cannot_evaluate_exits_4_and_writes_nothing(files: Path) -> None:
+    """DuckDB refuses a product past 38 digits: the invariant is a CheckExecutionError, never a
+    pass, and the batch stays out."""
+    (files / "minutes.yaml").write_text(CONTRACT + "  - v * v * v * v * v >= 0\n", encoding="utf-8")
+    frame = batch(1, 0, 3, series=1).to_pandas()
+    frame.loc[1, "v"] = 10**9
+    frame.to_csv(files / "huge.csv", index=False)
+    db = files / "published.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(CREATE.format("minutes", "VARCHAR"))
+    res = cli("publish", str(files / "minutes.yaml"), "--data", str(files / "huge.csv"),
+              "--into", "minutes", "--database", str(db), "--now", NOW, "--format", "json")
+    assert res.returncode == 4, res.stdout + res.stderr
+    out = json.loads(res.stdout)
+    assert out["error"] == "CheckExecutionError"
+    # each check alone outside the aborted transaction: the range fails, the invariant errors
+    assert {f["clause"]: f["count"] for f in out["failures"]} == {
+        "range:v": 1, "invariant:v * v * v * v * v >= 0": None}
+    with duckdb.connect(str(db)) as con:
+        assert con.execute("SELECT count(*) FROM minutes").fetchone() == (0,)
