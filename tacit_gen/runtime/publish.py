@@ -3,7 +3,7 @@
 The batch is appended to the published table and checked there, inside ONE transaction on the
 published table's own connection:
 
-    DuckDB: a per-process lock on (database file, table), then BEGIN
+    DuckDB: a per-process lock on the database file, then BEGIN
     PostgreSQL: BEGIN, then LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE (publishers queue,
                 readers do not wait)
     INSERT INTO published SELECT ... FROM the batch (uploaded first to a temporary table)
@@ -20,7 +20,7 @@ window, the row clauses on the rows at or after the boundary. Readers on other c
 the table before or after the whole batch, never a part of it and never a failed one.
 
 DuckDB has no table lock and its optimistic concurrency does not make two appends conflict,
-so two publishers in one process are serialized by a lock here; a DuckDB file is written by
+so publishers in one process are serialized by a lock on the database file here; a DuckDB file is written by
 one process at a time (the engine's own file lock), so that covers every publisher. A writer
 that does not publish is not held back on DuckDB (on PostgreSQL the table lock holds it).
 """
@@ -147,13 +147,12 @@ def _boundary(schema: type[Schema], batch: ir.Table, now: _dt.datetime) -> tuple
     return int(row["n"]), now if first is None or first > now else first
 
 
-def _duckdb_key(backend: Any, op: Any) -> tuple[str, ...]:
-    catalog = op.namespace.catalog
+def _duckdb_file(backend: Any, op: Any) -> str:
+    """The database file that holds the table (a name of its own for an in-memory database)."""
     row = backend.con.execute(
         "SELECT path FROM duckdb_databases() WHERE database_name = coalesce(?, current_database())",
-        [catalog]).fetchone()
-    where = row[0] if row and row[0] else f"memory:{id(backend.con)}"
-    return (where, str(catalog), str(op.namespace.database), op.name)
+        [op.namespace.catalog]).fetchone()
+    return str(row[0]) if row and row[0] else f"memory:{id(backend.con)}"
 
 
 @contextlib.contextmanager
@@ -167,7 +166,8 @@ def _transaction(backend: Any, op: Any, qualified: str) -> Iterator[None]:
                 cur.execute(f"LOCK TABLE {qualified} IN SHARE ROW EXCLUSIVE MODE")
             yield
         return
-    with _process_lock(_duckdb_key(backend, op)):
+    # a DuckDB file has one writing process, so every publisher of the file queues here
+    with _process_lock(("file", _duckdb_file(backend, op))):
         con = backend.con
         con.execute("BEGIN TRANSACTION")
         try:
