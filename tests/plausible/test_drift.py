@@ -34,7 +34,8 @@ IDIOM = {
     "pandera": ("warn(catalog_bounds_check(\n                name='plausible:value'",
                 r"(?<!\w)warn\((catalog_bounds_check\(\n\s+name='plausible:value',(?:.*\n)*?\s+)\)\),",
                 r"\1),"),
-    "ibis": ("kind='plausible'", r"(id='plausible:value',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
+    "ibis": ("clause(\n            id='plausible:value'",
+             r"(id='plausible:value',(?:[^\n]*\n)*?[^\n]*?) ?\n?\s*severity='warn',", r"\1"),
 }
 
 

@@ -26,7 +26,7 @@ TO_ERROR = {
     "gx": (r'("tacit_clause": "not_null:volume",\n(?:.*\n)*?\s+)"severity": "warning"',
            r'\1"severity": "critical"'),
     "pandera": (r"(name='not_null:volume', [^\n]*?), raise_warning=True", r"\1"),
-    "ibis": (r"(id='not_null:volume',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
+    "ibis": (r"(id='not_null:volume',(?:[^\n]*\n)*?[^\n]*?) ?\n?\s*severity='warn',", r"\1"),
     "soda4": (r"(qualifier: not_null:volume\n(?:\s+filter: .*\n)?\s+threshold:\n\s+must_be: 0\n\s+)level: warn", r"\1level: fail"),
 }
 # (target, edit that makes the error clause `range:revision` a warning)
@@ -37,7 +37,7 @@ TO_WARN = {
     "gx": (r'("tacit_clause": "range:revision",\n(?:.*\n)*?\s+)"severity": "critical"',
            r'\1"severity": "warning"'),
     "pandera": (r"(name='range:revision', error=[^\n]*?)\)", r"\1, raise_warning=True)"),
-    "ibis": (r"(id='range:revision',\n(?:.*\n)*?)(\s+)line=(\d+),\n", r"\1\2line=\3,\2severity='warn',\n"),
+    "ibis": (r"(id='range:revision',(?:[^\n]*\n)*?[^\n]*?line=\d+,)", r"\1 severity='warn',"),
     "soda4": (r"(qualifier: range:revision\n\s+valid_min: 0\n(?:\s+filter: .*\n)?)",
               r"\1          threshold: {must_be: 0, level: warn}\n"),
 }
