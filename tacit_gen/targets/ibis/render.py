@@ -156,7 +156,7 @@ def _column_source(
     }
     col = {k: given[k] for k in _COLUMN_KEYWORDS if given[k] is not None}
     src = _call("Column", list(col.items()), "    ", ")]", prefix=f"{attr}: Annotated[{py}, ")
-    return src, needs, col
+    return src[4:], needs, col  # the template indents the first line
 
 
 # Column keywords in the order a module states them (documentation ones after the checked ones).
