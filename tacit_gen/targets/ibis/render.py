@@ -3,15 +3,17 @@
 The module defines one `Schema` subclass (class name: the contract name in PascalCase, or
 ``targets: {ibis: {class_name: ...}}``) whose annotated attributes are the columns::
 
-    open: Annotated[
-        Decimal,
-        Column(type='decimal(18,8)', nullable=False, unit='quote_currency', constraints=(...)),
-    ]
+    open: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}', line=14,
+    )]
 
-and whose ``__clauses__`` holds the whole clause plan as `Clause` literals (id, kind, columns,
-params, verbatim text, line). `cast()` checks the annotations (``column:``,
-``no_unknown_columns``); `parse()` evaluates every clause. The runtime expresses every clause
-kind, so nothing is reported unsupported. Every contract string is written with ``repr()``; the
+and whose ``__clauses__`` holds the clauses the annotations do not imply, one
+``clause(id=..., <params>, text=..., line=...)`` call each (`tacit_gen.plan_types.clause`; a full
+`Clause` literal where that form cannot state the clause exactly). The runtime derives
+``column:``, ``not_null:`` and ``no_unknown_columns`` from the annotations; a derived clause the
+contract words differently is listed too. `cast()` checks the annotations; `parse()` evaluates
+every clause. The runtime expresses every clause kind, so nothing is reported unsupported. Every contract string is written with ``repr()``; the
 module needs only ``tacit_gen.runtime`` at import. No ibis import here: rendering is string work.
 """
 
