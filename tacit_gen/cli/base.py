@@ -12,11 +12,11 @@ from tacit_gen import __version__
 from tacit_gen.textsafe import printable
 
 
-def exit_codes(findings: str | None = None, *, verify: bool = False,
+def exit_codes(findings: str | None = None, *, verify: bool = False, missing: bool = False,
                usage: str = "usage error, or a contract that does not load") -> str:
     """A command's own exit codes for its --help: 0, 1 with what `findings` means for it (None:
     the command never exits 1), 2 (`usage`: what it means for this command), verify's 3 and 4
-    (`verify`), and 130."""
+    (`verify`), 4 for a library it imports from an extra (`missing`), and 130."""
     lines = ["\b", "Exit codes:", "  0  success"]
     if findings:
         lines.append(f"  1  {findings}")
@@ -24,6 +24,8 @@ def exit_codes(findings: str | None = None, *, verify: bool = False,
     if verify:
         lines += ["  3  the engines disagree on a clause (please report it)",
                   "  4  an engine could not run (named, with why; no verdict from it)"]
+    elif missing:
+        lines.append("  4  a library it needs is not installed (named, with its install line)")
     lines.append("  130  interrupted (Ctrl-C, SIGINT)"
                  + (": the engines' processes are stopped" if verify else ""))
     return "\n".join(lines)

@@ -10,7 +10,7 @@ import click
 from tacit_gen.cli.base import exit_codes, fail_usage, main
 
 
-@main.command(epilog=exit_codes())
+@main.command(epilog=exit_codes(missing=True))
 @click.argument("codes", nargs=-1, required=True)
 @click.option("--start", required=True, help="First date (YYYY-MM-DD).")
 @click.option("--end", required=True, help="Last date (YYYY-MM-DD), inclusive.")

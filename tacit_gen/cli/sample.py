@@ -10,7 +10,7 @@ import click
 from tacit_gen.cli.base import echo_json, exit_codes, fail_usage, load_or_exit, main
 
 
-@main.command(epilog=exit_codes())
+@main.command(epilog=exit_codes(missing=True))
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--rows", default=100, show_default=True, type=click.IntRange(1, 10_000_000))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -96,7 +96,7 @@ def sample(contract: str, rows: int, seed: int, violate: str | None, now: str | 
         click.echo(f"wrote {w}", err=True)
 
 
-@main.command(epilog=exit_codes())
+@main.command(epilog=exit_codes(missing=True))
 @click.argument("contract", type=click.Path(exists=True, dir_okay=False))
 @click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="History: CSV or Parquet, as verify reads it.")

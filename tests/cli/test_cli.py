@@ -159,9 +159,18 @@ def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[st
     return out
 
 
+MISSING_EXTRA_EXITS_4 = {("calendar",), ("sample",), ("profile",)}
+
+
+def test_the_exit_4_list_is_the_one_the_missing_extra_test_runs() -> None:
+    from tests.cli.test_missing_extra_commands import EXITS_4
+
+    assert {(name,) for name in EXITS_4} == MISSING_EXTRA_EXITS_4
+
+
 def test_each_commands_help_lists_its_own_exit_codes() -> None:
-    """verify's 3 is verify's, and 4 verify's and publish's (a check the engine could not
-    evaluate): no other command's --help lists them; a command that never finds anything lists
+    """verify's 3 is verify's; 4 is verify's, publish's (a check the engine could not evaluate)
+    and that of each command a missing extra stops; a command that never finds anything lists
     no 1."""
     never_one = {("init",), ("explain",), ("sample",), ("profile",), ("calendar",), ("docs",), ("export", "odcs"),
                  ("schema",)}
@@ -178,7 +187,9 @@ def test_each_commands_help_lists_its_own_exit_codes() -> None:
         elif path == ("publish",):
             assert codes == {"0", "1", "2", "4", "130"}, out
         else:
-            assert "3" not in codes and "4" not in codes, (path, out)
+            assert "3" not in codes, (path, out)
+            # 4: exactly the commands tests/cli/test_missing_extra_commands.py sees exit 4
+            assert ("4" in codes) == (path in MISSING_EXTRA_EXITS_4), (path, out)
             assert ("1" in codes) == (path not in never_one), (path, out)
     assert {("lint",), ("render",), ("check",), ("verify",), ("fmt",), ("diff",)} <= set(seen)
 

@@ -29,6 +29,10 @@ def _run(exe: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           cwd=exe.parent, env=environ)
 
 
+# the commands a missing extra stops with exit 4 (their --help lists it: tests/cli/test_cli.py)
+EXITS_4 = ("calendar", "sample", "profile")
+
+
 @pytest.mark.parametrize(("args", "module", "extra"), [
     (["calendar", "XNYS", "--start", "2024-01-01", "--end", "2024-01-10"],
      "exchange_calendars", "calendar"),
@@ -47,3 +51,6 @@ def test_a_command_without_its_extra_names_it_and_exits_4(core: Path, tmp_path: 
     assert f"{module} is not installed" in got.stderr
     assert f"pip install 'tacit-gen[{extra}]'" in got.stderr
     assert "Traceback" not in got.stdout + got.stderr
+    assert args[0] in EXITS_4
+    helped = _run(core, args[0], "--help")
+    assert "  4  a library it needs is not installed" in helped.stdout, helped.stdout
