@@ -1,5 +1,5 @@
 """`since` on Spark local: the data of test_verify_since.py, checked from 09:06 and in full, by
-the runtime, dbt-spark and Soda (spark-df), all cases in ONE Spark worker. Select with
+the runtime, dbt-spark, Soda (spark-df) and GX, all cases in ONE Spark worker. Select with
 ``-m spark`` (`nox -s spark` in CI)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.since.test_verify_since import CONTRACT, _rows
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
-ENGINES = ("ibis", "dbt", "soda")
+ENGINES = ("ibis", "dbt", "soda", "gx")
 NOW = datetime(2024, 3, 4, 9, 10, tzinfo=UTC)
 SINCE = datetime(2024, 3, 4, 9, 6, tzinfo=UTC)
 
