@@ -16,9 +16,8 @@ from it, or a Spark dataframe):
   end before `since` (between two boundary rows: a duplicated last point) are dropped by
   `keep_increment`.
 - ``all``: the whole relation: the structure (columns, types), freshness (the newest point) and
-  completeness, whose windows that end after `since` `keep_increment` keeps (each counts all
-  its rows, those before `since` included). Completeness per session reads the sessions'
-  ends, which its rows do not carry: it is checked on every session (docs/increments.md).
+  completeness, whose windows (or sessions) that end after `since` `keep_increment` keeps
+  (``window_end_ms``; each counts all its rows, those before `since` included).
 
 `expectations_by_slice` groups a suite's expectations so; the engine runs one validation per
 non-empty group.
@@ -105,17 +104,15 @@ def slice_query(name: str, contract: Contract, clauses: Iterable[Clause], table:
 def keep_increment(query: str, clause: Clause | None, since: datetime, since_sql: str,
                    dialect: str) -> str:
     """A custom-SQL expectation's query keeping only the rows of the increment: for a cadence,
-    the steps that end at or after `since`; for completeness, the windows that end after it
-    (UTC-aligned windows only). Other queries are returned as they are."""
+    the steps that end at or after `since`; for completeness, the windows (or sessions) that
+    end after it. Other queries are returned as they are."""
     if clause is None:
         return query
     if clause.kind == "cadence":
         t = ident(str(clause.param("column")), dialect)
         where = f"{_ALIAS}.{t} >= {since_sql} OR {_ALIAS}.{t} IS NULL"
-    elif clause.kind == "completeness" and clause.param("window_seconds") is not None:
-        w = int(clause.param("window_seconds")) * 1000
-        ms = _epoch_ms(since)
-        where = f"{_ALIAS}.window_start_ms + {w} > {ms}"
+    elif clause.kind == "completeness":
+        where = f"{_ALIAS}.window_end_ms > {_epoch_ms(since)}"
     else:
         return query
     return f"SELECT {_ALIAS}.* FROM ({query}) AS {_ALIAS} WHERE {where}"
