@@ -30,6 +30,7 @@ class Ohlcv1m(Schema):
 
     __contract__ = 'ohlcv_1m'
     __version__ = '4.0.0'
+    __time__ = 'bar_start'
 
     symbol: Annotated[
         str,
