@@ -126,3 +126,34 @@ def make_params(**kwargs: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(
         sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())
     )
+
+
+# Parameters a `clause()` call may leave out, by kind: the value each takes when left out.
+CLAUSE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "range": {"min": None, "max": None, "min_inclusive": True, "max_inclusive": True},
+    "cadence": {"from_catalog": False, "gaps_allowed": False, "tolerance_pct": "0"},
+}
+
+
+def clause(
+    *,
+    id: str,
+    text: str,
+    line: int = 0,
+    severity: str = "error",
+    reads: tuple[str, ...] | None = None,
+    **params: Any,
+) -> Clause:
+    """A `Clause` in keyword form: ``clause(id='range:volume', column='volume', min='0', text=...,
+    line=24)``.
+
+    The kind is the id up to its first ``:``; the keywords other than `text`, `line`, `severity`
+    and `reads` are the parameters (those of `CLAUSE_DEFAULTS` left out take their default);
+    the columns read are `reads`, else the ``column`` parameter, else the ``columns`` one.
+    """
+    kind = id.split(":", 1)[0]
+    full = {**CLAUSE_DEFAULTS.get(kind, {}), **params}
+    if reads is None:
+        reads = (full["column"],) if "column" in full else tuple(full.get("columns", ()))
+    return Clause(id=id, kind=kind, columns=tuple(reads), params=make_params(**full), text=text,
+                  line=line, severity=severity)

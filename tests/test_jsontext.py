@@ -40,3 +40,23 @@ def test_subclasses_and_refusals_match_json_dumps() -> None:
         dumps({"a": {1, 2}})
     with pytest.raises(TypeError):
         dumps({(1, 2): 1})
+
+
+@settings(max_examples=300, deadline=None)
+@given(_doc, st.integers(0, 120))
+def test_fitted_reads_back_as_the_same_data(doc: object, width: int) -> None:
+    """`dumps_fitted` is JSON that loads to what `dumps` loads to (NaN compared as text)."""
+    from tacit_gen.jsontext import dumps_fitted
+
+    fitted = dumps_fitted(doc, width)
+    assert dumps(json.loads(fitted)) == dumps(json.loads(dumps(doc)))
+
+
+def test_fitted_keeps_what_fits_on_one_line() -> None:
+    from tacit_gen.jsontext import dumps_fitted
+
+    doc = {"kwargs": {"column": "a", "values": [1, 2]}, "long": ["x" * 30, "y" * 30, "z" * 30]}
+    assert dumps_fitted(doc, 60) == (
+        '{\n  "kwargs": {"column": "a", "values": [1, 2]},\n'
+        f'  "long": [\n    "{"x" * 30}",\n    "{"y" * 30}",\n    "{"z" * 30}"\n  ]\n}}')
+    assert dumps_fitted([], 60) == "[]" and dumps_fitted({"a": {}}, 60) == '{"a": {}}'

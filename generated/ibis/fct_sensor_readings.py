@@ -3,8 +3,9 @@
 # not checked: reasons: recalibration, transport_replay (documented only: no revision_reason column (lint TG214); contract line 23)
 """ibis schema generated from a tacit-gen contract: `tacit_gen.runtime.Schema` subclasses.
 
-Each annotated attribute is a column (type, nullability, unit, the clauses that read it);
-``__clauses__`` is the contract's clause plan as data. Use with any ibis backend:
+Each annotated attribute is a column (type, nullability, unit, the contract text declaring it);
+the runtime derives its ``column:`` and ``not_null:`` clauses and ``no_unknown_columns``.
+``__clauses__`` holds the rest of the contract's clauses. Use with any ibis backend:
 
     FctSensorReadings.cast(table)                        # structure only, no query
     FctSensorReadings.parse(table, catalog=..., now=...)   # conversion + every clause, one query
@@ -17,7 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from tacit_gen.runtime import Clause, Column, Schema
+from tacit_gen.runtime import Column, Schema, clause
 
 __all__ = ['FctSensorReadings']
 
@@ -29,233 +30,72 @@ class FctSensorReadings(Schema):
     __version__ = '1.0.0'
     __time__ = 'event_ts'
 
-    series_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:series_id', 'unique:series_id,event_ts,revision'),
-        ),
-    ]
-    event_ts: Annotated[
-        datetime,
-        Column(
-            type='timestamp_ms_utc',
-            nullable=False,
-            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'precision:event_ts', 'freshness:event_ts'),
-        ),
-    ]
-    value_degc: Annotated[
-        Decimal | None,
-        Column(
-            type='decimal(9,3)',
-            nullable=True,
-            unit='degC',
-            dimension='temperature',
-            constraints=('range:value_degc', 'invariant:value_degc is null only when quality = bad'),
-        ),
-    ]
-    unit: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            note='every reading of this model is in degC',
-            constraints=('not_null:unit', 'fixed_value:unit'),
-        ),
-    ]
-    quality: Annotated[
-        Literal['good', 'suspect', 'bad'] | None,
-        Column(
-            type='enum[good, suspect, bad]',
-            nullable=True,
-            constraints=('accepted_values:quality', 'invariant:value_degc is null only when quality = bad'),
-        ),
-    ]
-    source_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:source_id',),
-        ),
-    ]
-    revision: Annotated[
-        int,
-        Column(
-            type='int64',
-            nullable=False,
-            constraints=('not_null:revision', 'unique:series_id,event_ts,revision', 'range:revision'),
-        ),
-    ]
+    series_id: Annotated[str, Column(
+        type='string', nullable=False, text='series_id:  {type: string, nullable: false}', line=13,
+    )]
+    event_ts: Annotated[datetime, Column(
+        type='timestamp_ms_utc', nullable=False,
+        text='event_ts:   {type: timestamp_ms_utc, nullable: false}', line=14,
+    )]
+    value_degc: Annotated[Decimal | None, Column(
+        type='decimal(9,3)', nullable=True, unit='degC', dimension='temperature',
+        text='value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}',
+        line=15,
+    )]
+    unit: Annotated[str, Column(
+        type='string', nullable=False, note='every reading of this model is in degC',
+        text='unit:       {type: string, value: degC, note: "every reading of this model is in degC"}',
+        line=16,
+    )]
+    quality: Annotated[Literal['good', 'suspect', 'bad'] | None, Column(
+        type='enum[good, suspect, bad]', nullable=True,
+        text='quality:    {type: enum[good, suspect, bad]}', line=17,
+    )]
+    source_id: Annotated[str, Column(
+        type='string', nullable=False, text='source_id:  {type: string, nullable: false}', line=18,
+    )]
+    revision: Annotated[int, Column(
+        type='int64', nullable=False, text='revision:   {type: int64, nullable: false}', line=19,
+    )]
 
     __clauses__ = (
-        Clause(
-            id='column:series_id',
-            kind='column',
-            columns=('series_id',),
-            params=(('column', 'series_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='series_id:  {type: string, nullable: false}',
-            line=13,
-        ),
-        Clause(
-            id='column:event_ts',
-            kind='column',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'), ('dimension', None), ('type', 'timestamp_ms_utc'), ('unit', None)),
-            text='event_ts:   {type: timestamp_ms_utc, nullable: false}',
-            line=14,
-        ),
-        Clause(
-            id='column:value_degc',
-            kind='column',
-            columns=('value_degc',),
-            params=(('column', 'value_degc'), ('dimension', 'temperature'), ('type', 'decimal(9,3)'), ('unit', 'degC')),
-            text='value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}',
-            line=15,
-        ),
-        Clause(
-            id='column:unit',
-            kind='column',
-            columns=('unit',),
-            params=(('column', 'unit'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='unit:       {type: string, value: degC, note: "every reading of this model is in degC"}',
-            line=16,
-        ),
-        Clause(
-            id='column:quality',
-            kind='column',
-            columns=('quality',),
-            params=(('column', 'quality'), ('dimension', None), ('type', 'enum[good, suspect, bad]'), ('unit', None)),
-            text='quality:    {type: enum[good, suspect, bad]}',
-            line=17,
-        ),
-        Clause(
-            id='column:source_id',
-            kind='column',
-            columns=('source_id',),
-            params=(('column', 'source_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='source_id:  {type: string, nullable: false}',
-            line=18,
-        ),
-        Clause(
-            id='column:revision',
-            kind='column',
-            columns=('revision',),
-            params=(('column', 'revision'), ('dimension', None), ('type', 'int64'), ('unit', None)),
-            text='revision:   {type: int64, nullable: false}',
-            line=19,
-        ),
-        Clause(
+        clause(
             id='no_unknown_columns',
-            kind='no_unknown_columns',
-            columns=('series_id', 'event_ts', 'value_degc', 'unit', 'quality', 'source_id', 'revision'),
-            params=(('columns', ('series_id', 'event_ts', 'value_degc', 'unit', 'quality', 'source_id', 'revision')),),
             text='fields: series_id, event_ts, value_degc, unit, quality, source_id, revision',
             line=12,
         ),
-        Clause(
-            id='not_null:series_id',
-            kind='not_null',
-            columns=('series_id',),
-            params=(('column', 'series_id'),),
-            text='series_id:  {type: string, nullable: false}',
-            line=13,
+        clause(
+            id='unique:series_id,event_ts,revision', columns=('series_id', 'event_ts', 'revision'),
+            text='key: [series_id, event_ts, revision]', line=6,
         ),
-        Clause(
-            id='not_null:event_ts',
-            kind='not_null',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'),),
-            text='event_ts:   {type: timestamp_ms_utc, nullable: false}',
-            line=14,
+        clause(
+            id='accepted_values:quality', column='quality', values=('good', 'suspect', 'bad'),
+            text='quality:    {type: enum[good, suspect, bad]}', line=17,
         ),
-        Clause(
-            id='not_null:unit',
-            kind='not_null',
-            columns=('unit',),
-            params=(('column', 'unit'),),
+        clause(
+            id='fixed_value:unit', column='unit', value='degC',
             text='unit:       {type: string, value: degC, note: "every reading of this model is in degC"}',
             line=16,
         ),
-        Clause(
-            id='not_null:source_id',
-            kind='not_null',
-            columns=('source_id',),
-            params=(('column', 'source_id'),),
-            text='source_id:  {type: string, nullable: false}',
-            line=18,
+        clause(
+            id='range:value_degc', column='value_degc', max='150', min='-40',
+            text='-40 <= value_degc <= 150', line=21,
         ),
-        Clause(
-            id='not_null:revision',
-            kind='not_null',
-            columns=('revision',),
-            params=(('column', 'revision'),),
-            text='revision:   {type: int64, nullable: false}',
-            line=19,
+        clause(
+            id='range:revision', column='revision', min='0',
+            text='provenance_required: [source_id, revision]', line=26,
         ),
-        Clause(
-            id='unique:series_id,event_ts,revision',
-            kind='unique',
-            columns=('series_id', 'event_ts', 'revision'),
-            params=(('columns', ('series_id', 'event_ts', 'revision')),),
-            text='key: [series_id, event_ts, revision]',
-            line=6,
-        ),
-        Clause(
-            id='accepted_values:quality',
-            kind='accepted_values',
-            columns=('quality',),
-            params=(('column', 'quality'), ('values', ('good', 'suspect', 'bad'))),
-            text='quality:    {type: enum[good, suspect, bad]}',
-            line=17,
-        ),
-        Clause(
-            id='fixed_value:unit',
-            kind='fixed_value',
-            columns=('unit',),
-            params=(('column', 'unit'), ('value', 'degC')),
-            text='unit:       {type: string, value: degC, note: "every reading of this model is in degC"}',
-            line=16,
-        ),
-        Clause(
-            id='range:value_degc',
-            kind='range',
-            columns=('value_degc',),
-            params=(('column', 'value_degc'), ('max', '150'), ('max_inclusive', True), ('min', '-40'), ('min_inclusive', True)),
-            text='-40 <= value_degc <= 150',
-            line=21,
-        ),
-        Clause(
-            id='range:revision',
-            kind='range',
-            columns=('revision',),
-            params=(('column', 'revision'), ('max', None), ('max_inclusive', True), ('min', '0'), ('min_inclusive', True)),
-            text='provenance_required: [source_id, revision]',
-            line=26,
-        ),
-        Clause(
+        clause(
             id='invariant:value_degc is null only when quality = bad',
-            kind='invariant',
-            columns=('value_degc', 'quality'),
-            params=(('expr', 'value_degc is null only when quality = bad'),),
-            text='value_degc is null only when quality = bad',
-            line=22,
+            expr='value_degc is null only when quality = bad', reads=('value_degc', 'quality'),
+            text='value_degc is null only when quality = bad', line=22,
         ),
-        Clause(
-            id='precision:event_ts',
-            kind='precision',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'), ('precision', 'ms')),
-            text='precision: ms',
+        clause(
+            id='precision:event_ts', column='event_ts', precision='ms', text='precision: ms',
             line=9,
         ),
-        Clause(
-            id='freshness:event_ts',
-            kind='freshness',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'), ('max_age_seconds', 900)),
-            text='freshness: 15m',
+        clause(
+            id='freshness:event_ts', column='event_ts', max_age_seconds=900, text='freshness: 15m',
             line=11,
         ),
     )

@@ -6,8 +6,9 @@
 # not checked: session boundaries defined per venue calendar (a note, carried as text; contract line 8)
 """ibis schema generated from a tacit-gen contract: `tacit_gen.runtime.Schema` subclasses.
 
-Each annotated attribute is a column (type, nullability, unit, the clauses that read it);
-``__clauses__`` is the contract's clause plan as data. Use with any ibis backend:
+Each annotated attribute is a column (type, nullability, unit, the contract text declaring it);
+the runtime derives its ``column:`` and ``not_null:`` clauses and ``no_unknown_columns``.
+``__clauses__`` holds the rest of the contract's clauses. Use with any ibis backend:
 
     Ohlcv1m.cast(table)                        # structure only, no query
     Ohlcv1m.parse(table, catalog=..., now=...)   # conversion + every clause, one query
@@ -20,7 +21,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
 
-from tacit_gen.runtime import Clause, Column, Schema
+from tacit_gen.runtime import Column, Schema, clause
 
 __all__ = ['Ohlcv1m']
 
@@ -32,397 +33,111 @@ class Ohlcv1m(Schema):
     __version__ = '4.0.0'
     __time__ = 'bar_start'
 
-    symbol: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:symbol', 'unique:symbol,bar_start,revision', 'cadence:bar_start'),
-        ),
-    ]
-    bar_start: Annotated[
-        datetime,
-        Column(
-            type='timestamp_ms_utc',
-            nullable=False,
-            constraints=('not_null:bar_start', 'unique:symbol,bar_start,revision', 'precision:bar_start', 'cadence:bar_start'),
-        ),
-    ]
-    open: Annotated[
-        Decimal,
-        Column(
-            type='decimal(18,8)',
-            nullable=False,
-            unit='quote_currency',
-            constraints=('not_null:open', 'invariant:low <= open <= high'),
-        ),
-    ]
-    high: Annotated[
-        Decimal,
-        Column(
-            type='decimal(18,8)',
-            nullable=False,
-            unit='quote_currency',
-            constraints=('not_null:high', 'invariant:low <= open <= high', 'invariant:low <= close <= high'),
-        ),
-    ]
-    low: Annotated[
-        Decimal,
-        Column(
-            type='decimal(18,8)',
-            nullable=False,
-            unit='quote_currency',
-            constraints=('not_null:low', 'invariant:low <= open <= high', 'invariant:low <= close <= high'),
-        ),
-    ]
-    close: Annotated[
-        Decimal,
-        Column(
-            type='decimal(18,8)',
-            nullable=False,
-            unit='quote_currency',
-            constraints=('not_null:close', 'invariant:low <= close <= high'),
-        ),
-    ]
-    volume: Annotated[
-        Decimal,
-        Column(
-            type='decimal(24,4)',
-            nullable=False,
-            unit='base_units_per_venue_contract',
-            constraints=('not_null:volume', 'range:volume'),
-        ),
-    ]
-    trade_count: Annotated[
-        int | None,
-        Column(
-            type='int64',
-            nullable=True,
-            constraints=('range:trade_count',),
-        ),
-    ]
-    adjusted: Annotated[
-        bool,
-        Column(
-            type='bool',
-            nullable=False,
-            note='this series is never adjusted; adjusted series are separate',
-            constraints=('not_null:adjusted', 'fixed_value:adjusted'),
-        ),
-    ]
-    source_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:source_id',),
-        ),
-    ]
-    ingest_run_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:ingest_run_id',),
-        ),
-    ]
-    transform_version: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:transform_version',),
-        ),
-    ]
-    revision: Annotated[
-        int,
-        Column(
-            type='int64',
-            nullable=False,
-            constraints=('not_null:revision', 'unique:symbol,bar_start,revision', 'range:revision'),
-        ),
-    ]
+    symbol: Annotated[str, Column(
+        type='string', nullable=False, text='symbol:   {type: string, nullable: false}', line=12,
+    )]
+    bar_start: Annotated[datetime, Column(
+        type='timestamp_ms_utc', nullable=False,
+        text='bar_start: {type: timestamp_ms_utc, nullable: false}', line=13,
+    )]
+    open: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}', line=14,
+    )]
+    high: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='high:     {type: decimal(18,8), unit: quote_currency, nullable: false}', line=15,
+    )]
+    low: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='low:      {type: decimal(18,8), unit: quote_currency, nullable: false}', line=16,
+    )]
+    close: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='close:    {type: decimal(18,8), unit: quote_currency, nullable: false}', line=17,
+    )]
+    volume: Annotated[Decimal, Column(
+        type='decimal(24,4)', nullable=False, unit='base_units_per_venue_contract',
+        text='volume:   {type: decimal(24,4), unit: base_units_per_venue_contract, nullable: false}',
+        line=18,
+    )]
+    trade_count: Annotated[int | None, Column(
+        type='int64', nullable=True, text='trade_count: {type: int64, nullable: true}', line=19,
+    )]
+    adjusted: Annotated[bool, Column(
+        type='bool', nullable=False,
+        note='this series is never adjusted; adjusted series are separate',
+        text='adjusted: {type: bool, value: false, note: "this series is never adjusted; adjusted series are separate"}',
+        line=20,
+    )]
+    source_id: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
+        line=31,
+    )]
+    ingest_run_id: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
+        line=31,
+    )]
+    transform_version: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
+        line=31,
+    )]
+    revision: Annotated[int, Column(
+        type='int64', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
+        line=31,
+    )]
 
     __clauses__ = (
-        Clause(
-            id='column:symbol',
-            kind='column',
-            columns=('symbol',),
-            params=(('column', 'symbol'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='symbol:   {type: string, nullable: false}',
-            line=12,
-        ),
-        Clause(
-            id='column:bar_start',
-            kind='column',
-            columns=('bar_start',),
-            params=(('column', 'bar_start'), ('dimension', None), ('type', 'timestamp_ms_utc'), ('unit', None)),
-            text='bar_start: {type: timestamp_ms_utc, nullable: false}',
-            line=13,
-        ),
-        Clause(
-            id='column:open',
-            kind='column',
-            columns=('open',),
-            params=(('column', 'open'), ('dimension', None), ('type', 'decimal(18,8)'), ('unit', 'quote_currency')),
-            text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=14,
-        ),
-        Clause(
-            id='column:high',
-            kind='column',
-            columns=('high',),
-            params=(('column', 'high'), ('dimension', None), ('type', 'decimal(18,8)'), ('unit', 'quote_currency')),
-            text='high:     {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=15,
-        ),
-        Clause(
-            id='column:low',
-            kind='column',
-            columns=('low',),
-            params=(('column', 'low'), ('dimension', None), ('type', 'decimal(18,8)'), ('unit', 'quote_currency')),
-            text='low:      {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=16,
-        ),
-        Clause(
-            id='column:close',
-            kind='column',
-            columns=('close',),
-            params=(('column', 'close'), ('dimension', None), ('type', 'decimal(18,8)'), ('unit', 'quote_currency')),
-            text='close:    {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=17,
-        ),
-        Clause(
-            id='column:volume',
-            kind='column',
-            columns=('volume',),
-            params=(('column', 'volume'), ('dimension', None), ('type', 'decimal(24,4)'), ('unit', 'base_units_per_venue_contract')),
-            text='volume:   {type: decimal(24,4), unit: base_units_per_venue_contract, nullable: false}',
-            line=18,
-        ),
-        Clause(
-            id='column:trade_count',
-            kind='column',
-            columns=('trade_count',),
-            params=(('column', 'trade_count'), ('dimension', None), ('type', 'int64'), ('unit', None)),
-            text='trade_count: {type: int64, nullable: true}',
-            line=19,
-        ),
-        Clause(
-            id='column:adjusted',
-            kind='column',
-            columns=('adjusted',),
-            params=(('column', 'adjusted'), ('dimension', None), ('type', 'bool'), ('unit', None)),
-            text='adjusted: {type: bool, value: false, note: "this series is never adjusted; adjusted series are separate"}',
-            line=20,
-        ),
-        Clause(
-            id='column:source_id',
-            kind='column',
-            columns=('source_id',),
-            params=(('column', 'source_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
-        ),
-        Clause(
-            id='column:ingest_run_id',
-            kind='column',
-            columns=('ingest_run_id',),
-            params=(('column', 'ingest_run_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
-        ),
-        Clause(
-            id='column:transform_version',
-            kind='column',
-            columns=('transform_version',),
-            params=(('column', 'transform_version'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
-        ),
-        Clause(
-            id='column:revision',
-            kind='column',
-            columns=('revision',),
-            params=(('column', 'revision'), ('dimension', None), ('type', 'int64'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
-        ),
-        Clause(
+        clause(
             id='no_unknown_columns',
-            kind='no_unknown_columns',
-            columns=('symbol', 'bar_start', 'open', 'high', 'low', 'close', 'volume', 'trade_count', 'adjusted', 'source_id', 'ingest_run_id', 'transform_version', 'revision'),
-            params=(('columns', ('symbol', 'bar_start', 'open', 'high', 'low', 'close', 'volume', 'trade_count', 'adjusted', 'source_id', 'ingest_run_id', 'transform_version', 'revision')),),
             text='fields: symbol, bar_start, open, high, low, close, volume, trade_count, adjusted, source_id, ingest_run_id, transform_version, revision',
             line=11,
         ),
-        Clause(
-            id='not_null:symbol',
-            kind='not_null',
-            columns=('symbol',),
-            params=(('column', 'symbol'),),
-            text='symbol:   {type: string, nullable: false}',
-            line=12,
+        clause(
+            id='not_null:revision', column='revision', text='key: [symbol, bar_start, revision]',
+            line=4,
         ),
-        Clause(
-            id='not_null:bar_start',
-            kind='not_null',
-            columns=('bar_start',),
-            params=(('column', 'bar_start'),),
-            text='bar_start: {type: timestamp_ms_utc, nullable: false}',
-            line=13,
+        clause(
+            id='unique:symbol,bar_start,revision', columns=('symbol', 'bar_start', 'revision'),
+            text='key: [symbol, bar_start, revision]', line=4,
         ),
-        Clause(
-            id='not_null:open',
-            kind='not_null',
-            columns=('open',),
-            params=(('column', 'open'),),
-            text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=14,
-        ),
-        Clause(
-            id='not_null:high',
-            kind='not_null',
-            columns=('high',),
-            params=(('column', 'high'),),
-            text='high:     {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=15,
-        ),
-        Clause(
-            id='not_null:low',
-            kind='not_null',
-            columns=('low',),
-            params=(('column', 'low'),),
-            text='low:      {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=16,
-        ),
-        Clause(
-            id='not_null:close',
-            kind='not_null',
-            columns=('close',),
-            params=(('column', 'close'),),
-            text='close:    {type: decimal(18,8), unit: quote_currency, nullable: false}',
-            line=17,
-        ),
-        Clause(
-            id='not_null:volume',
-            kind='not_null',
-            columns=('volume',),
-            params=(('column', 'volume'),),
-            text='volume:   {type: decimal(24,4), unit: base_units_per_venue_contract, nullable: false}',
-            line=18,
-        ),
-        Clause(
-            id='not_null:adjusted',
-            kind='not_null',
-            columns=('adjusted',),
-            params=(('column', 'adjusted'),),
+        clause(
+            id='fixed_value:adjusted', column='adjusted', value=False,
             text='adjusted: {type: bool, value: false, note: "this series is never adjusted; adjusted series are separate"}',
             line=20,
         ),
-        Clause(
-            id='not_null:source_id',
-            kind='not_null',
-            columns=('source_id',),
-            params=(('column', 'source_id'),),
+        clause(id='range:volume', column='volume', min='0', text='volume >= 0', line=24),
+        clause(
+            id='range:trade_count', column='trade_count', min='0',
+            text='trade_count is null or trade_count >= 0', line=25,
+        ),
+        clause(
+            id='range:revision', column='revision', min='0',
             text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
             line=31,
         ),
-        Clause(
-            id='not_null:ingest_run_id',
-            kind='not_null',
-            columns=('ingest_run_id',),
-            params=(('column', 'ingest_run_id'),),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
+        clause(
+            id='invariant:low <= open <= high', expr='low <= open <= high',
+            reads=('low', 'open', 'high'), text='low <= open <= high', line=22,
         ),
-        Clause(
-            id='not_null:transform_version',
-            kind='not_null',
-            columns=('transform_version',),
-            params=(('column', 'transform_version'),),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
+        clause(
+            id='invariant:low <= close <= high', expr='low <= close <= high',
+            reads=('low', 'close', 'high'), text='low <= close <= high', line=23,
         ),
-        Clause(
-            id='not_null:revision',
-            kind='not_null',
-            columns=('revision',),
-            params=(('column', 'revision'),),
-            text='key: [symbol, bar_start, revision]',
-            line=4,
-        ),
-        Clause(
-            id='unique:symbol,bar_start,revision',
-            kind='unique',
-            columns=('symbol', 'bar_start', 'revision'),
-            params=(('columns', ('symbol', 'bar_start', 'revision')),),
-            text='key: [symbol, bar_start, revision]',
-            line=4,
-        ),
-        Clause(
-            id='fixed_value:adjusted',
-            kind='fixed_value',
-            columns=('adjusted',),
-            params=(('column', 'adjusted'), ('value', False)),
-            text='adjusted: {type: bool, value: false, note: "this series is never adjusted; adjusted series are separate"}',
-            line=20,
-        ),
-        Clause(
-            id='range:volume',
-            kind='range',
-            columns=('volume',),
-            params=(('column', 'volume'), ('max', None), ('max_inclusive', True), ('min', '0'), ('min_inclusive', True)),
-            text='volume >= 0',
-            line=24,
-        ),
-        Clause(
-            id='range:trade_count',
-            kind='range',
-            columns=('trade_count',),
-            params=(('column', 'trade_count'), ('max', None), ('max_inclusive', True), ('min', '0'), ('min_inclusive', True)),
-            text='trade_count is null or trade_count >= 0',
-            line=25,
-        ),
-        Clause(
-            id='range:revision',
-            kind='range',
-            columns=('revision',),
-            params=(('column', 'revision'), ('max', None), ('max_inclusive', True), ('min', '0'), ('min_inclusive', True)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision]',
-            line=31,
-        ),
-        Clause(
-            id='invariant:low <= open <= high',
-            kind='invariant',
-            columns=('low', 'open', 'high'),
-            params=(('expr', 'low <= open <= high'),),
-            text='low <= open <= high',
-            line=22,
-        ),
-        Clause(
-            id='invariant:low <= close <= high',
-            kind='invariant',
-            columns=('low', 'close', 'high'),
-            params=(('expr', 'low <= close <= high'),),
-            text='low <= close <= high',
-            line=23,
-        ),
-        Clause(
-            id='precision:bar_start',
-            kind='precision',
-            columns=('bar_start',),
-            params=(('column', 'bar_start'), ('precision', 'ms')),
-            text='precision: ms',
+        clause(
+            id='precision:bar_start', column='bar_start', precision='ms', text='precision: ms',
             line=7,
         ),
-        Clause(
-            id='cadence:bar_start',
-            kind='cadence',
-            columns=('bar_start', 'symbol'),
-            params=(('calendar', 'XLON'), ('column', 'bar_start'), ('from_catalog', False), ('gaps_allowed', False), ('interval_seconds', 60), ('series', ('symbol',)), ('sessions', 'within'), ('sessions_calendar', 'calendar'), ('sessions_close', 'close'), ('sessions_open', 'open'), ('sessions_relation', 'venue_sessions'), ('sessions_session', 'session'), ('tolerance_pct', '0')),
-            text='cadence: 60s within session; no bars outside session',
-            line=10,
+        clause(
+            id='cadence:bar_start', calendar='XLON', column='bar_start', interval_seconds=60,
+            series=('symbol',), sessions='within', sessions_calendar='calendar',
+            sessions_close='close', sessions_open='open', sessions_relation='venue_sessions',
+            sessions_session='session', reads=('bar_start', 'symbol'),
+            text='cadence: 60s within session; no bars outside session', line=10,
         ),
     )
     __unsupported__ = ()

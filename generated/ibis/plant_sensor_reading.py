@@ -5,8 +5,9 @@
 # not checked: device zone recorded in catalog (a note, carried as text; contract line 9)
 """ibis schema generated from a tacit-gen contract: `tacit_gen.runtime.Schema` subclasses.
 
-Each annotated attribute is a column (type, nullability, unit, the clauses that read it);
-``__clauses__`` is the contract's clause plan as data. Use with any ibis backend:
+Each annotated attribute is a column (type, nullability, unit, the contract text declaring it);
+the runtime derives its ``column:`` and ``not_null:`` clauses and ``no_unknown_columns``.
+``__clauses__`` holds the rest of the contract's clauses. Use with any ibis backend:
 
     PlantSensorReading.cast(table)                        # structure only, no query
     PlantSensorReading.parse(table, catalog=..., now=...)   # conversion + every clause, one query
@@ -19,7 +20,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from tacit_gen.runtime import Clause, Column, Schema
+from tacit_gen.runtime import Column, Schema, clause
 
 __all__ = ['PlantSensorReading']
 
@@ -31,314 +32,121 @@ class PlantSensorReading(Schema):
     __version__ = '4.0.0'
     __time__ = 'event_ts'
 
-    series_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            note='a lower-case tag ending in the sensor number',
-            constraints=('not_null:series_id', 'unique:series_id,event_ts,revision', 'pattern:series_id', 'cadence:event_ts', 'completeness:event_ts', 'catalog_unit:unit', 'catalog_bounds:value'),
-        ),
-    ]
-    event_ts: Annotated[
-        datetime,
-        Column(
-            type='timestamp_ms_utc',
-            nullable=False,
-            constraints=('not_null:event_ts', 'unique:series_id,event_ts,revision', 'precision:event_ts', 'cadence:event_ts', 'completeness:event_ts'),
-        ),
-    ]
-    value: Annotated[
-        Decimal | None,
-        Column(
-            type='decimal(12,4)',
-            nullable=True,
-            unit='per series from catalog',
-            dimension='per series',
-            constraints=('invariant:value is null only when quality = bad', 'catalog_bounds:value'),
-        ),
-    ]
-    unit: Annotated[
-        str | None,
-        Column(
-            type='string',
-            nullable=True,
-            constraints=('catalog_unit:unit',),
-        ),
-    ]
-    quality: Annotated[
-        Literal['good', 'suspect', 'bad'] | None,
-        Column(
-            type='enum[good, suspect, bad]',
-            nullable=True,
-            constraints=('accepted_values:quality', 'invariant:value is null only when quality = bad'),
-        ),
-    ]
-    calibration_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            note='calibration record in force at event_ts',
-            constraints=('not_null:calibration_id',),
-        ),
-    ]
-    source_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:source_id',),
-        ),
-    ]
-    ingest_run_id: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:ingest_run_id',),
-        ),
-    ]
-    transform_version: Annotated[
-        str,
-        Column(
-            type='string',
-            nullable=False,
-            constraints=('not_null:transform_version',),
-        ),
-    ]
-    revision: Annotated[
-        int,
-        Column(
-            type='int64',
-            nullable=False,
-            constraints=('not_null:revision', 'unique:series_id,event_ts,revision', 'range:revision'),
-        ),
-    ]
+    series_id: Annotated[str, Column(
+        type='string', nullable=False, note='a lower-case tag ending in the sensor number',
+        text='series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}',
+        line=13,
+    )]
+    event_ts: Annotated[datetime, Column(
+        type='timestamp_ms_utc', nullable=False, text='event_ts:   {type: timestamp_ms_utc}',
+        line=14,
+    )]
+    value: Annotated[Decimal | None, Column(
+        type='decimal(12,4)', nullable=True, unit='per series from catalog',
+        dimension='per series',
+        text='value:      {type: decimal(12,4), unit: per series from catalog, dimension: per series}',
+        line=15,
+    )]
+    unit: Annotated[str | None, Column(
+        type='string', nullable=True,
+        text='unit:       {type: string, constraint: equals catalog unit for series_id}', line=16,
+    )]
+    quality: Annotated[Literal['good', 'suspect', 'bad'] | None, Column(
+        type='enum[good, suspect, bad]', nullable=True,
+        text='quality:    {type: enum[good, suspect, bad]}', line=17,
+    )]
+    calibration_id: Annotated[str, Column(
+        type='string', nullable=False, note='calibration record in force at event_ts',
+        text='calibration_id: {type: string, nullable: false, note: "calibration record in force at event_ts"}',
+        line=18,
+    )]
+    source_id: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
+        line=27,
+    )]
+    ingest_run_id: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
+        line=27,
+    )]
+    transform_version: Annotated[str, Column(
+        type='string', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
+        line=27,
+    )]
+    revision: Annotated[int, Column(
+        type='int64', nullable=False,
+        text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
+        line=27,
+    )]
 
     __clauses__ = (
-        Clause(
-            id='column:series_id',
-            kind='column',
-            columns=('series_id',),
-            params=(('column', 'series_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}',
-            line=13,
-        ),
-        Clause(
-            id='column:event_ts',
-            kind='column',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'), ('dimension', None), ('type', 'timestamp_ms_utc'), ('unit', None)),
-            text='event_ts:   {type: timestamp_ms_utc}',
-            line=14,
-        ),
-        Clause(
-            id='column:value',
-            kind='column',
-            columns=('value',),
-            params=(('column', 'value'), ('dimension', 'per series'), ('type', 'decimal(12,4)'), ('unit', 'per series from catalog')),
-            text='value:      {type: decimal(12,4), unit: per series from catalog, dimension: per series}',
-            line=15,
-        ),
-        Clause(
-            id='column:unit',
-            kind='column',
-            columns=('unit',),
-            params=(('column', 'unit'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='unit:       {type: string, constraint: equals catalog unit for series_id}',
-            line=16,
-        ),
-        Clause(
-            id='column:quality',
-            kind='column',
-            columns=('quality',),
-            params=(('column', 'quality'), ('dimension', None), ('type', 'enum[good, suspect, bad]'), ('unit', None)),
-            text='quality:    {type: enum[good, suspect, bad]}',
-            line=17,
-        ),
-        Clause(
-            id='column:calibration_id',
-            kind='column',
-            columns=('calibration_id',),
-            params=(('column', 'calibration_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='calibration_id: {type: string, nullable: false, note: "calibration record in force at event_ts"}',
-            line=18,
-        ),
-        Clause(
-            id='column:source_id',
-            kind='column',
-            columns=('source_id',),
-            params=(('column', 'source_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
-            id='column:ingest_run_id',
-            kind='column',
-            columns=('ingest_run_id',),
-            params=(('column', 'ingest_run_id'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
-            id='column:transform_version',
-            kind='column',
-            columns=('transform_version',),
-            params=(('column', 'transform_version'), ('dimension', None), ('type', 'string'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
-            id='column:revision',
-            kind='column',
-            columns=('revision',),
-            params=(('column', 'revision'), ('dimension', None), ('type', 'int64'), ('unit', None)),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
+        clause(
             id='no_unknown_columns',
-            kind='no_unknown_columns',
-            columns=('series_id', 'event_ts', 'value', 'unit', 'quality', 'calibration_id', 'source_id', 'ingest_run_id', 'transform_version', 'revision'),
-            params=(('columns', ('series_id', 'event_ts', 'value', 'unit', 'quality', 'calibration_id', 'source_id', 'ingest_run_id', 'transform_version', 'revision')),),
             text='fields: series_id, event_ts, value, unit, quality, calibration_id, source_id, ingest_run_id, transform_version, revision',
             line=12,
         ),
-        Clause(
-            id='not_null:series_id',
-            kind='not_null',
-            columns=('series_id',),
-            params=(('column', 'series_id'),),
-            text='key: [series_id, event_ts, revision]',
+        clause(
+            id='not_null:series_id', column='series_id',
+            text='key: [series_id, event_ts, revision]', line=5,
+        ),
+        clause(
+            id='not_null:event_ts', column='event_ts', text='key: [series_id, event_ts, revision]',
             line=5,
         ),
-        Clause(
-            id='not_null:event_ts',
-            kind='not_null',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'),),
-            text='key: [series_id, event_ts, revision]',
+        clause(
+            id='not_null:revision', column='revision', text='key: [series_id, event_ts, revision]',
             line=5,
         ),
-        Clause(
-            id='not_null:calibration_id',
-            kind='not_null',
-            columns=('calibration_id',),
-            params=(('column', 'calibration_id'),),
-            text='calibration_id: {type: string, nullable: false, note: "calibration record in force at event_ts"}',
-            line=18,
+        clause(
+            id='unique:series_id,event_ts,revision', columns=('series_id', 'event_ts', 'revision'),
+            text='key: [series_id, event_ts, revision]', line=5,
         ),
-        Clause(
-            id='not_null:source_id',
-            kind='not_null',
-            columns=('source_id',),
-            params=(('column', 'source_id'),),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
+        clause(
+            id='accepted_values:quality', column='quality', values=('good', 'suspect', 'bad'),
+            text='quality:    {type: enum[good, suspect, bad]}', line=17,
         ),
-        Clause(
-            id='not_null:ingest_run_id',
-            kind='not_null',
-            columns=('ingest_run_id',),
-            params=(('column', 'ingest_run_id'),),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
-            id='not_null:transform_version',
-            kind='not_null',
-            columns=('transform_version',),
-            params=(('column', 'transform_version'),),
-            text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
-            line=27,
-        ),
-        Clause(
-            id='not_null:revision',
-            kind='not_null',
-            columns=('revision',),
-            params=(('column', 'revision'),),
-            text='key: [series_id, event_ts, revision]',
-            line=5,
-        ),
-        Clause(
-            id='unique:series_id,event_ts,revision',
-            kind='unique',
-            columns=('series_id', 'event_ts', 'revision'),
-            params=(('columns', ('series_id', 'event_ts', 'revision')),),
-            text='key: [series_id, event_ts, revision]',
-            line=5,
-        ),
-        Clause(
-            id='accepted_values:quality',
-            kind='accepted_values',
-            columns=('quality',),
-            params=(('column', 'quality'), ('values', ('good', 'suspect', 'bad'))),
-            text='quality:    {type: enum[good, suspect, bad]}',
-            line=17,
-        ),
-        Clause(
-            id='pattern:series_id',
-            kind='pattern',
-            columns=('series_id',),
-            params=(('column', 'series_id'), ('pattern', '[a-z][a-z0-9_]{0,62}[0-9]')),
+        clause(
+            id='pattern:series_id', column='series_id', pattern='[a-z][a-z0-9_]{0,62}[0-9]',
             text='series_id:  {type: string, pattern: "^[a-z][a-z0-9_]{0,62}[0-9]$", note: "a lower-case tag ending in the sensor number"}',
             line=13,
         ),
-        Clause(
-            id='range:revision',
-            kind='range',
-            columns=('revision',),
-            params=(('column', 'revision'), ('max', None), ('max_inclusive', True), ('min', '0'), ('min_inclusive', True)),
+        clause(
+            id='range:revision', column='revision', min='0',
             text='provenance_required: [source_id, ingest_run_id, transform_version, revision, calibration_id]',
             line=27,
         ),
-        Clause(
+        clause(
             id='invariant:value is null only when quality = bad',
-            kind='invariant',
-            columns=('value', 'quality'),
-            params=(('expr', 'value is null only when quality = bad'),),
-            text='value is null only when quality = bad',
-            line=20,
+            expr='value is null only when quality = bad', reads=('value', 'quality'),
+            text='value is null only when quality = bad', line=20,
         ),
-        Clause(
-            id='precision:event_ts',
-            kind='precision',
-            columns=('event_ts',),
-            params=(('column', 'event_ts'), ('precision', 'ms')),
-            text='precision: ms',
+        clause(
+            id='precision:event_ts', column='event_ts', precision='ms', text='precision: ms',
             line=8,
         ),
-        Clause(
-            id='cadence:event_ts',
-            kind='cadence',
-            columns=('event_ts', 'series_id'),
-            params=(('catalog_column', 'cadence_seconds'), ('catalog_key', 'series_id'), ('column', 'event_ts'), ('from_catalog', True), ('gaps_allowed', False), ('interval_seconds', None), ('relation', 'series_catalog'), ('series', ('series_id',)), ('tolerance_pct', '10')),
-            text='cadence: per series from catalog; tolerance +/-10% of interval',
-            line=10,
+        clause(
+            id='cadence:event_ts', catalog_column='cadence_seconds', catalog_key='series_id',
+            column='event_ts', from_catalog=True, interval_seconds=None, relation='series_catalog',
+            series=('series_id',), tolerance_pct='10', reads=('event_ts', 'series_id'),
+            text='cadence: per series from catalog; tolerance +/-10% of interval', line=10,
         ),
-        Clause(
-            id='completeness:event_ts',
-            kind='completeness',
-            columns=('event_ts', 'series_id'),
-            params=(('allowed_gaps', ()), ('column', 'event_ts'), ('expected', 1440), ('min_pct', '95'), ('series', ('series_id',)), ('window_seconds', 86400)),
-            text='completeness: 1440 per 1d per series; at least 95%',
-            line=11,
+        clause(
+            id='completeness:event_ts', allowed_gaps=(), column='event_ts', expected=1440,
+            min_pct='95', series=('series_id',), window_seconds=86400,
+            reads=('event_ts', 'series_id'),
+            text='completeness: 1440 per 1d per series; at least 95%', line=11,
         ),
-        Clause(
-            id='catalog_unit:unit',
-            kind='catalog_unit',
-            columns=('unit', 'series_id'),
-            params=(('catalog_column', 'unit'), ('catalog_key', 'series_id'), ('column', 'unit'), ('key', 'series_id'), ('relation', 'series_catalog')),
-            text='unit equals catalog unit for series_id',
-            line=22,
+        clause(
+            id='catalog_unit:unit', catalog_column='unit', catalog_key='series_id', column='unit',
+            key='series_id', relation='series_catalog', reads=('unit', 'series_id'),
+            text='unit equals catalog unit for series_id', line=22,
         ),
-        Clause(
-            id='catalog_bounds:value',
-            kind='catalog_bounds',
-            columns=('value', 'series_id'),
-            params=(('catalog_key', 'series_id'), ('column', 'value'), ('key', 'series_id'), ('max_column', 'hard_max'), ('min_column', 'hard_min'), ('relation', 'series_catalog')),
-            text='value within catalog hard_bounds for series_id',
+        clause(
+            id='catalog_bounds:value', catalog_key='series_id', column='value', key='series_id',
+            max_column='hard_max', min_column='hard_min', relation='series_catalog',
+            reads=('value', 'series_id'), text='value within catalog hard_bounds for series_id',
             line=21,
         ),
     )

@@ -30,7 +30,7 @@ from tacit_gen.runtime.errors import (
     ValidationError,
     ValidationPhase,
 )
-from tacit_gen.runtime.schema import Column, ColumnSpec, Schema, SchemaDefinitionError
+from tacit_gen.runtime.schema import Column, ColumnSpec, Schema, SchemaDefinitionError, clause
 
 if TYPE_CHECKING:
     from tacit_gen.runtime.dataframe import DataFrame
@@ -51,6 +51,7 @@ __all__ = [
     "UsageError",
     "ValidationError",
     "ValidationPhase",
+    "clause",
     "contract",
 ]
 

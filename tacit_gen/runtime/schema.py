@@ -15,12 +15,12 @@ import contextlib
 import inspect
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.contract.types import DataType, TypeSyntaxError, parse_type
-from tacit_gen.plan_types import KINDS, Clause, make_params
+from tacit_gen.plan_types import KINDS, Clause, clause, make_params
 from tacit_gen.runtime.inputs import Inputs
 from tacit_gen.runtime.types import FROM_PY
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tacit_gen.runtime.dataframe import DataFrame
     from tacit_gen.runtime.evaluate import Report
 
-__all__ = ["Column", "ColumnSpec", "Schema", "SchemaDefinitionError"]
+__all__ = ["Column", "ColumnSpec", "Schema", "SchemaDefinitionError", "clause"]
 
 
 class SchemaDefinitionError(TypeError):
@@ -51,6 +51,8 @@ class Column:
         name: the data column's name when it is not a usable attribute name (``class``).
         description, note: documentation from the contract.
         constraints: ids of the clauses that read this column (documentation).
+        text, line: the contract text declaring the column and its line (0: none): the
+            ``column:<c>`` and ``not_null:<c>`` clauses carry them into failure messages.
     """
 
     type: str
@@ -61,6 +63,8 @@ class Column:
     description: str | None = None
     note: str | None = None
     constraints: tuple[str, ...] = ()
+    text: str | None = None
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,8 @@ def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:
                     column=s.name, type=str(s.type), unit=s.column.unit,
                     dimension=s.column.dimension,
                 ),
-                text=f"{s.name}: {s.type}",
+                text=s.column.text or f"{s.name}: {s.type}",
+                line=s.column.line,
             )
         )
     if cls.__strict__:
@@ -296,7 +301,7 @@ def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:
         if not s.column.nullable:
             out.append(
                 Clause(f"not_null:{s.name}", "not_null", (s.name,), make_params(column=s.name),
-                       f"{s.name}: nullable: false")
+                       s.column.text or f"{s.name}: nullable: false", s.column.line)
             )
     for s in specs:
         if s.type.kind == "enum":
@@ -311,7 +316,9 @@ def _merge(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> tuple[Clause, ..
     """Derived clauses, overridden (text, line) by explicit ``__clauses__`` of the same id.
 
     An explicit `column:` or `no_unknown_columns` clause must agree with the annotations: the
-    annotations are what `cast()` checks, so a contradiction is a definition error.
+    annotations are what `cast()` checks, so a contradiction is a definition error. A
+    ``no_unknown_columns`` one without parameters (``clause(id='no_unknown_columns', text=...,
+    line=...)``) gives the text and line only.
     """
     merged: dict[str, Clause] = {c.id: c for c in _derived(cls, specs)}
     explicit = tuple(cls.__dict__.get("__clauses__", ())) or tuple(
@@ -329,11 +336,13 @@ def _merge(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> tuple[Clause, ..
                     raise SchemaDefinitionError(
                         f"{cls.__name__}: clause {c.id!r} says {b} but the annotation says {a}"
                     )
-            elif set(c.param("columns") or ()) != set(have.param("columns") or ()):
+            elif c.params and set(c.param("columns") or ()) != set(have.param("columns") or ()):
                 raise SchemaDefinitionError(
                     f"{cls.__name__}: clause 'no_unknown_columns' lists {c.param('columns')} but "
                     f"the annotations declare {have.param('columns')}"
                 )
+        if have is not None and c.kind == "no_unknown_columns" and not c.params:
+            c = replace(have, text=c.text, line=c.line)  # `clause()`: the annotations' columns
         if c.kind != "no_unknown_columns" or cls.__strict__:
             merged[c.id] = c
     return tuple(sorted(merged.values(), key=_kind_rank))

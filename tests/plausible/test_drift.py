@@ -29,12 +29,13 @@ IDIOM = {
     "soda4": ("qualifier: plausible:value",
               r"(-- tacit_clause: plausible:value\n(?:.*\n)*? +)level: warn\n", r"\1level: fail\n"),
     "gx": ('"tacit_clause": "plausible:value"',
-           r'("tacit_clause": "plausible:value",\n(?:.*\n)*?\s+)"severity": "warning"',
+           r'("tacit_clause": "plausible:value"[^\n]*\},?\n\s+)"severity": "warning"',
            r'\1"severity": "critical"'),
     "pandera": ("warn(catalog_bounds_check(\n                name='plausible:value'",
                 r"(?<!\w)warn\((catalog_bounds_check\(\n\s+name='plausible:value',(?:.*\n)*?\s+)\)\),",
                 r"\1),"),
-    "ibis": ("kind='plausible'", r"(id='plausible:value',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
+    "ibis": ("clause(\n            id='plausible:value'",
+             r"(id='plausible:value',(?:[^\n]*\n)*?[^\n]*?) ?\n?\s*severity='warn',", r"\1"),
 }
 
 

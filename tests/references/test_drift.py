@@ -22,7 +22,7 @@ EDITS = {
     "soda4": ("dataset: tacit/main/customers", "dataset: tacit/main/clients"),
     "gx": ("FROM customers WHERE", "FROM clients WHERE"),
     "pandera": ("to_relation='customers'", "to_relation='clients'"),
-    "ibis": ("('to_relation', 'customers')", "('to_relation', 'clients')"),
+    "ibis": ("to_relation='customers'", "to_relation='clients'"),
 }
 
 

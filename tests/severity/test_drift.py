@@ -23,10 +23,10 @@ WIRE = record_targets()
 TO_ERROR = {
     "dbt": (r"(tacit_clause: not_null:volume\n.*\n)(\s+)severity: warn", r"\1\2severity: error"),
     "soda": (r"(identity: not_null:volume\n(?:\s+filter: .*\n)?)(\s+)warn: when > 0", r"\1\2fail: when > 0"),
-    "gx": (r'("tacit_clause": "not_null:volume",\n(?:.*\n)*?\s+)"severity": "warning"',
+    "gx": (r'("tacit_clause": "not_null:volume"[^\n]*\},?\n\s+)"severity": "warning"',
            r'\1"severity": "critical"'),
     "pandera": (r"(name='not_null:volume', [^\n]*?), raise_warning=True", r"\1"),
-    "ibis": (r"(id='not_null:volume',\n(?:.*\n)*?\s+)severity='warn',\n", r"\1"),
+    "ibis": (r"(id='not_null:volume',(?:[^\n]*\n)*?[^\n]*?) ?\n?\s*severity='warn',", r"\1"),
     "soda4": (r"(qualifier: not_null:volume\n(?:\s+filter: .*\n)?\s+threshold:\n\s+must_be: 0\n\s+)level: warn", r"\1level: fail"),
 }
 # (target, edit that makes the error clause `range:revision` a warning)
@@ -34,10 +34,9 @@ TO_WARN = {
     "dbt": (r"(tacit_clause: range:revision\n.*\n)", r"\1          severity: warn\n"),
     "soda": (r"(- invalid_count\(revision\)) = 0:\n(\s+)(name: .*\n)",
              r"\1:\n\2\3\2warn: when > 0\n"),
-    "gx": (r'("tacit_clause": "range:revision",\n(?:.*\n)*?\s+)"severity": "critical"',
-           r'\1"severity": "warning"'),
+    "gx": (r'("tacit_clause": "range:revision"[^\n]*\})\n', r'\1,\n      "severity": "warning"\n'),
     "pandera": (r"(name='range:revision', error=[^\n]*?)\)", r"\1, raise_warning=True)"),
-    "ibis": (r"(id='range:revision',\n(?:.*\n)*?)(\s+)line=(\d+),\n", r"\1\2line=\3,\2severity='warn',\n"),
+    "ibis": (r"(id='range:revision',(?:[^\n]*\n)*?[^\n]*?line=\d+,)", r"\1 severity='warn',"),
     "soda4": (r"(qualifier: range:revision\n\s+valid_min: 0\n(?:\s+filter: .*\n)?)",
               r"\1          threshold: {must_be: 0, level: warn}\n"),
 }

@@ -33,8 +33,8 @@ EDITS = {
     "pandera-expected": ("pandera/completeness_demo.py", "expected=24,", "expected=20,"),
     "pandera-gaps": ("pandera/completeness_demo.py", "allowed_gaps=('maintenance', 'market_halt')",
                      "allowed_gaps=('maintenance',)"),
-    "ibis-expected": ("ibis/completeness_demo.py", "('expected', 24)", "('expected', 20)"),
-    "ibis-share": ("ibis/completeness_demo.py", "('min_pct', '90')", "('min_pct', '80')"),
+    "ibis-expected": ("ibis/completeness_demo.py", "expected=24,", "expected=20,"),
+    "ibis-share": ("ibis/completeness_demo.py", "min_pct='90',", "min_pct='80',"),
 }
 
 

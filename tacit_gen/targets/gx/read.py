@@ -209,7 +209,10 @@ def read(path: Path, text: str) -> ReadResult:
 
     groups: dict[str, list[dict[str, Any]]] = {}
     warned: set[str] = set()
-    texts: dict[str, str] = {}
+    # what the suite says once per clause (its text, a custom-SQL clause's params)
+    texts: dict[str, str] = {k: v for k, v in _mapping(meta, "tacit_clauses").items()
+                             if isinstance(v, str)}
+    shared_params = _mapping(meta, "tacit_params")
     columns: set[str] = set()
     for i, e in enumerate(doc["expectations"]):
         if not isinstance(e, dict) or not isinstance(e.get("type"), str):
@@ -219,6 +222,8 @@ def read(path: Path, text: str) -> ReadResult:
         emeta: dict[str, Any] = e["meta"] if isinstance(e.get("meta"), dict) else {}
         kw: dict[str, Any] = e["kwargs"] if isinstance(e.get("kwargs"), dict) else {}
         cid: str = emeta["tacit_clause"] if isinstance(emeta.get("tacit_clause"), str) else _infer_id(e)
+        if isinstance(shared_params.get(cid), dict) and "tacit_params" not in emeta:
+            emeta = {**emeta, "tacit_params": shared_params[cid]}
         if etype not in KNOWN_TYPES:
             findings.append(Finding(
                 d.UNKNOWN_CHECK, where,
@@ -273,6 +278,11 @@ def read(path: Path, text: str) -> ReadResult:
         header_contract=header.get("contract"), header_version=header.get("version"),
         header_hash=header.get("sha256"),
     )
+
+
+def _mapping(meta: dict[str, Any], key: str) -> dict[str, Any]:
+    value = meta.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True)

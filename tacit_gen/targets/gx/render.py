@@ -2,8 +2,9 @@
 
 `gx/<contract>.json` is a GX 1.x suite (``{"name", "expectations", "meta"}``) that
 ``gx.ExpectationSuite(**json.load(f))`` accepts. Every expectation's ``meta`` carries the clause id
-(``tacit_clause``) and the verbatim contract text (``tacit_text``); one clause may become several
-expectations (a chain ``low <= open <= high`` is two pair expectations), all tagged with the same id.
+(``tacit_clause``); the verbatim contract text is said once per clause, in the suite's
+``meta.tacit_clauses``. One clause may become several expectations (a chain
+``low <= open <= high`` is two pair expectations), all tagged with the same id.
 
 Native expectations are preferred: they run on pandas and SQL alike. A clause no native expectation
 expresses becomes an ``unexpected_rows_expectation`` (custom SQL, DuckDB dialect, SQL datasources

@@ -1,4 +1,12 @@
-"""Great Expectations: the suite document (expectations with their clause meta), deterministic JSON."""
+"""Great Expectations: the suite document (expectations with their clause meta), deterministic JSON.
+
+What every expectation of a clause shares is said once, in the suite's ``meta``: the clause's
+contract text (``tacit_clauses``: id -> text, as dbt's model meta) and the parameters a
+custom-SQL clause is rendered from (``tacit_params``: id -> params, for the reader). An
+expectation's own ``meta`` holds the clause id, and only what is about that expectation
+(``tacit_type``, ``tacit_types``, ``tacit_now``). ``severity`` is written only for a warning:
+``critical`` is GX's default.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,6 @@ from tacit_gen.targets.base import Unsupported
 from tacit_gen.targets.gx.compile import (
     NAME,
     NOW_TOKEN,
-    SEVERITY,
     WARN_SEVERITY,
     expectations_for,
     params_meta,
@@ -28,18 +35,14 @@ def _sorted(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_expectation(exp: dict[str, Any], clause: Clause) -> dict[str, Any]:
-    meta: dict[str, Any] = {"tacit_clause": clause.id, "tacit_text": clause.text, **exp.get("meta", {})}
-    if exp["type"] == CUSTOM_SQL:
-        meta["tacit_custom_sql"] = True
-        meta["tacit_params"] = params_meta(clause)
-        if NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"].lower() and clause.kind == "freshness":
-            meta["tacit_now"] = NOW_TOKEN
-    return {
-        "type": exp["type"],
-        "kwargs": _sorted(exp["kwargs"]),
-        "meta": _sorted(meta),
-        "severity": WARN_SEVERITY if clause.warn else SEVERITY,
-    }
+    meta: dict[str, Any] = {"tacit_clause": clause.id, **exp.get("meta", {})}
+    if exp["type"] == CUSTOM_SQL and clause.kind == "freshness" \
+            and NOW_TOKEN in exp["kwargs"]["unexpected_rows_query"].lower():
+        meta["tacit_now"] = NOW_TOKEN
+    out = {"type": exp["type"], "kwargs": _sorted(exp["kwargs"]), "meta": _sorted(meta)}
+    if clause.warn:  # GX's default is critical
+        out["severity"] = WARN_SEVERITY
+    return out
 
 
 def suite_document(contract: Contract, clauses: tuple[Clause, ...],
@@ -48,6 +51,8 @@ def suite_document(contract: Contract, clauses: tuple[Clause, ...],
     expectations: list[dict[str, Any]] = []
     unsupported: list[Unsupported] = []
     custom: list[str] = []
+    texts: dict[str, str] = {}
+    params: dict[str, Any] = {}
     for clause in clauses:
         try:
             exps = expectations_for(clause, has_revision, dialect)
@@ -56,8 +61,10 @@ def suite_document(contract: Contract, clauses: tuple[Clause, ...],
             continue
         for exp in exps:
             expectations.append(build_expectation(exp, clause))
+            texts[clause.id] = clause.text
             if exp["type"] == CUSTOM_SQL and clause.id not in custom:
                 custom.append(clause.id)
+                params[clause.id] = params_meta(clause)
     meta: dict[str, Any] = {
         "tacit_gen": header_meta(contract),
         "tacit_custom_sql": custom,
@@ -65,11 +72,14 @@ def suite_document(contract: Contract, clauses: tuple[Clause, ...],
     }
     if dialect != "duckdb":
         meta["tacit_dialect"] = dialect
+    meta["tacit_clauses"] = texts
+    meta["tacit_params"] = params
     name = contract.target_option(NAME, "suite") or contract.name
     return {"name": str(name), "expectations": expectations, "meta": meta}, unsupported
 
 
 def dump(doc: dict[str, Any]) -> str:
-    """Deterministic JSON: key order as built, indent 2, trailing newline."""
-    return jsontext.dumps(doc) + "\n"
+    """Deterministic JSON: key order as built, indent 2, an object or array that fits in 100
+    columns on one line (``"kwargs": {"column": "symbol"}``), trailing newline."""
+    return jsontext.dumps_fitted(doc) + "\n"
 

@@ -3,10 +3,12 @@
 What the runtime checks is what the reader returns:
 
 - ``column:<c>`` and ``no_unknown_columns`` come from the annotations (``Annotated[T, Column(...)]``),
-  which `cast()` checks; their text and line from the matching ``__clauses__`` entry.
-- every other clause comes from ``__clauses__``; a ``Column(nullable=False)`` without a
-  ``not_null:`` entry, or an ``enum[...]`` column without ``accepted_values:``, still yields the
-  clause the runtime derives from it.
+  which `cast()` checks; their text and line from the ``Column(text=..., line=...)`` keywords
+  or a matching ``__clauses__`` entry.
+- every other clause comes from ``__clauses__`` (``clause(...)`` in keyword form, or a full
+  ``Clause(...)`` literal); a ``Column(nullable=False)`` without a ``not_null:`` entry, or an
+  ``enum[...]`` column without ``accepted_values:``, still yields the clause the runtime derives
+  from it (with the column's text and line).
 - ``__strict__ = False`` drops ``no_unknown_columns``.
 
 A ``__clauses__`` column entry that contradicts its annotation makes the module fail at import
@@ -22,7 +24,7 @@ from typing import Any
 
 from tacit_gen.contract.types import TypeSyntaxError, parse_type
 from tacit_gen.drift.base import PARAM_CHANGED, UNREADABLE, Finding, ReadResult
-from tacit_gen.plan_types import KINDS, Clause, make_params
+from tacit_gen.plan_types import KINDS, Clause, clause, make_params
 from tacit_gen.targets.header import parse_header
 from tacit_gen.targets.kinds import Form, FormTable
 
@@ -33,9 +35,12 @@ class _Unreadable(ValueError):
     pass
 
 
-def _call_kwargs(node: ast.AST, func: str) -> dict[str, Any]:
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == func):
-        raise _Unreadable(f"expected a {func}(...) call, found {ast.unparse(node)[:80]!r}")
+def _call_kwargs(node: ast.AST, func: str | tuple[str, ...]) -> dict[str, Any]:
+    funcs = (func,) if isinstance(func, str) else func
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in funcs):
+        raise _Unreadable(f"expected a {' or '.join(f + '(...)' for f in funcs)} call, found "
+                          f"{ast.unparse(node)[:80]!r}")
+    func = node.func.id
     if node.args:
         raise _Unreadable(f"{func}(...) must use keyword arguments only")
     out: dict[str, Any] = {}
@@ -115,10 +120,19 @@ def _clause_entry(kw: dict[str, Any]) -> Clause:
     )
 
 
+def _keyword_entry(kw: dict[str, Any]) -> Clause:
+    """A ``clause(...)`` entry (`tacit_gen.runtime.clause`) as the clause it makes."""
+    try:
+        return clause(**kw)
+    except (TypeError, KeyError, ValueError) as e:
+        raise _Unreadable(f"clause(...) is not a clause: {e}") from None
+
+
 # A ``__clauses__`` entry states a clause of any kind as the runtime evaluates it; the
 # annotations restate the structural ones (`_read_class`).
 READ: FormTable[Callable[[dict[str, Any]], Clause]] = FormTable("ibis", {
     "Clause": Form(tuple(KINDS), _clause_entry),
+    "clause": Form(tuple(KINDS), _keyword_entry),
 }, elsewhere={
     "column": "an Annotated[T, Column(...)] attribute",
     "not_null": "Column(nullable=False)",
@@ -149,9 +163,11 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
                 if not isinstance(stmt.value, ast.Tuple | ast.List):
                     raise _Unreadable("__clauses__ is not a tuple of Clause(...)")
                 for el in stmt.value.elts:
-                    form = READ.get("Clause")
+                    kw = _call_kwargs(el, tuple(READ.rules))
+                    assert isinstance(el, ast.Call) and isinstance(el.func, ast.Name)
+                    form = READ.get(el.func.id)
                     assert form is not None
-                    explicit.append(form.read(_call_kwargs(el, "Clause")))
+                    explicit.append(form.read(kw))
             elif target.id == "__strict__":
                 strict = bool(ast.literal_eval(stmt.value))
             elif target.id == "__time__":
@@ -185,12 +201,14 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
                         clause_id=cid, expected=repr(listed), found=repr(operative),
                     )
                 )
-        out[cid] = Clause(cid, "column", (name,), params, have.text if have else "",
-                          have.line if have else 0)
+        text, line = col.get("text"), int(col.get("line", 0))
+        out[cid] = Clause(cid, "column", (name,), params,
+                          have.text if have else str(text or f"{name}: {type_text}"),
+                          have.line if have else line)
         if col.get("nullable") is False and f"not_null:{name}" not in out:
             out[f"not_null:{name}"] = Clause(
                 f"not_null:{name}", "not_null", (name,), make_params(column=name),
-                f"{name}: nullable: false",
+                str(text or f"{name}: nullable: false"), line,
             )
         dtype = parse_type(type_text)
         if dtype.kind == "enum" and f"accepted_values:{name}" not in out:

@@ -3,15 +3,17 @@
 The module defines one `Schema` subclass (class name: the contract name in PascalCase, or
 ``targets: {ibis: {class_name: ...}}``) whose annotated attributes are the columns::
 
-    open: Annotated[
-        Decimal,
-        Column(type='decimal(18,8)', nullable=False, unit='quote_currency', constraints=(...)),
-    ]
+    open: Annotated[Decimal, Column(
+        type='decimal(18,8)', nullable=False, unit='quote_currency',
+        text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}', line=14,
+    )]
 
-and whose ``__clauses__`` holds the whole clause plan as `Clause` literals (id, kind, columns,
-params, verbatim text, line). `cast()` checks the annotations (``column:``,
-``no_unknown_columns``); `parse()` evaluates every clause. The runtime expresses every clause
-kind, so nothing is reported unsupported. Every contract string is written with ``repr()``; the
+and whose ``__clauses__`` holds the clauses the annotations do not imply, one
+``clause(id=..., <params>, text=..., line=...)`` call each (`tacit_gen.plan_types.clause`; a full
+`Clause` literal where that form cannot state the clause exactly). The runtime derives
+``column:``, ``not_null:`` and ``no_unknown_columns`` from the annotations; a derived clause the
+contract words differently is listed too. `cast()` checks the annotations; `parse()` evaluates
+every clause. The runtime expresses every clause kind, so nothing is reported unsupported. Every contract string is written with ``repr()``; the
 module needs only ``tacit_gen.runtime`` at import. No ibis import here: rendering is string work.
 """
 
@@ -24,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tacit_gen.contract.types import parse_type
-from tacit_gen.plan_types import KINDS, make_params
+from tacit_gen.plan_types import CLAUSE_DEFAULTS, KINDS, clause, make_params
 from tacit_gen.targets.base import (
     Artifact,
     ContractKey,
@@ -69,10 +71,6 @@ IMPORTS: dict[str, str] = {
 RESERVED = frozenset(
     {"cast", "parse", "evaluate", "columns", "column_names", "clauses", "mro"}
 )
-# Clause kinds not listed in a column's ``constraints`` (they are the column itself).
-_SELF_KINDS = ("column", "no_unknown_columns")
-
-
 def class_name(contract: Contract) -> str:
     """The Schema class name: the ``class_name`` option, else the contract name in PascalCase."""
     override = contract.target_option(NAME, "class_name")
@@ -112,15 +110,33 @@ def attribute_name(column: str, taken: set[str]) -> str:
     return name
 
 
-def _kwargs(pairs: list[tuple[str, Any]], indent: str) -> str:
-    return "".join(f"{indent}{k}={v!r},\n" for k, v in pairs)
+WIDTH = 100  # the project's line width: a call longer than this wraps its keywords
+
+
+def _call(
+    func: str, pairs: list[tuple[str, Any]], indent: str, close: str = ")", prefix: str = ""
+) -> str:
+    """``func(k=v, ...)`` in keyword form on one line when it fits in `WIDTH`, else its keywords
+    packed into lines under it (`prefix`: what precedes the call on its first line)."""
+    args = [f"{k}={v!r}" for k, v in pairs]
+    one = f"{indent}{prefix}{func}(" + ", ".join(args) + close
+    if len(one) <= WIDTH:
+        return one
+    inner, lines, cur = indent + "    ", [], ""
+    for a in args:
+        if cur and len(inner) + len(cur) + len(a) + 2 > WIDTH:
+            lines.append(inner + cur.rstrip())
+            cur = ""
+        cur += a + ", "
+    lines.append(inner + cur.rstrip())
+    return f"{indent}{prefix}{func}(\n" + "\n".join(lines) + f"\n{indent}{close}"
 
 
 def _column_source(
     contract: Contract, clauses: tuple[Clause, ...], clause: Clause, attr: str
-) -> tuple[str, set[str]]:
-    """The annotated attribute's source (`clause`: the column's ``column`` clause), and the
-    names it needs imported."""
+) -> tuple[str, set[str], dict[str, Any]]:
+    """The annotated attribute's source (`clause`: the column's ``column`` clause), the names it
+    needs imported, and the ``Column(...)`` keywords it states."""
     name = str(clause.param("column"))
     type_text = str(clause.param("type"))
     field = contract.field(name)
@@ -134,42 +150,71 @@ def _column_source(
     nullable = f"not_null:{name}" not in {c.id for c in clauses}
     if nullable:
         py += " | None"
-    pairs: list[tuple[str, Any]] = [("type", type_text), ("nullable", nullable)]
-    if clause.param("unit") is not None:
-        pairs.append(("unit", clause.param("unit")))
-    if clause.param("dimension") is not None:
-        pairs.append(("dimension", clause.param("dimension")))
-    if attr != name:
-        pairs.append(("name", name))
-    if field is not None and field.description:
-        pairs.append(("description", field.description))
-    if field is not None and field.note:
-        pairs.append(("note", field.note))
-    reads = tuple(
-        c.id for c in clauses if c.kind not in _SELF_KINDS and name in c.columns
-    )
-    if reads:
-        pairs.append(("constraints", reads))
-    src = (
-        f"{attr}: Annotated[\n        {py},\n        Column(\n"
-        + _kwargs(pairs, " " * 12)
-        + "        ),\n    ]"
-    )
-    return src, needs
+    given: dict[str, Any] = {
+        "type": type_text, "nullable": nullable, "unit": clause.param("unit"),
+        "dimension": clause.param("dimension"), "name": name if attr != name else None,
+        "description": (field.description or None) if field is not None else None,
+        "note": (field.note or None) if field is not None else None,
+        "text": clause.text or None, "line": clause.line or None,
+    }
+    col = {k: given[k] for k in _COLUMN_KEYWORDS if given[k] is not None}
+    src = _call("Column", list(col.items()), "    ", ")]", prefix=f"{attr}: Annotated[{py}, ")
+    return src[4:], needs, col  # the template indents the first line
+
+
+# Column keywords in the order a module states them (documentation ones after the checked ones).
+_COLUMN_KEYWORDS = ("type", "nullable", "unit", "dimension", "name", "description", "note",
+                    "text", "line")
 
 
 def _clause_source(c: Clause) -> str:
-    pairs: list[tuple[str, Any]] = [
-        ("id", c.id),
-        ("kind", c.kind),
-        ("columns", tuple(c.columns)),
-        ("params", tuple(c.params)),
-        ("text", c.text),
-        ("line", c.line),
-    ]
+    """``clause(...)``: the keyword form, defaults left out (`tacit_gen.runtime.clause`); a
+    clause that form cannot state exactly is a ``Clause(...)`` literal."""
+    defaults = CLAUSE_DEFAULTS.get(c.kind, {})
+    params = [(k, v) for k, v in c.params if k not in defaults or defaults[k] != v
+              or type(defaults[k]) is not type(v)]
+    derived = (c.param("column"),) if "column" in c.params_dict else c.param("columns", ())
+    pairs: list[tuple[str, Any]] = [("id", c.id), *params]
+    if tuple(c.columns) != tuple(derived or ()):
+        pairs.append(("reads", tuple(c.columns)))
+    pairs += [("text", c.text), ("line", c.line)]
     if c.warn:  # parse() reports it as a ContractWarning, never raises for it
         pairs.append(("severity", c.severity))
-    return "        Clause(\n" + _kwargs(pairs, " " * 12) + "        ),"
+    if c.id.split(":", 1)[0] == c.kind and not {"id", "text", "line", "severity", "reads"} & {
+            k for k, _ in c.params}:
+        try:
+            again = clause(**dict(pairs))
+        except (TypeError, KeyError):
+            again = None
+        if again is not None and again == c and (again.line, again.params) == (c.line, c.params):
+            return _call("clause", pairs, " " * 8, "),")
+    full: list[tuple[str, Any]] = [("id", c.id), ("kind", c.kind), ("columns", tuple(c.columns)),
+                                   ("params", tuple(c.params)), ("text", c.text), ("line", c.line)]
+    if c.warn:
+        full.append(("severity", c.severity))
+    return _call("Clause", full, " " * 8, "),")
+
+
+def _derived_by_runtime(c: Clause, columns: Mapping[str, dict[str, Any]]) -> bool:
+    """Whether the runtime derives `c` from the annotations exactly (text and line included),
+    so ``__clauses__`` need not state it."""
+    if c.kind == "column":
+        return True  # the annotation states it (its text and line too)
+    col = columns.get(c.columns[0]) if len(c.columns) == 1 else None
+    if c.kind == "not_null" and col is not None:
+        return (not c.warn and c.text == col.get("text", f"{c.columns[0]}: nullable: false")
+                and c.line == col.get("line", 0))
+    if c.kind == "accepted_values" and col is not None:
+        return not c.warn and c.text == f"{c.columns[0]}: {parse_type(col['type'])}" and c.line == 0
+    return False
+
+
+def _no_unknown_source(c: Clause, names: tuple[str, ...]) -> str:
+    """``no_unknown_columns``: its text and line; the runtime takes the columns from the
+    annotations (a plan whose list differs states it whole)."""
+    if tuple(c.columns) == names and c.params == make_params(columns=names) and not c.warn:
+        return _call("clause", [("id", c.id), ("text", c.text), ("line", c.line)], " " * 8, "),")
+    return _clause_source(c)
 
 
 # The runtime evaluates every kind: each clause is a ``Clause(...)`` literal of ``__clauses__``
@@ -230,19 +275,28 @@ class IbisTarget(Target):
         cls = class_name(contract)
         taken: set[str] = set()
         columns: list[str] = []
+        stated: dict[str, dict[str, Any]] = {}
         used: set[str] = {"Annotated"}
         for c in clauses:
             if c.kind != "column":
                 continue
             name = str(c.param("column"))
-            src, needs = _column_source(contract, clauses, c, attribute_name(name, taken))
+            src, needs, col = _column_source(contract, clauses, c, attribute_name(name, taken))
             columns.append(src)
+            stated[name] = col
             used |= needs
+        names = tuple(stated)
+        body = [_no_unknown_source(c, names) if c.kind == "no_unknown_columns"
+                else RENDER.rules[c.kind](c) for c in clauses if not _derived_by_runtime(c, stated)]
         imports = [IMPORTS[k] for k in ("date", "datetime", "Decimal") if k in used]
         typing_names = ", ".join(k for k in ("Annotated", "Literal") if k in used)
         imports.append(f"from typing import {typing_names}")
         imports.append("")
-        imports.append("from tacit_gen.runtime import Clause, Column, Schema")
+        runtime_names = ["Clause"] if any(b.lstrip().startswith("Clause(") for b in body) else []
+        runtime_names += ["Column", "Schema"]
+        if any(b.lstrip().startswith("clause(") for b in body):
+            runtime_names.append("clause")
+        imports.append("from tacit_gen.runtime import " + ", ".join(runtime_names))
         text = _template(options).render(
             header=comment_header(contract),
             imports=imports,
@@ -253,7 +307,7 @@ class IbisTarget(Target):
             version_repr=repr(contract.version),
             time_repr=repr(t) if (t := _time_column(contract)) else None,
             columns=columns,
-            clauses=[RENDER.rules[c.kind](c) for c in clauses],
+            clauses=body,
             unsupported=[repr((u.clause_id, u.reason)) for u in unsupported],
         )
         return RenderResult(

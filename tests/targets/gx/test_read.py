@@ -180,3 +180,29 @@ def test_known_types_match_installed_gx() -> None:
     from great_expectations.expectations.registry import _registered_expectations
 
     assert frozenset(_registered_expectations) == KNOWN_TYPES
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_a_suite_with_the_meta_on_every_expectation_reads_the_same(path: Path) -> None:
+    """Suites written before the text and params moved to the suite's meta still read back."""
+    contract, clauses, doc = _setup(path.stem)
+    texts, params = doc["meta"].pop("tacit_clauses"), doc["meta"].pop("tacit_params")
+    for e in doc["expectations"]:
+        cid = e["meta"]["tacit_clause"]
+        e["meta"]["tacit_text"] = texts[cid]
+        if e["type"] == "unexpected_rows_expectation":
+            e["meta"]["tacit_params"] = params[cid]
+        e.setdefault("severity", "critical")
+    old = read(Path("gx/x.json"), json.dumps(doc))
+    _, _, new_doc = _setup(path.stem)
+    new = read(Path("gx/x.json"), json.dumps(new_doc))
+    assert old.clauses == new.clauses and [c.text for c in old.clauses] == [c.text for c in new.clauses]
+    assert old.findings == new.findings == ()
+    assert _findings(contract, clauses, doc) == []
+
+
+def test_an_edited_custom_sql_param_in_the_suite_meta_is_found() -> None:
+    contract, clauses, doc = _setup("fct_sensor_readings")
+    doc["meta"]["tacit_params"]["freshness:event_ts"]["max_age_seconds"] = 3600
+    fs = _findings(contract, clauses, doc)
+    assert ("freshness:event_ts" in {f.clause_id for f in fs}), fs

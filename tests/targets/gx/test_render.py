@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tacit_gen import jsontext
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.targets.base import RenderOptions
@@ -83,15 +85,28 @@ def test_suite_shape_and_clause_tags(path: Path) -> None:
     texts = {c.id: c.text for c in clauses}
     tagged = set()
     for e in doc["expectations"]:
-        assert list(e) == ["type", "kwargs", "meta", "severity"]
+        # severity only for a warning (GX's default is critical); the text once, in the suite's meta
+        assert list(e) == ["type", "kwargs", "meta"]
         cid = e["meta"]["tacit_clause"]
-        assert e["meta"]["tacit_text"] == texts[cid]
+        assert set(e["meta"]) <= {"tacit_clause", "tacit_type", "tacit_types", "tacit_now"}
         tagged.add(cid)
         if e["type"] == "unexpected_rows_expectation":
             assert cid in doc["meta"]["tacit_custom_sql"]
-            assert e["meta"]["tacit_custom_sql"] is True
+            assert cid in doc["meta"]["tacit_params"]
+    assert doc["meta"]["tacit_clauses"] == {cid: texts[cid] for cid in texts if cid in tagged}
+    assert list(doc["meta"]["tacit_clauses"]) == [c.id for c in clauses if c.id in tagged]
     unsupported = {u["clause"] for u in doc["meta"]["tacit_unsupported"]}
     assert tagged | unsupported == set(texts)
+
+
+def test_short_objects_and_arrays_stay_on_one_line() -> None:
+    text = _render(ROOT / "contracts" / "ohlcv_1m.yaml")
+    assert ('    {\n      "type": "expect_column_to_exist",\n      "kwargs": {"column": "symbol"},\n'
+            '      "meta": {"tacit_clause": "column:symbol"}\n    },\n') in text
+    assert json.loads(text) == json.loads(jsontext.dumps(json.loads(text)))
+    string = r'"(?:[^"\\]|\\.)*"'
+    long = [line for line in text.splitlines() if len(line) > 100]
+    assert long and all(re.fullmatch(rf"\s*({string}: )?{string},?", line) for line in long)
 
 
 def test_chain_becomes_two_pair_expectations_with_one_clause_id() -> None:

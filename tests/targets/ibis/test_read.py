@@ -41,6 +41,15 @@ def edit(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+def drop_entry(text: str, clause_id: str) -> str:
+    """`text` without the ``clause(...)`` entry of `clause_id` (one line or several)."""
+    start = text.index(f"        clause(id={clause_id!r}") if f"clause(id={clause_id!r}" in text \
+        else text.index(f"        clause(\n            id={clause_id!r}")
+    one_line = text[start:text.index("\n", start)].endswith("),")
+    end = text.index("\n", start) + 1 if one_line else text.index("\n        ),\n", start) + 12
+    return text[:start] + text[end:]
+
+
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
 def test_rendered_module_reads_back_to_the_plan(path: Path) -> None:
     contract, clauses, text = rendered(path.stem)
@@ -98,34 +107,39 @@ def test_reader_never_imports_the_module() -> None:
 
 def test_changed_type_in_annotation_is_drift() -> None:
     _, _, text = rendered("ohlcv_1m")
-    text = edit(text, "    open: Annotated[\n        Decimal,\n        Column(\n            type='decimal(18,8)',",
-                "    open: Annotated[\n        Decimal,\n        Column(\n            type='decimal(18,6)',")
+    text = edit(text, "    open: Annotated[Decimal, Column(\n        type='decimal(18,8)',",
+                "    open: Annotated[Decimal, Column(\n        type='decimal(18,6)',")
     found = codes(findings("ohlcv_1m", text))
     assert (d.PARAM_CHANGED, "column:open") in found
 
 
 def test_changed_bound_and_removed_clause_are_drift() -> None:
     _, _, text = rendered("fct_sensor_readings")
-    text = edit(text, "('max', '150')", "('max', '1500')")
-    start = text.index("        Clause(\n            id='freshness:event_ts'")
-    end = text.index("        ),\n", start) + len("        ),\n")
-    text = text[:start] + text[end:]
+    text = edit(text, "max='150'", "max='1500'")
+    text = drop_entry(text, "freshness:event_ts")
     found = codes(findings("fct_sensor_readings", text))
     assert (d.PARAM_CHANGED, "range:value_degc") in found
     assert (d.MISSING_CLAUSE, "freshness:event_ts") in found
 
 
+def test_a_parameter_left_to_its_default_is_drift() -> None:
+    """``clause()`` leaves defaults out: deleting a bound makes it the default, which differs."""
+    _, _, text = rendered("fct_sensor_readings")
+    text = edit(text, "id='range:revision', column='revision', min='0',",
+                "id='range:revision', column='revision',")
+    assert codes(findings("fct_sensor_readings", text)) == {(d.PARAM_CHANGED, "range:revision")}
+    _, _, text = rendered("ohlcv_1m")
+    text = edit(text, "sessions_close='close',", "sessions_close='close', gaps_allowed=True,")
+    assert codes(findings("ohlcv_1m", text)) == {(d.PARAM_CHANGED, "cadence:bar_start")}
+
+
 def test_nullable_edit_and_non_strict_are_drift() -> None:
     _, _, text = rendered("ohlcv_1m")
-    start = text.index("        Clause(\n            id='not_null:symbol'")
-    end = text.index("        ),\n", start) + len("        ),\n")
-    text = text[:start] + text[end:]
-    # the annotation still says nullable=False: the runtime derives not_null:symbol from it
+    # no __clauses__ entry: the runtime derives not_null:symbol from nullable=False
+    assert "not_null:symbol" not in text
     assert (d.MISSING_CLAUSE, "not_null:symbol") not in codes(findings("ohlcv_1m", text))
-    text = edit(text, "    symbol: Annotated[\n        str,\n        Column(\n            type='string',\n"
-                "            nullable=False,",
-                "    symbol: Annotated[\n        str,\n        Column(\n            type='string',\n"
-                "            nullable=True,")
+    text = edit(text, "    symbol: Annotated[str, Column(\n        type='string', nullable=False,",
+                "    symbol: Annotated[str, Column(\n        type='string', nullable=True,")
     assert (d.MISSING_CLAUSE, "not_null:symbol") in codes(findings("ohlcv_1m", text))
     loose = edit(text, "    __contract__ = 'ohlcv_1m'", "    __strict__ = False\n    __contract__ = 'ohlcv_1m'")
     assert (d.MISSING_CLAUSE, "no_unknown_columns") in codes(findings("ohlcv_1m", loose))
@@ -133,8 +147,10 @@ def test_nullable_edit_and_non_strict_are_drift() -> None:
 
 def test_self_contradicting_module_and_garbage_are_reported() -> None:
     _, _, text = rendered("ohlcv_1m")
-    bad = edit(text, "params=(('column', 'open'), ('dimension', None), ('type', 'decimal(18,8)')",
-               "params=(('column', 'open'), ('dimension', None), ('type', 'decimal(18,2)')")
+    # a full Clause(...) literal of the column, contradicting its annotation
+    bad = edit(text, "    __clauses__ = (\n", "    __clauses__ = (\n        Clause(id='column:open', "
+               "kind='column', columns=('open',), params=(('column', 'open'), ('dimension', None), "
+               "('type', 'decimal(18,2)'), ('unit', 'quote_currency')), text='open', line=14),\n")
     result = read_module(Path("ibis/ohlcv_1m.py"), bad)
     assert [(f.code, f.clause_id) for f in result.findings] == [(d.PARAM_CHANGED, "column:open")]
     broken = read_module(Path("ibis/ohlcv_1m.py"), text.replace("class Ohlcv1m", "class Ohlcv1m("))

@@ -87,15 +87,22 @@ def test_module_is_a_schema_carrying_the_whole_plan(path: Path, tmp_path: Path) 
                if not k.startswith("_"))
 
 
-def test_ohlcv_annotations_show_types_units_and_constraints() -> None:
+def test_ohlcv_module_states_the_contract_compactly() -> None:
     text = render(ROOT / "contracts" / "ohlcv_1m.yaml")
     assert "class Ohlcv1m(Schema):" in text
     assert (
-        "    open: Annotated[\n        Decimal,\n        Column(\n            type='decimal(18,8)',\n"
-        "            nullable=False,\n            unit='quote_currency',\n"
+        "    open: Annotated[Decimal, Column(\n"
+        "        type='decimal(18,8)', nullable=False, unit='quote_currency',\n"
+        "        text='open:     {type: decimal(18,8), unit: quote_currency, nullable: false}', line=14,\n"
+        "    )]\n"
     ) in text
-    assert "    trade_count: Annotated[\n        int | None,\n" in text
-    assert "'invariant:low <= open <= high'" in text
+    assert "    trade_count: Annotated[int | None, Column(\n" in text
+    assert "        clause(id='range:volume', column='volume', min='0', text='volume >= 0', line=24),\n" in text
+    assert "id='invariant:low <= open <= high'" in text
+    # what the runtime derives from the annotations is not restated
+    assert "not_null:open" not in text and "id='column:" not in text
+    assert all(len(line) <= 100 for line in text.splitlines() if "text=" not in line
+               and not line.startswith("#"))
 
 
 def test_hostile_strings_are_repr_escaped(tmp_path: Path) -> None:
