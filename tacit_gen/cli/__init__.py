@@ -14,6 +14,7 @@ from tacit_gen.cli import (
     evolution,
     init,
     lint,
+    publish,
     render,
     sample,
     verify,
@@ -23,4 +24,5 @@ from tacit_gen.cli.base import EXIT_CODES, main
 __all__ = ["EXIT_CODES", "main"]
 
 # the command modules register their commands on `main` when imported
-_COMMANDS = (adopt, calendar, docs, engines, evolution, init, lint, render, sample, verify)
+_COMMANDS = (adopt, calendar, docs, engines, evolution, init, lint, publish, render, sample,
+             verify)

@@ -36,6 +36,7 @@ class ValidationPhase(enum.Enum):
     PARSE = "parse"
     CONTRACT_INPUT = "contract_input"
     CONTRACT_OUTPUT = "contract_output"
+    PUBLISH = "publish"
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,14 @@ def _structure(
     return failures, conversions, unusable
 
 
+def structure_of(
+    schema: type[Schema], table: ir.Table
+) -> tuple[dict[str, str], dict[str, ColumnSpec], set[str]]:
+    """`parse()`'s view of `table`'s structure: (clause id -> structural failure message,
+    columns it converts, unusable columns)."""
+    return _structure(schema, table, convert=True)
+
+
 def cast_table(schema: type[Schema], table: ir.Table) -> DataFrame[Any]:
     """`Schema.cast`: structural checks only, from the table's schema; no query."""
     from tacit_gen.runtime.dataframe import DataFrame

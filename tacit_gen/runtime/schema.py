@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from tacit_gen.runtime.dataframe import DataFrame
     from tacit_gen.runtime.evaluate import Report
+    from tacit_gen.runtime.publish import Published
 
 __all__ = ["Column", "ColumnSpec", "Schema", "SchemaDefinitionError", "clause"]
 
@@ -268,6 +269,50 @@ class Schema:
 
         return report_of(cls, table, Inputs(catalog=catalog, now=now, sessions=sessions,
                                             refs=refs, outages=outages, since=since))
+
+    @classmethod
+    def publish(
+        cls,
+        batch: Any,
+        into: ir.Table,
+        *,
+        catalog: ir.Table | Mapping[str, ir.Table] | None = None,
+        now: datetime | None = None,
+        sessions: ir.Table | Mapping[str, ir.Table] | None = None,
+        refs: Mapping[str, ir.Table] | None = None,
+        outages: ir.Table | None = None,
+    ) -> Published:
+        """Write-audit-publish: append `batch` to the published table `into` only when it
+        passes, in one transaction (docs/how-to/publish.md).
+
+        The batch is checked as ``parse(since=...)`` checks an increment, against what `into`
+        already holds, with `since` the batch's earliest time: its keys may not repeat a
+        published key, cadence continues from each series' last published point, the revision
+        window and the row clauses apply to the rows at or after that time. Readers on other
+        connections see `into` before or after the whole batch, never a part of it.
+
+        Args:
+            batch: the new rows: an ibis Table (of `into`'s backend, another backend or in
+                memory), a pandas DataFrame or a pyarrow Table.
+            into: the published table, a table of a DuckDB or PostgreSQL backend.
+            catalog, now, sessions, refs, outages: as for `parse()`.
+
+        Returns:
+            `Published`: the rows appended, the boundary and the report. An empty batch
+            appends nothing and checks nothing (``rows == 0``, ``report is None``).
+
+        Raises:
+            StructuralError: `into` or `batch` does not have the contract's structure
+                (nothing is written).
+            CoercionError, ConstraintError, CheckExecutionError: the batch failed; `into` is
+                unchanged.
+            UsageError: `into` is not a DuckDB or PostgreSQL table.
+        """
+        from tacit_gen.runtime.publish import publish_batch
+
+        return publish_batch(cls, batch, into, Inputs(catalog=catalog, now=now,
+                                                      sessions=sessions, refs=refs,
+                                                      outages=outages))
 
 
 def _derived(cls: type[Schema], specs: tuple[ColumnSpec, ...]) -> list[Clause]:
