@@ -186,6 +186,11 @@ def bench(session: nox.Session) -> None:
     # DuckDB at 10 M rows, PostgreSQL at 1 M (TACIT_BENCH_SINCE_ROWS: a smaller DuckDB table)
     since_rows = os.environ.get("TACIT_BENCH_SINCE_ROWS", "10000000")
     session.run("python", "tests/benchmarks/bench_since.py", "--rows", since_rows, env=env)
+    # Spark local: parse(since=) on a table partitioned by day (Parquet) vs the increment as its
+    # own table, and the partitions its scans read (TACIT_BENCH_SINCE_SPARK_ROWS, default 1 M)
+    spark_since = os.environ.get("TACIT_BENCH_SINCE_SPARK_ROWS", "1000000")
+    session.run("python", "tests/benchmarks/bench_since.py", "--no-duckdb", "--no-postgres",
+                "--spark", "--spark-rows", spark_since, env=env, success_codes=[0, 1])
     # parse() on PostgreSQL at 1e6 rows vs one hand-written query and pandera.ibis; verify wall
     # time per engine
     session.run("python", "tests/benchmarks/bench_postgres.py", env=env)

@@ -232,7 +232,7 @@ measured as (
 )
 select *
 from measured
-where tacit_sn is null
+where (tacit_sn is null
    or (tacit_prev_sn is not null and (
         {%- if sessions == 'within' %}
         (tacit_sn = tacit_prev_sn and (
@@ -251,20 +251,35 @@ where tacit_sn is null
         {%- if not gaps_allowed %}
         or tacit_sn > tacit_prev_sn + 1
         {%- endif %}
-   ))
+   )))
+{%- set since = var('tacit_since', none) %}
+{%- if since %}
+{#- the increment: the points at or after it, each stepped from its predecessor wherever that is -#}
+  and tacit_t >= {{ tacit_instant(since) }}
+{%- endif %}
 {% endmacro %}
 
 
 {#- completeness:<c>  per series, each window between its first and last readings holds at least
     min_pct% of the expected readings (less what allowed outages cover); per session, the windows are
     the sessions of the series' calendar. windows_sql is rendered by tacit-gen per dialect
-    (tacit_gen.sql.completeness); the model and the outages, sessions and catalog relations go in. -#}
+    (tacit_gen.sql.completeness); the model and the outages, sessions and catalog relations go in.
+    With var('tacit_since'): the windows that end after it (docs/increments.md). -#}
 {% test tacit_completeness(model, column_name, windows_sql, outages=none, sessions=none, calendar_catalog=none) %}
 {%- set filled = windows_sql | replace('__tacit_model__', model | string) -%}
 {%- if outages is not none %}{% set filled = filled | replace('__tacit_outages__', outages | string) %}{% endif -%}
 {%- if sessions is not none %}{% set filled = filled | replace('__tacit_sessions__', sessions | string) %}{% endif -%}
 {%- if calendar_catalog is not none %}{% set filled = filled | replace('__tacit_calendar_catalog__', calendar_catalog | string) %}{% endif -%}
+{%- set since = var('tacit_since', none) -%}
+{%- if since %}
+{#- the increment: the windows (sessions) that end after it, each counting all of its readings -#}
+select * from (
 {{ filled }}
+) tacit_windows_after
+where window_end_ms > {{ tacit_seconds_between(tacit_instant('1970-01-01T00:00:00+00:00'), tacit_instant(since)) }} * 1000
+{%- else %}
+{{ filled }}
+{%- endif %}
 {% endtest %}
 
 
@@ -318,10 +333,12 @@ where m.{{ key }} is not null
 
 
 {#- revision_window  no revision > 0 when not allowed; otherwise a revised row (revision > 0) must be
-    ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC). -#}
+    ingested within window_seconds, or within business_days Mon-Fri days after the event date (UTC).
+    With var('tacit_since'): the rows whose time_column is at or after it (or NULL). -#}
 {% test tacit_revision_window(model, column_name, allowed=true, time_column=none, ingest_column=none, window_seconds=none, business_days=none, calendar=none, sessions_relation=none, sessions_calendar=none, sessions_session=none, sessions_open=none, sessions_close=none, calendar_catalog=none, calendar_catalog_key=none, calendar_catalog_column=none, calendar_series=none) %}
 {%- set per_series = calendar is none and calendar_catalog is not none and sessions_relation is not none %}
 {%- set m = 'tacit_m.' if per_series else '' %}
+{%- set since = var('tacit_since', none) if time_column is not none else none %}
 {%- if per_series %}
 select tacit_m.*
 from {{ model }} tacit_m
@@ -349,17 +366,40 @@ where
     {%- endif %}
     )
 {%- endif %}
+{%- if since %}
+    and ({{ m }}{{ time_column }} >= {{ tacit_instant(since) }} or {{ m }}{{ time_column }} is null)
+{%- endif %}
 {% endtest %}
 
 
 {#- ---------- self-contained replacements for the dbt_utils tests (dbt_tests: native) ---------- -#}
 
-{% test tacit_unique_combination_of_columns(model, combination_of_columns) %}
+{#- unique:<key>  With since_column (a key without the time column) and var('tacit_since'): the keys of
+    the rows at or after it (or with a NULL time) that occur more than once in the whole model, a
+    semi-join on the increment's keys (docs/increments.md). -#}
+{% test tacit_unique_combination_of_columns(model, combination_of_columns, since_column=none) %}
 {%- set col_list = combination_of_columns | join(', ') -%}
+{%- set since = var('tacit_since', none) if since_column is not none else none -%}
+{%- if since %}
+with tacit_all as (
+    select * from {{ model }}
+),
+tacit_new as (
+    select distinct {{ col_list }}
+    from tacit_all
+    where {{ since_column }} >= {{ tacit_instant(since) }} or {{ since_column }} is null
+)
+select {{ tacit_column_list(combination_of_columns, 'tacit_all') }}, count(*) as n_records
+from tacit_all
+join tacit_new on {% for c in combination_of_columns %}tacit_new.{{ c }} = tacit_all.{{ c }}{{ ' and ' if not loop.last }}{% endfor %}
+group by {{ tacit_column_list(combination_of_columns, 'tacit_all') }}
+having count(*) > 1
+{%- else %}
 select {{ col_list }}, count(*) as n_records
 from {{ model }}
 group by {{ col_list }}
 having count(*) > 1
+{%- endif %}
 {% endtest %}
 
 {% test tacit_accepted_range(model, column_name, min_value=none, max_value=none, min_inclusive=true, max_inclusive=true, as_double=false) %}

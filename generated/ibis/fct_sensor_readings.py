@@ -28,6 +28,7 @@ class FctSensorReadings(Schema):
 
     __contract__ = 'fct_sensor_readings'
     __version__ = '1.0.0'
+    __time__ = 'event_ts'
 
     series_id: Annotated[str, Column(
         type='string', nullable=False, text='series_id:  {type: string, nullable: false}', line=13,

@@ -31,6 +31,7 @@ class Ohlcv1m(Schema):
 
     __contract__ = 'ohlcv_1m'
     __version__ = '4.0.0'
+    __time__ = 'bar_start'
 
     symbol: Annotated[str, Column(
         type='string', nullable=False, text='symbol:   {type: string, nullable: false}', line=12,

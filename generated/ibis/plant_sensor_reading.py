@@ -30,6 +30,7 @@ class PlantSensorReading(Schema):
 
     __contract__ = 'plant_sensor_reading'
     __version__ = '4.0.0'
+    __time__ = 'event_ts'
 
     series_id: Annotated[str, Column(
         type='string', nullable=False, note='a lower-case tag ending in the sensor number',

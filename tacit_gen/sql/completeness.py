@@ -1,8 +1,8 @@
 """The SQL of `completeness:` (readings per series per window), one tree for every SQL target.
 
 `short_windows` returns one row per series and window that holds too few readings: the series
-columns, ``window_start_ms`` (the window's start, milliseconds since 1970-01-01 UTC) and
-``readings``. The meaning is `tacit_gen.semantics.completeness`'.
+columns, ``window_start_ms`` and ``window_end_ms`` (the window's start and end, milliseconds
+since 1970-01-01 UTC: an increment keeps the windows that end after its start) and ``readings``. The meaning is `tacit_gen.semantics.completeness`'.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def short_windows(clause: Clause, data: Exp.Expression, dialect: str,
         f"FROM tacit_bounds WHERE tacit_k0 <= tacit_k1), "
         f"tacit_counts AS (SELECT {plain}{floor_div('tacit_ms')} AS tacit_k, COUNT(*) AS tacit_n "
         f"FROM tacit_pts GROUP BY {plain}{floor_div('tacit_ms')}){cover_cte} "
-        f"SELECT {cols('w')}w.tacit_k * {w} AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
+        f"SELECT {cols('w')}w.tacit_k * {w} AS window_start_ms, (w.tacit_k + 1) * {w} AS window_end_ms, "
+        f"COALESCE(c.tacit_n, 0) AS readings "
         f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
         f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * __pw__ "
         f"< CAST(__pe__ AS DECIMAL(38, 0)) * ({w} - LEAST({covered}, {w}))"
@@ -227,7 +228,8 @@ def _short_sessions(clause: Clause, data: Exp.Expression, dialect: str,
         f"AND s.tacit_c <= b.tacit_l JOIN tacit_full AS f ON f.tacit_cal = s.tacit_cal), "
         f"tacit_counts AS (SELECT {cols('w')}w.tacit_k, COUNT(*) AS tacit_n FROM tacit_windows AS w "
         f"JOIN tacit_pts AS p ON {in_session} GROUP BY {cols('w')}w.tacit_k){cover_cte} "
-        f"SELECT {cols('w')}w.tacit_k AS window_start_ms, COALESCE(c.tacit_n, 0) AS readings "
+        f"SELECT {cols('w')}w.tacit_k AS window_start_ms, w.tacit_e AS window_end_ms, "
+        f"COALESCE(c.tacit_n, 0) AS readings "
         f"FROM tacit_windows AS w LEFT JOIN tacit_counts AS c ON {on('w', 'c')}{cover_join} "
         f"WHERE CAST(COALESCE(c.tacit_n, 0) AS DECIMAL(38, 0)) * {100 * PCT_SCALE} * w.tacit_len "
         f"< CAST({pct * expected} AS DECIMAL(38, 0)) * ((w.tacit_e - w.tacit_k) "

@@ -24,7 +24,7 @@ HERE = Path(__file__).parent
 CONTRACT = HERE / "meter.yaml"
 NOW = "2024-03-04T09:10:00Z"
 SINCE = "2024-03-04T09:06:00Z"
-TARGETS = "ibis,dbt,soda,soda4,pandera"
+TARGETS = "ibis,dbt,soda,soda4,pandera,gx"
 
 
 def _rows() -> list[tuple[str, str, int, str]]:

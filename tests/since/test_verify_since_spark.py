@@ -1,5 +1,5 @@
 """`since` on Spark local: the data of test_verify_since.py, checked from 09:06 and in full, by
-the runtime, dbt-spark and Soda (spark-df), all cases in ONE Spark worker. Select with
+the runtime, dbt-spark, Soda (spark-df) and GX, all cases in ONE Spark worker. Select with
 ``-m spark`` (`nox -s spark` in CI)."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.since.test_verify_since import CONTRACT, _rows
+from tests.since.test_whole_table import CASES, HERE, _reading, _samples
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
-ENGINES = ("ibis", "dbt", "soda")
+ENGINES = ("ibis", "dbt", "soda", "gx")
 NOW = datetime(2024, 3, 4, 9, 10, tzinfo=UTC)
 SINCE = datetime(2024, 3, 4, 9, 6, tzinfo=UTC)
 
@@ -32,8 +33,26 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]
     contract = load(str(CONTRACT))
     cases = [VerifyCase(contract, data, None, NOW, ENGINES, Path(CONTRACT), since=SINCE),
              VerifyCase(contract, data, None, NOW, ENGINES, Path(CONTRACT))]
-    return dict(zip(("since", "full"), verify_cases(cases, engine="spark", workdir=root / "work"),
-                    strict=True))
+    names = ["since", "full"]
+    # tests/since/test_whole_table.py's cases: violations wholly before since, and across it
+    for across in (False, True):
+        folder = root / ("across" if across else "history")
+        folder.mkdir()
+        (folder / "stations.csv").write_text("station_id\ns1\ns2\n", encoding="utf-8")
+        for name, make in (("reading", _reading), ("samples", _samples)):
+            rows = make(across)
+            path = folder / f"{name}.csv"
+            with path.open("w", newline="", encoding="utf-8") as f:
+                w = csv.DictWriter(f, list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            source = HERE / f"{name}.yaml"
+            since = datetime.fromisoformat(CASES[name][0].replace("Z", "+00:00"))
+            cases.append(VerifyCase(load(str(source)), path, None,
+                                    datetime(2024, 3, 4, 9, 20, tzinfo=UTC), ENGINES, source,
+                                    since=since))
+            names.append(f"{name}-{'across' if across else 'history'}")
+    return dict(zip(names, verify_cases(cases, engine="spark", workdir=root / "work"), strict=True))
 
 
 def _status(report: VerifyReport, clause: str) -> dict[str, str]:
@@ -53,3 +72,13 @@ def test_every_engine_checks_the_increment_on_spark(reports: dict[str, VerifyRep
 def test_without_since_spark_checks_everything(reports: dict[str, VerifyReport]) -> None:
     report = reports["full"]
     assert _status(report, "accepted_values:quality") == dict.fromkeys(ENGINES, "fail"), report.render_text()
+
+
+@pytest.mark.parametrize("contract", sorted(CASES))
+def test_the_whole_table_clauses_on_spark(reports: dict[str, VerifyReport], contract: str) -> None:
+    """Violations wholly before since are not reported; those across it are, by every engine."""
+    history, across = reports[f"{contract}-history"], reports[f"{contract}-across"]
+    assert history.exit_code == 0, history.render_text()
+    assert across.exit_code == 1, across.render_text()
+    for clause in CASES[contract][1]:
+        assert _status(across, clause) == dict.fromkeys(ENGINES, "fail"), across.render_text()

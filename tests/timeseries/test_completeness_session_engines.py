@@ -83,9 +83,10 @@ def test_the_sql_tree_on_duckdb_equals_the_reference(venue: bool) -> None:
     con.execute("CREATE TABLE instruments (symbol VARCHAR, venue_calendar VARCHAR)")
     con.executemany("INSERT INTO instruments VALUES (?, ?)", sorted(sb.VENUES.items()))
     rows = con.execute(short_windows_sql(c, relation("bars"), "duckdb")).fetchall()
-    got = {(s, datetime.fromtimestamp(ms / 1000, UTC)) for s, ms, _ in rows}
+    got = {(s, datetime.fromtimestamp(ms / 1000, UTC)) for s, ms, _end, _ in rows}
     assert got == (sb.SHORT_VENUE if venue else sb.SHORT_LITERAL)
-    assert sorted(n for _, _, n in rows) == [190, 300]
+    assert all(end > ms for _, ms, end, _ in rows)  # window_end_ms: the session's close
+    assert sorted(n for _, _, _, n in rows) == [190, 300]
 
 
 def test_every_sql_and_dataframe_target_renders_it() -> None:

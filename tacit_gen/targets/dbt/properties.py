@@ -224,14 +224,20 @@ def _not_null(pr: Properties, cl: Clause) -> None:
 
 def _unique(pr: Properties, cl: Clause) -> None:
     cols = list(cl.param("columns"))
-    if len(cols) == 1:
+    since_outside = pr.since_column is not None and pr.since_column not in cols
+    if len(cols) == 1 and not since_outside:
         test = pr.test("unique", cl, pr.unique_name(cl.id), {})
         if cols[0] == pr.since_column:  # a key of the time column alone: the increment's rows
             test["unique"]["config"]["where"] = since_where(ident(cols[0], pr.adapter), pr.adapter)
         pr.col_test(cols[0], test)
         return
-    kind = "tacit_unique_combination_of_columns" if pr.native else "dbt_utils.unique_combination_of_columns"
-    args = {"combination_of_columns": [ident(c, pr.adapter) for c in cols]}
+    # a key without the time column: tacit's own test, which reads var('tacit_since') itself
+    # (the increment's keys counted over the whole model; a `where:` would drop the history)
+    native = pr.native or since_outside
+    kind = "tacit_unique_combination_of_columns" if native else "dbt_utils.unique_combination_of_columns"
+    args: dict[str, Any] = {"combination_of_columns": [ident(c, pr.adapter) for c in cols]}
+    if since_outside and pr.since_column is not None:
+        args["since_column"] = ident(pr.since_column, pr.adapter)
     entry = pr.test(kind, cl, pr.unique_name(cl.id), args)
     # SQL UNIQUE: a row with a NULL in the key is not_null's failure, no duplicate
     # (dbt's `unique` skips NULLs; the combination test groups them)

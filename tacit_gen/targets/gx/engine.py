@@ -115,8 +115,9 @@ def context() -> Any:
         return _CTX
 
 
-def to_pandas(database: str, table: str) -> pd.DataFrame:
-    """The data table as a pandas frame, typed the way the suite's type lists expect.
+def to_pandas(database: str, table: str, query: str | None = None) -> pd.DataFrame:
+    """The data table (or the rows of `query`, a SELECT over it) as a pandas frame, typed the
+    way the suite's type lists expect.
 
     Arrow -> pandas with: Int8..Int64 and boolean nullable dtypes (no float-cast integers);
     strings, decimals and dates as object columns of ``str`` / ``Decimal`` / ``date`` values;
@@ -130,7 +131,7 @@ def to_pandas(database: str, table: str) -> pd.DataFrame:
     con = duckdb.connect(database, read_only=True)
     try:
         con.execute("SET TimeZone='UTC'")
-        tbl = con.execute(f"SELECT * FROM {ident(table)}").arrow()
+        tbl = con.execute(query or f"SELECT * FROM {ident(table)}").arrow()
     finally:
         con.close()
 
@@ -230,8 +231,9 @@ def _count(etype: str, result: dict[str, Any]) -> int | None:
 
 
 def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, Any],
-              index_columns: tuple[str, ...] = ()) -> list[_Result]:
+              index_columns: tuple[str, ...] = (), query: str | None = None) -> list[_Result]:
     """Run `expectations` on a pandas frame or a DuckDB table; (meta, success, count, error).
+    `query`: on a SQL datasource, the batch is that SELECT's rows (a query asset), not the table.
 
     A failed expectation's first unexpected values (GX's ``partial_unexpected_list``, with the
     `index_columns` of each row when given: ``partial_unexpected_index_list``) are in its meta
@@ -259,8 +261,9 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
         elif kind == "postgres":
             pg, table = data
             ds = ctx.data_sources.add_postgres(ds_name, connection_string=pg.with_search_path())
-            bd = (ds.add_table_asset("data", table_name=table, schema_name=pg.schema)
-                  .add_batch_definition_whole_table("all"))
+            asset = (ds.add_query_asset("data", query=query) if query is not None
+                     else ds.add_table_asset("data", table_name=table, schema_name=pg.schema))
+            bd = asset.add_batch_definition_whole_table("all")
             params = {}
         else:
             database, table = data
@@ -269,7 +272,9 @@ def run_suite(ctx: Any, expectations: list[dict[str, Any]], batch: tuple[str, An
                 connection_string=f"{DIALECT_URL}:///{database}",
                 kwargs={"connect_args": {"read_only": True}},
             )
-            bd = ds.add_table_asset("data", table_name=table).add_batch_definition_whole_table("all")
+            asset = (ds.add_query_asset("data", query=query) if query is not None
+                     else ds.add_table_asset("data", table_name=table))
+            bd = asset.add_batch_definition_whole_table("all")
             params = {}
         vd = ctx.validation_definitions.add(
             gx.ValidationDefinition(name=f"tacit_vd_{run_id}", data=bd, suite=suite)
@@ -363,6 +368,8 @@ def pin_now(query: str, now_sql: str) -> str:
 class DuckDBBatches:
     """Where the suite runs on DuckDB: native expectations on pandas, custom SQL on DuckDB."""
 
+    dialect = "duckdb"
+
     def __init__(self, inp: VerifyInput) -> None:
         self.inp = inp
 
@@ -370,7 +377,8 @@ class DuckDBBatches:
         return "TIMESTAMPTZ '" + now.strftime("%Y-%m-%d %H:%M:%S.%f") + "+00:00'"
 
     def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
-            notes: list[str]) -> list[_Result]:
+            notes: list[str], query: str | None = None) -> list[_Result]:
+        """`query`: the batch is that SELECT's rows over the table (an increment's batch)."""
         results: list[_Result] = []
         # GX on pandas reads a float NaN as missing (pandas has one float NaN for both), where
         # the contract's SQL semantics, and GX's own SQL expectations, hold NaN a value above
@@ -401,14 +409,14 @@ class DuckDBBatches:
         present = data_columns(str(self.inp.database), self.inp.table)
         key = tuple(k for k in self.inp.contract.key if k in present)
         if on_pandas:
-            df = to_pandas(str(self.inp.database), self.inp.table)
+            df = to_pandas(str(self.inp.database), self.inp.table, query)
             results += run_suite(ctx, on_pandas, ("pandas", df), key)
         if on_sql or custom:
             results += run_suite(ctx, on_sql + custom,
-                                 ("sql", (str(self.inp.database), self.inp.table)), key)
-        return [self._custom_rows(r) for r in results]
+                                 ("sql", (str(self.inp.database), self.inp.table)), key, query)
+        return [self._custom_rows(r, query) for r in results]
 
-    def _custom_rows(self, result: _Result) -> _Result:
+    def _custom_rows(self, result: _Result, batch: str | None = None) -> _Result:
         """A failed custom-SQL expectation's first rows: GX's SUMMARY result has only their
         count, so its own query runs again, on the failure path only."""
         meta, ok, _count, _detail, errored = result
@@ -427,13 +435,15 @@ class DuckDBBatches:
             finally:
                 con.close()
 
-        meta[ROWS_KEY] = custom_rows(query, run, ident(self.inp.table))
+        meta[ROWS_KEY] = custom_rows(query, run, f"({batch})" if batch else ident(self.inp.table))
         return result
 
 
 class PostgresBatches:
     """Where the suite runs on PostgreSQL: all of it (native expectations included) on a SQL
     datasource over the verify schema; "now" pinned as a ``timestamptz``."""
+
+    dialect = "postgres"
 
     def __init__(self, inp: VerifyInput) -> None:
         self.inp = inp
@@ -445,9 +455,10 @@ class PostgresBatches:
                         "postgres")
 
     def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
-            notes: list[str]) -> list[_Result]:
+            notes: list[str], query: str | None = None) -> list[_Result]:
         notes.append("the suite ran on the PostgreSQL SQL datasource")
-        return run_suite(ctx, native + custom, ("postgres", (self.inp.postgres, self.inp.table)))
+        return run_suite(ctx, native + custom, ("postgres", (self.inp.postgres, self.inp.table)),
+                         query=query)
 
 
 def run(inp: VerifyInput) -> EngineRun:
@@ -459,7 +470,9 @@ def run(inp: VerifyInput) -> EngineRun:
 
 def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
     """Run the suite where `batches` says (:class:`DuckDBBatches` or another engine's object with
-    ``now_sql(now)`` and ``run(ctx, native, custom, notes)``); a verdict per clause."""
+    a ``dialect``, ``now_sql(now)`` and ``run(ctx, native, custom, notes, query=None)``); a
+    verdict per clause. With `inp.since`, each expectation runs on its increment's batch
+    (`tacit_gen.targets.gx.increment`)."""
     path = inp.artifact_dir / "gx" / f"{inp.contract.name}.json"
     notes: list[str] = []
     try:
@@ -483,7 +496,10 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
         else:
             native.append(exp)
 
-    results = batches.run(context(), native, custom, notes)
+    if inp.since is None:
+        results = batches.run(context(), native, custom, notes)
+    else:
+        results = _run_increment(inp, batches, native + custom, notes)
 
     by_clause: dict[str, list[tuple[bool, int | None, str | None, bool]]] = {}
     warning: set[str] = set()
@@ -513,6 +529,28 @@ def suite_verdicts(inp: VerifyInput, batches: Any) -> EngineRun:
     for cid in sorted(by_clause):
         notes.append(f"suite has expectations for {cid}, which is not in the contract")
     return EngineRun(TARGET, tuple(verdicts), tuple(notes))
+
+
+def _run_increment(inp: VerifyInput, batches: Any, expectations: list[dict[str, Any]],
+                   notes: list[str]) -> list[_Result]:
+    """The suite under `inp.since`: one validation per batch of `increment.SLICES` (the
+    increment and the boundary rows its clauses need)."""
+    from tacit_gen.targets.gx import increment as inc
+
+    assert inp.since is not None
+    since = inp.since.astimezone(UTC)
+    since_sql = batches.now_sql(since)
+    table = ident(inp.table, batches.dialect)
+    results: list[_Result] = []
+    for name, group in inc.expectations_by_slice(expectations, inp.clauses).items():
+        group = inc.restrict(group, inp.clauses, since, since_sql, batches.dialect, CUSTOM_SQL)
+        query = inc.slice_query(name, inp.contract, inp.clauses, table, since_sql, batches.dialect)
+        results += batches.run(context(), [e for e in group if e["type"] != CUSTOM_SQL],
+                               [e for e in group if e["type"] == CUSTOM_SQL], notes, query)
+    notes[:] = list(dict.fromkeys(notes))
+    notes.append(f"the increment from {since.isoformat()}: each expectation ran on the increment "
+                 "and the boundary rows its clause needs (tacit_gen.targets.gx.increment)")
+    return results
 
 
 SEVERITY_KEY = "_tacit_gx_severity"  # the expectation's severity, beside its meta in a result

@@ -63,6 +63,7 @@ class GxTarget(Target):
                         session=True),
     }
     templates = False
+    increments = True  # a batch per clause: the increment and its boundary rows (increment.py)
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
         """The plan's clause, plus invariant SQL in the dialect `options` give this target."""

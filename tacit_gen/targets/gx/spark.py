@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 
 class SparkBatches:
-    """The suite's one batch: the case's relation as a Spark dataframe."""
+    """The suite's batch: the case's relation (or a query over it) as a Spark dataframe."""
+
+    dialect = "spark"
 
     def __init__(self, spark: Any, case: SparkCase) -> None:
         self.spark = spark
@@ -32,11 +34,12 @@ class SparkBatches:
         return f"timestamp_micros({micros})"
 
     def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
-            notes: list[str]) -> list[Any]:
+            notes: list[str], query: str | None = None) -> list[Any]:
         from tacit_gen.targets.gx.engine import run_suite
 
         self.spark.catalog.setCurrentDatabase(self.case.database)
-        df = self.spark.table(quoted(self.case.database, self.case.inp.table))
+        df = (self.spark.sql(query) if query is not None
+              else self.spark.table(quoted(self.case.database, self.case.inp.table)))
         return run_suite(ctx, native + custom, ("spark", df))
 
 

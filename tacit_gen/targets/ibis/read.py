@@ -145,6 +145,7 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
     columns: list[tuple[str, dict[str, Any]]] = []
     explicit: list[Clause] = []
     strict = True
+    time: str | None = None  # __time__: the time column since= selects on
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             attr = stmt.target.id
@@ -169,6 +170,9 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
                     explicit.append(form.read(kw))
             elif target.id == "__strict__":
                 strict = bool(ast.literal_eval(stmt.value))
+            elif target.id == "__time__":
+                value = ast.literal_eval(stmt.value)
+                time = str(value) if value is not None else None
 
     findings: list[Finding] = []
     by_id = {c.id: c for c in explicit}
@@ -180,7 +184,8 @@ def _read_class(cls: ast.ClassDef, path: str) -> tuple[tuple[Clause, ...], list[
     for name, col in columns:
         type_text = str(parse_type(str(col.get("type"))))
         params = make_params(
-            column=name, type=type_text, unit=col.get("unit"), dimension=col.get("dimension")
+            column=name, type=type_text, unit=col.get("unit"), dimension=col.get("dimension"),
+            time=name == time,
         )
         cid = f"column:{name}"
         have = by_id.get(cid)

@@ -19,6 +19,7 @@ module needs only ``tacit_gen.runtime`` at import. No ibis import here: renderin
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import re
 from collections.abc import Callable, Mapping
@@ -240,8 +241,14 @@ class IbisTarget(Target):
     increments = True  # var tacit_since / parse(since=)
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions) -> Clause | None:
-        """The plan's clause, plus invariant SQL in the dialect `options` give this target."""
-        return sql_projection(clause, options.dialect_for(NAME, contract))
+        """The plan's clause, plus invariant SQL in the dialect `options` give this target; a
+        column clause says whether it is the module's ``__time__`` (the time column)."""
+        projected = sql_projection(clause, options.dialect_for(NAME, contract))
+        if projected is not None and clause.kind == "column":
+            time = _time_column(contract)
+            params = {**dict(projected.params), "time": clause.param("column") == time}
+            projected = dataclasses.replace(projected, params=make_params(**params))
+        return projected
 
     def check_contract(self, name: str, keys: Mapping[str, Any]) -> tuple[ContractProblem, ...]:
         """The class a contract name becomes (PascalCase) must be a Python class name the
@@ -298,6 +305,7 @@ class IbisTarget(Target):
             docstring=repr(contract.description or f"Contract {contract.name} {contract.version}."),
             contract_repr=repr(contract.name),
             version_repr=repr(contract.version),
+            time_repr=repr(t) if (t := _time_column(contract)) else None,
             columns=columns,
             clauses=body,
             unsupported=[repr((u.clause_id, u.reason)) for u in unsupported],
@@ -305,6 +313,11 @@ class IbisTarget(Target):
         return RenderResult(
             artifacts=(Artifact(f"{NAME}/{contract.name}.py", text),), unsupported=unsupported
         )
+
+
+def _time_column(contract: Contract) -> str | None:
+    """The contract's time column (``__time__``: what ``since=`` selects on), or None."""
+    return contract.time.column if contract.time is not None and contract.time.column else None
 
 
 def _template(options: RenderOptions) -> Any:

@@ -213,24 +213,32 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
 
 def _increment(contract: Contract, c: Clause, checks: Checks, dialect: str) -> Checks:
     """The clause's checks restricted to the increment when the scan sets ``tacit_since``
-    (`tacit_gen.targets.soda.since`): row clauses and steps; keys holding the time column (their
-    copies all lie in the increment or all before it). Others read the whole dataset."""
+    (`tacit_gen.targets.soda.since`): row clauses (a reference as its anti-join's failed rows)
+    and steps; keys holding the time column (their copies all lie in the increment or all
+    before it); other keys, the rows repeating a key of the increment; completeness's windows
+    that end after its start. Others read the whole dataset."""
     from tacit_gen.targets.soda import since
 
     tcol = contract.time.column if contract.time and contract.time.column else None
     if tcol is None:
         return checks
     keyed = c.kind == "unique" and tcol in (c.param("columns") or ())
-    if c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed:
-        return checks
+    windows = c.kind in since.WINDOW_KINDS
     col = ident(tcol, dialect)
+    if c.kind == "unique" and not keyed:  # the increment's keys, counted over the whole dataset
+        key = [ident(k, dialect) for k in c.param("columns")]
+        cond = since.key_condition(ident(dataset_name(contract), dialect), key, col, dialect)
+        return [{line: {**cfg, "filter": cond}} for check in checks for line, cfg in check.items()]
+    if c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed and not windows:
+        return checks
     out: Checks = []
     for check in checks:
         ((line, cfg),) = check.items()
         cfg = dict(cfg)
         if line == "failed rows" and "fail query" in cfg:
             text = str(cfg["fail query"])
-            cfg["fail query"] = Block(since.wrap_query(text, col, dialect, CLAUSE_MARK))
+            cfg["fail query"] = Block(since.wrap_query(text, None if windows else col, dialect,
+                                                       CLAUSE_MARK))
         elif line == "failed rows" and "fail condition" in cfg:
             cfg["fail condition"] = since.and_condition(str(cfg["fail condition"]), col, dialect)
         elif line.startswith(("missing_count(", "invalid_count(", "duplicate_count(")):
@@ -282,7 +290,9 @@ def _pattern(contract: Contract, c: Clause, dialect: str) -> Checks:
 
 
 def _references(contract: Contract, c: Clause, dialect: str) -> Checks:
-    if c.warn:  # a reference check cannot warn: the anti-join as failed rows
+    if c.warn or _timed(contract):
+        # a reference check can neither warn nor take a filter (the increment): the anti-join
+        # as failed rows
         return _failed_rows_query(contract, c, dialect)
     # Soda's reference check (NULLs pass)
     line = (f"values in ({ident(c.param('column'), dialect)}) must exist in "
@@ -494,8 +504,13 @@ def _range_said(contract: Contract, clause: Clause, dialect: str) -> Said | None
     return _query_said(contract, clause, dialect)
 
 
+def _timed(contract: Contract) -> bool:
+    """Whether the contract has a time column (checks then take the increment, `_increment`)."""
+    return contract.time is not None and bool(contract.time.column)
+
+
 def _references_said(contract: Contract, clause: Clause, dialect: str) -> Said | None:
-    if not clause.warn:
+    if not clause.warn and not _timed(contract):
         return _on_column("column", "to_relation", "to_column")(contract, clause, dialect)
     return {"sql": normalize_sql(str(fail_query_sql(contract, clause, dialect)))}, (), None
 

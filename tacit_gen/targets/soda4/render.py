@@ -250,8 +250,8 @@ def build(contract: Contract, clauses: tuple[Clause, ...],
 
 def _increment(contract: Contract, clauses: tuple[Clause, ...], columns: dict[str, dict[str, Any]],
                dataset_checks: list[dict[str, Any]], dialect: str) -> bool:
-    """Restrict the checks of row clauses, cadence and keys holding the time column to the
-    increment when the variable ``tacit_since`` is set (`tacit_gen.targets.soda.since`); whether
+    """Restrict the checks of row clauses, cadence, keys holding the time column and
+    completeness's windows to the increment when the variable ``tacit_since`` is set (`tacit_gen.targets.soda.since`); whether
     any check reads it."""
     from tacit_gen import sql
     from tacit_gen.targets.soda import since
@@ -269,20 +269,33 @@ def _increment(contract: Contract, clauses: tuple[Clause, ...], columns: dict[st
         if c is None:
             continue
         keyed = c.kind == "unique" and tcol in (c.param("columns") or ())
-        if c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed:
+        if c.kind == "unique" and not keyed and kind == "duplicate":
+            # a key without the time column: the rows repeating a key of the increment
+            key = [sql.ident(k, dialect) for k in c.param("columns")]
+            cond = since.key_condition(sql.ident(dataset_name(contract), dialect), key, col,
+                                       dialect, since.REF4, since.SODA4_DATASET)
+            body["filter"] = f"{body['filter']} AND {cond}" if body.get("filter") else cond
+            used = True
+            continue
+        windows = c.kind in since.WINDOW_KINDS
+        if (c.kind not in since.ROW_KINDS and c.kind not in since.STEP_KINDS and not keyed
+                and not windows):
             continue
         cond = since.condition(col, dialect, since.REF4)
         if kind in ("missing", "invalid"):
-            if "valid_reference_data" in body:
-                continue  # a reference check: read as a whole
+            ref = body.get("valid_reference_data")
+            if isinstance(ref, dict) and str(ref.get("dataset", "")).split("/")[-1] == dataset_name(contract):
+                # a reference to the dataset itself: Soda 4 joins the two copies, where the
+                # filter's time column would be ambiguous; read as a whole
+                continue
             body["filter"] = cond
         elif kind == "duplicate":
             body["filter"] = f"{body['filter']} AND {cond}" if body.get("filter") else cond
         elif kind == "failed_rows" and "expression" in body:
             body["expression"] = since.and_condition(str(body["expression"]), col, dialect, since.REF4)
         elif kind == "failed_rows" and "query" in body:
-            body["query"] = Block(since.wrap_query(str(body["query"]), col, dialect, CLAUSE_MARK,
-                                                   since.REF4))
+            body["query"] = Block(since.wrap_query(str(body["query"]), None if windows else col,
+                                                   dialect, CLAUSE_MARK, since.REF4))
         else:
             continue
         used = True

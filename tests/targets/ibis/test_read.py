@@ -55,9 +55,46 @@ def test_rendered_module_reads_back_to_the_plan(path: Path) -> None:
     contract, clauses, text = rendered(path.stem)
     result = read_module(Path(f"ibis/{path.stem}.py"), text)
     assert result.findings == ()
-    assert set(result.clauses) == set(clauses)
+    # a column clause also says whether it is the module's __time__ (the contract's time column)
+    time = {c.param("column") for c in result.clauses if c.kind == "column" and c.param("time")}
+    assert time == ({contract.time.column} if contract.time and contract.time.column else set())
+    assert set(map(_without_time, result.clauses)) == set(clauses)
     assert (result.header_contract, result.header_version) == (contract.name, contract.version)
     assert findings(path.stem, text) == []
+
+
+def _without_time(c: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(c, params=tuple(p for p in c.params if p[0] != "time")) if c.kind == "column" else c
+
+
+def test_the_time_column_is_read_back() -> None:
+    """``__time__`` names the contract's time column (what ``since=`` selects on): a module
+    without it, or naming another column, is drift."""
+    _, _, text = rendered("ohlcv_1m")
+    line = "    __time__ = 'bar_start'\n"
+    assert line in text
+    assert codes(findings("ohlcv_1m", edit(text, line, ""))) == {
+        (d.PARAM_CHANGED, "column:bar_start")}
+    assert codes(findings("ohlcv_1m", edit(text, line, "    __time__ = 'symbol'\n"))) == {
+        (d.PARAM_CHANGED, "column:bar_start"), (d.PARAM_CHANGED, "column:symbol")}
+
+
+def test_the_module_sets_the_schemas_time_column(tmp_path: Path) -> None:
+    """The rendered module's Schema knows its time column without inferring it."""
+    import importlib.util
+
+    _, _, text = rendered("fct_sensor_readings")
+    path = tmp_path / "fct_sensor_readings.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("tacit_time_probe", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    schema = getattr(module, module.__all__[0])
+    assert schema.__time__ == "event_ts"
+    assert schema.time_column() == "event_ts"
 
 
 def test_reader_never_imports_the_module() -> None:
@@ -121,3 +158,15 @@ def test_self_contradicting_module_and_garbage_are_reported() -> None:
     computed = read_module(Path("ibis/ohlcv_1m.py"),
                            text.replace("line=23,", "line=int('23'),"))
     assert [f.code for f in computed.findings] == [d.UNREADABLE]
+
+
+def test_no_time_column_no_time_attribute(tmp_path: Path) -> None:
+    path = tmp_path / "plain.yaml"
+    path.write_text("contract: plain\nversion: 1.0.0\nowner: a@example\n"
+                    "fields:\n  v: {type: int64}\n", encoding="utf-8")
+    contract = load(str(path))
+    clauses = plan(contract)
+    text = TARGET.render(contract, clauses, RenderOptions()).artifacts[0].content
+    assert "__time__" not in text
+    result = read_module(Path("ibis/plain.py"), text)
+    assert compare(contract, clauses, result, "ibis/plain.py", "ibis") == []
