@@ -113,6 +113,8 @@ def registry_meta(contract: Contract) -> dict[str, Any]:
 
     meta: dict[str, Any] = {"generated_by": "tacit-gen", "source": contract.path, "contract": contract.name,
             "version": contract.version, "notice": NOTICE}
+    if contract.source_system:  # provenance of the series, not bookkeeping: it stays
+        meta["source_system"] = contract.source_system
     extra = dict(x_metadata(contract))
     if extra:
         meta["x_metadata"] = extra
@@ -126,6 +128,7 @@ def registry_header_lines(contract: Contract) -> list[str]:
 
     return [one_line(f"{GENERATED_MARK} from {contract.path}. {NOTICE}"),
             f"contract {contract.name} version {contract.version}",
+            *([one_line(f"source system: {contract.source_system}")] if contract.source_system else []),
             *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
               for key, value in x_metadata(contract))]
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
 from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern, outside, read_bound
+from tacit_gen.targets import wire
 from tacit_gen.targets.kinds import Form, FormTable, KindTable
 
 if TYPE_CHECKING:
@@ -175,6 +176,8 @@ RULES: KindTable[RuleFn] = KindTable("jsonschema", "render", {
 def rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
     """The clause's rule, or why JSON Schema cannot state it (a kind in neither is a bug)."""
     fn = RULES.get(clause.kind)
+    if fn is None and clause.kind == "references":  # the same words in every wire schema
+        return wire.unsupported_reason('JSON Schema', clause)
     if fn is None:
         return RULES.unsupported[clause.kind]
     return fn(clause, fields)

@@ -30,6 +30,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from tacit_gen.expr import nodes as n
+from tacit_gen.targets import wire
 from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
@@ -415,15 +416,20 @@ RULES: KindTable[RuleFn] = KindTable("protobuf", "render", {
     "range": _range,
     "invariant": _invariant,
 }, {
-    kind: _OTHER_DATA.format(kind=kind)
-    for kind in ("unique", "references", "freshness", "cadence", "completeness", "catalog_unit",
-                 "catalog_bounds", "plausible", "catalog_dimension", "revision_window", "revision_by")
+    **{kind: _OTHER_DATA.format(kind=kind)
+       for kind in ("unique", "references", "freshness", "cadence", "completeness", "catalog_unit",
+                    "catalog_bounds", "plausible", "catalog_dimension", "revision_window",
+                    "revision_by")},
+    "precision": ("a google.protobuf.Timestamp holds nanoseconds and tacit-gen writes no rule on "
+                  "its digits: the SQL and dataframe targets check the precision"),
 })
 
 
 def rule(clause: Clause, cols: Mapping[str, Col]) -> Rule:
     """The clause's rule, None when the field's declaration carries it, or why it cannot be said."""
     fn = RULES.get(clause.kind)
+    if fn is None and clause.kind == "references":  # the same words in every wire schema
+        return wire.unsupported_reason('Protobuf', clause)
     if fn is None:
         return RULES.unsupported.get(clause.kind, f"{clause.kind}: no protovalidate rule")
     return fn(clause, cols)
