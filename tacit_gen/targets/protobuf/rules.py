@@ -274,6 +274,28 @@ def _not(p: str) -> str:
     return f"!{p}" if re.fullmatch(r"[\w.]+(\([\w.]*\))?", p) else f"!({p})"
 
 
+def _may_be_nan(c: Col | None) -> bool:
+    return c is not None and c.kind in ("float32", "float64")
+
+
+def _sql_order(a: str, op: str, b: str, a_nan: bool, b_nan: bool) -> str:
+    """``a op b`` as SQL orders floats (the contract's semantics): NaN equals NaN and is above
+    every number. CEL compares doubles as IEEE does (every comparison with NaN false), so an
+    operand that can be NaN gets its own test (``x != x``)."""
+    if not (a_nan or b_nan):
+        return f"{a} {_OPS[op]} {b}"
+    if op in (">", ">="):
+        return _sql_order(b, {">": "<", ">=": "<="}[op], a, b_nan, a_nan)
+    a_is = f"{a} != {a}" if a_nan else "false"
+    b_is = f"{b} != {b}" if b_nan else "false"
+    if op in ("=", "!=", "<>"):
+        eq = _or(_and(a_is, b_is), f"{a} == {b}")
+        return eq if op == "=" else _not(eq)
+    if op == "<":  # a is a number, and b is NaN or above it
+        return _and(_not(a_is), _or(b_is, f"{a} < {b}"))
+    return _or(b_is, _and(_not(a_is), f"{a} <= {b}"))  # <=
+
+
 class _Cel:
     def __init__(self, cols: Mapping[str, Col]) -> None:
         self.cols = cols
@@ -336,7 +358,7 @@ class _Cel:
         right = self.cols.get(b.name) if isinstance(b, n.Column) else None
         ta, ga = self.operand(a, numeric, right)
         tb, gb = self.operand(b, numeric, left)
-        cmp = f"{ta} {_OPS[op]} {tb}"
+        cmp = _sql_order(ta, op, tb, _may_be_nan(left) and numeric, _may_be_nan(right) and numeric)
         return _and(ga, gb, cmp), _and(ga, gb, _not(cmp))
 
     def both(self, node: n.Node) -> tuple[str, str]:
