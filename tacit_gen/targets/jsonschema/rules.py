@@ -22,8 +22,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
-from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern, outside, read_bound
 from tacit_gen.targets import wire
+from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern, outside, read_bound
 from tacit_gen.targets.kinds import Form, FormTable, KindTable
 
 if TYPE_CHECKING:
