@@ -24,6 +24,7 @@ EXTRA_OF = {
     "pandera": "pandera", "pandas": "pandera", "numpy": "pandera",
     "psycopg2": "postgres",
     "fastavro": "wire", "avro": "wire", "google": "wire", "grpc_tools": "wire", "grpc": "wire",
+    "protovalidate": "wire",
     "jsonschema": "wire", "rfc3339_validator": "wire",
     "exchange_calendars": "calendar",
     "mkdocs": "docs",

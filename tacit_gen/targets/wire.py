@@ -2,14 +2,17 @@
 
 A wire schema describes the structure of one record: which fields, of which type, which may be
 absent. It checks the structural clauses (`column:`, `no_unknown_columns`, `not_null:`,
-`accepted_values:`, and `fixed_value:` where the format has a constant); every other clause is
-declared unsupported at render time, so `explain --targets` and `render` show it.
+`accepted_values:`, and `fixed_value:` where the format has a constant); JSON Schema and Protobuf
+(through protovalidate) also state the per-record value rules they can (their `rules.py`). Every
+other clause is declared unsupported at render time, so `explain --targets` and `render` show it.
+The header a registered schema carries (`registry_meta`) changes only with the wire.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tacit_gen.plan_types import KINDS
 from tacit_gen.targets.base import Unsupported
@@ -95,6 +98,47 @@ def relaxed(contract: Contract, clauses: tuple[Clause, ...]) -> Contract:
         return contract
     return replace(contract, fields=tuple(replace(f, nullable=True) if f.name in warn_nn else f
                                           for f in contract.fields))
+
+
+NOTICE = "Do not edit: change the contract and re-render."
+
+
+def registry_meta(contract: Contract) -> dict[str, Any]:
+    """The header a registered schema carries: what it was generated from, never the contract's
+    hash, line numbers or the clauses left to other targets (``explain --targets`` lists those).
+    A registry keys a schema by its text: a contract edit that changes nothing on the wire (a
+    note, a clause another target checks) must leave the text as it was. `check` still finds a
+    stale schema by comparing it with a fresh render, byte for byte."""
+    from tacit_gen.targets.header import x_metadata
+
+    meta: dict[str, Any] = {"generated_by": "tacit-gen", "source": contract.path, "contract": contract.name,
+            "version": contract.version, "notice": NOTICE}
+    if contract.source_system:  # provenance of the series, not bookkeeping: it stays
+        meta["source_system"] = contract.source_system
+    extra = dict(x_metadata(contract))
+    if extra:
+        meta["x_metadata"] = extra
+    return meta
+
+
+def registry_header_lines(contract: Contract) -> list[str]:
+    """`registry_meta` as comment lines (no marker): the first two are the ones every artifact
+    opens with, without the hash (`parse_registry_header` reads them back)."""
+    from tacit_gen.targets.header import GENERATED_MARK, one_line, x_metadata
+
+    return [one_line(f"{GENERATED_MARK} from {contract.path}. {NOTICE}"),
+            f"contract {contract.name} version {contract.version}",
+            *([one_line(f"source system: {contract.source_system}")] if contract.source_system else []),
+            *(one_line(f"{key}: {json.dumps(value, sort_keys=True, ensure_ascii=False)}")
+              for key, value in x_metadata(contract))]
+
+
+def parse_registry_header(text: str) -> tuple[str, str] | None:
+    """(contract, version) of a comment header `registry_header_lines` wrote, or None."""
+    import re
+
+    m = re.search(r"^// contract (\S+) version (\S+)$", text[:2000], re.M)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def field_text(f: Field) -> str:

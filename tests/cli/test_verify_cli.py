@@ -43,9 +43,9 @@ def test_verify_clean_exits_0_and_json_is_documented(tmp_path: Path) -> None:
     assert doc["targets"] == list(engine_targets())
     row = next(c for c in doc["clauses"] if c["id"] == "range:value_degc")
     assert row["agree"] is True
-    # a wire schema declares ranges unsupported at render: n/a there, never a pass
+    # Avro cannot state a range (n/a, never a pass); JSON Schema and protobuf enforce it
     assert {t: v["status"] for t, v in row["verdicts"].items()} == {
-        **dict.fromkeys(doc["targets"][:6], "pass"), **dict.fromkeys(doc["targets"][6:], "n/a")}
+        **dict.fromkeys(doc["targets"], "pass"), "avro": "n/a"}
 
 
 def test_verify_violation_exits_1_with_the_table(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ def test_verify_violation_exits_1_with_the_table(tmp_path: Path) -> None:
     code, out = invoke("verify", str(CONTRACTS / "fct_sensor_readings.yaml"), *data, "--now", NOW)
     assert code == 1, out
     line = next(ln for ln in out.splitlines() if ln.startswith("range:value_degc"))
-    assert line.split()[1:] == ["FAIL", "1"] * 6 + ["n/a"] * 3
+    assert line.split()[1:] == ["FAIL", "1"] * 6 + ["n/a", "FAIL", "1", "FAIL", "1"]
     assert "all engines agree" in out
 
 

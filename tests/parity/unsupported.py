@@ -26,18 +26,13 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:series_id,event_ts,revision",
         ),
         "protobuf": (
-            "fixed_value:unit",
             "freshness:event_ts",
-            "invariant:value_degc is null only when quality = bad",
             "precision:event_ts",
-            "range:revision",
-            "range:value_degc",
             "unique:series_id,event_ts,revision",
         ),
         "jsonschema": (
             "freshness:event_ts",
             "precision:event_ts",
-            "range:value_degc",
             "unique:series_id,event_ts,revision",
         ),
     },
@@ -61,18 +56,9 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "protobuf": (
             "cadence:bar_start",
-            "fixed_value:adjusted",
             "invariant:low <= close <= high",
             "invariant:low <= open <= high",
-            "not_null:close",
-            "not_null:high",
-            "not_null:low",
-            "not_null:open",
-            "not_null:volume",
             "precision:bar_start",
-            "range:revision",
-            "range:trade_count",
-            "range:volume",
             "unique:symbol,bar_start,revision",
         ),
         "jsonschema": (
@@ -106,10 +92,7 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "catalog_bounds:value",
             "catalog_unit:unit",
             "completeness:event_ts",
-            "invariant:value is null only when quality = bad",
-            "pattern:series_id",
             "precision:event_ts",
-            "range:revision",
             "unique:series_id,event_ts,revision",
         ),
         "jsonschema": (
@@ -191,9 +174,7 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:series_id,event_ts,revision",
         ),
         "protobuf": (
-            "pattern:series_id",
             "precision:event_ts",
-            "range:revision",
             "revision_by:revised_by",
             "unique:series_id,event_ts,revision",
         ),
@@ -216,8 +197,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
             "unique:order_id",
         ),
         "protobuf": (
-            "not_null:amount",
-            "range:amount",
             "references:customer_id",
             "unique:order_id",
         ),
@@ -242,7 +221,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         "protobuf": (
             "cadence:bar_start",
             "completeness:bar_start",
-            "not_null:close",
             "precision:bar_start",
             "unique:symbol,bar_start",
         ),
@@ -269,7 +247,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
         "protobuf": (
             "cadence:bar_start",
             "completeness:bar_start",
-            "not_null:close",
             "precision:bar_start",
             "unique:symbol,bar_start",
         ),

@@ -29,6 +29,7 @@ EDITS = {
     "pandera-by": ("pandera/series_clauses.py", "'vendor-a', ", "", "revision_by:revised_by"),
     "ibis": ("ibis/series_clauses.py", "[0-9]{3}'", "[0-9]{4}'", "pattern:series_id"),
     "jsonschema": ("jsonschema/series_clauses.schema.json", "[0-9]{3})$", "[0-9]{4})$", "pattern:series_id"),
+    "protobuf": ("protobuf/series_clauses.proto", "[0-9]{3})$", "[0-9]{4})$", "pattern:series_id"),
     "ibis-by": ("ibis/series_clauses.py", "'vendor-a', ", "", "revision_by:revised_by"),
 }
 

@@ -34,7 +34,7 @@ CASES = {
                              "CD-999,2024-01-02T00:01:00.000+00:00,1.0,,historian,2"], {"revision_by:revised_by"}),
 }
 CANNOT = {"avro": {"pattern:series_id", "revision_by:revised_by"},
-          "protobuf": {"pattern:series_id", "revision_by:revised_by"},
+          "protobuf": {"revision_by:revised_by"},
           "jsonschema": {"revision_by:revised_by"}}
 
 

@@ -56,13 +56,14 @@ def test_violation_fails_in_every_wire_engine(name: str, clause: str, tmp_path: 
 
 
 @pytest.mark.engine
-def test_measurement_null_passes_protobuf_presence_but_fails_elsewhere(tmp_path: Path) -> None:
-    """ohlcv_1m's `open` is a non-null measurement: protobuf gives it presence (optional) and
-    declares not_null:open unsupported; Avro and JSON Schema refuse the NULL."""
+def test_measurement_null_fails_protobuf_required_and_elsewhere(tmp_path: Path) -> None:
+    """ohlcv_1m's `open` is a non-null measurement: protobuf gives it presence (optional), so
+    that absent differs from zero, and protovalidate's ``required`` refuses the NULL (it once
+    was `n/a` there); Avro and JSON Schema refuse it through the type."""
     report, _ = _verify("ohlcv_1m", "not_null:open", tmp_path)
     row = next(r for r in report.rows if r.clause.id == "not_null:open")
-    assert row.verdicts["avro"].status == "fail" and row.verdicts["jsonschema"].status == "fail"
-    assert row.verdicts["protobuf"].status == "n/a"
+    for t in WIRE:
+        assert row.verdicts[t].status == "fail", (t, report.render_text())
     assert report.exit_code == 1, report.render_text()
 
 
@@ -84,3 +85,25 @@ def test_an_enum_value_in_another_case_fails_in_every_wire_engine(tmp_path: Path
     for t in (*WIRE, "ibis"):
         failed = {r.clause.id for r in report.rows if r.verdicts[t].status == "fail"}
         assert failed == {"accepted_values:quality"}, (t, failed, report.render_text())
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("name", "clause"), [
+    ("fct_sensor_readings", "range:value_degc"),
+    ("fct_sensor_readings", "range:revision"),
+    ("fct_sensor_readings", "fixed_value:unit"),
+    ("fct_sensor_readings", "invariant:value_degc is null only when quality = bad"),
+    ("ohlcv_1m", "range:volume"),
+    ("ohlcv_1m", "range:trade_count"),
+    ("ohlcv_1m", "fixed_value:adjusted"),
+    ("ohlcv_1m", "not_null:high"),
+    ("plant_sensor_reading", "pattern:series_id"),
+])
+def test_a_value_rule_fails_in_protobuf(name: str, clause: str, tmp_path: Path) -> None:
+    """protovalidate, run by the protobuf engine on each message, fails the clause the data
+    breaks, and only that one, as the runtime (ibis) does: not `n/a`."""
+    report, data = _verify(name, clause, tmp_path)
+    assert data.violated == (clause,)
+    for t in ("protobuf", "ibis"):
+        failed = {r.clause.id for r in report.rows if r.verdicts[t].status == "fail"}
+        assert failed == {clause}, (t, failed, report.render_text())

@@ -117,4 +117,4 @@ def read(path: Path, text: str) -> ReadResult:
                              make_params(columns=tuple(names)), ""))
     head: dict[str, Any] = doc["tacit_gen"] if isinstance(doc.get("tacit_gen"), dict) else {}
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
-                      header_version=head.get("version"), header_hash=head.get("sha256"))
+                      header_version=head.get("version"))

@@ -42,7 +42,6 @@ from tacit_gen.targets.base import (
     RenderResult,
     Target,
 )
-from tacit_gen.targets.header import header_meta
 from tacit_gen.targets.kinds import KindTable
 
 if TYPE_CHECKING:
@@ -137,9 +136,7 @@ def _also_unsupported(contract: Contract, clauses: tuple[Clause, ...]) -> dict[s
 def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[dict[str, Any], list[Any]]:
     contract = wire.relaxed(contract, clauses)
     unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract, clauses))
-    head = header_meta(contract)
-    head["unsupported"] = [u.clause_id for u in unsupported]
-    doc: dict[str, Any] = {"tacit_gen": head, "type": "record", "name": contract.name}
+    doc: dict[str, Any] = {"tacit_gen": wire.registry_meta(contract), "type": "record", "name": contract.name}
     # a registry keys a record by its full name: the default namespace is the contract's name
     doc["namespace"] = str(contract.target_option(NAME, "namespace") or contract.name)
     if contract.description:

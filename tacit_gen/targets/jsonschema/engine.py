@@ -49,7 +49,7 @@ def clause_of(error: Any, prop_schemas: dict[str, Any], schema: dict[str, Any]) 
     if kw == "const":
         return f"fixed_value:{col}", error.message
     if kw == "pattern" and "format" not in prop_schemas.get(col, {}):
-        from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+        from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern
 
         if not decimal_from_pattern(str(prop_schemas.get(col, {}).get("pattern"))):
             return f"pattern:{col}", error.message
@@ -120,7 +120,7 @@ def carried_clauses(schema: dict[str, Any]) -> set[str]:
         if "const" in s:
             out.add(f"fixed_value:{p}")
         if "pattern" in s and "format" not in s and s.get("type") in ("string", ["string", "null"]):
-            from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+            from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern
 
             if not decimal_from_pattern(str(s["pattern"])):
                 out.add(f"pattern:{p}")

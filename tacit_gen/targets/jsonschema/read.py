@@ -21,7 +21,7 @@ def _pattern_body(pattern: Any) -> str | None:
     """The body of a string property's `pattern` written for a contract's `pattern:` (decimal
     patterns are the decimal type's, not a clause)."""
     from tacit_gen.sql.pattern import body_of
-    from tacit_gen.targets.jsonschema.render import decimal_from_pattern
+    from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern
 
     if not isinstance(pattern, str) or decimal_from_pattern(pattern):
         return None
@@ -30,12 +30,8 @@ def _pattern_body(pattern: Any) -> str | None:
 
 def contract_type(prop: dict[str, Any]) -> str:
     """The contract type a property's (non-null) schema stands for; anything else is described."""
-    from tacit_gen.targets.jsonschema.render import (
-        INT_BOUNDS,
-        decimal_from_pattern,
-        tacit_note,
-        timestamp_from_pattern,
-    )
+    from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern
+    from tacit_gen.targets.jsonschema.render import INT_BOUNDS, tacit_note, timestamp_from_pattern
 
     types = prop.get("type")
     base = [t for t in types if t != "null"] if isinstance(types, list) else [types]
@@ -136,4 +132,4 @@ def read(path: Path, text: str) -> ReadResult:
             findings.append(Finding(d.UNKNOWN_CHECK, where, f"allOf: {e}"))
     head = tacit_note(doc, HEADER)
     return ReadResult(tuple(clauses), tuple(findings), header_contract=head.get("contract"),
-                      header_version=head.get("version"), header_hash=head.get("sha256"))
+                      header_version=head.get("version"))

@@ -16,7 +16,6 @@ This module imports nothing from jsonschema.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -33,7 +32,6 @@ from tacit_gen.targets.base import (
     Target,
     float_fixed,
 )
-from tacit_gen.targets.header import header_meta
 from tacit_gen.targets.jsonschema import rules
 
 if TYPE_CHECKING:
@@ -64,19 +62,6 @@ def timestamp_pattern(unit: str) -> str:
     digits = FRACTION[unit]
     frac = r"(\.[0-9]{1,%s})?" % digits if digits else ""  # noqa: UP031 (braces are regex)
     return r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}" + frac + r"(Z|[+-][0-9]{2}:[0-9]{2})$"
-
-
-_DECIMAL_RE = re.compile(r"\^-\?(?:\(0\|\[1-9\]\[0-9\]\{0,(?P<w>\d+)\}\)|0)(?:\(\\\.\[0-9\]\{1,(?P<s>\d+)\}\)\?)?\$")
-
-
-def decimal_from_pattern(pattern: str) -> str | None:
-    """`decimal(p,s)` from a pattern decimal_pattern wrote, else None."""
-    m = _DECIMAL_RE.fullmatch(pattern)
-    if not m:
-        return None
-    whole = int(m.group("w")) + 1 if m.group("w") is not None else 0
-    scale = int(m.group("s") or 0)
-    return f"decimal({whole + scale},{scale})"
 
 
 def timestamp_from_pattern(pattern: str) -> str | None:
@@ -182,8 +167,7 @@ def schema_document(contract: Contract, clauses: tuple[Clause, ...]) -> tuple[di
     carried = {c.id for c in clauses if c.kind == "pattern"} | {e["$comment"] for e in entries}
     unsupported = [u for u in wire.unsupported(NAME, FORMAT, clauses, also=cannot)
                    if u.clause_id not in carried]
-    head = header_meta(contract)
-    head["unsupported"] = [u.clause_id for u in unsupported]
+    head = wire.registry_meta(contract)
     prefix = str(contract.target_option(NAME, "id_prefix") or DEFAULT_ID_PREFIX)
     doc: dict[str, Any] = {
         "$schema": DRAFT,

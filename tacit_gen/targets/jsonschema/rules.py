@@ -11,8 +11,8 @@ Numbers: a bound is written as the JSON number that reads back as the bound exac
 or a decimal whose double prints as itself); the engine loads the schema with
 ``parse_float=Decimal`` so the comparison is the exact one every SQL engine makes (a float32
 value widened to a double against the decimal bound). A ``decimal(p,s)`` travels as a string,
-where ``minimum`` says nothing: the sign bounds (``>= 0``, ``> 0``) are stated as a pattern the
-string must not match; any other bound on a decimal is declared unsupported.
+where ``minimum`` says nothing: each bound is a pattern the string must not match (the sign
+bounds ``>= 0``, ``> 0`` a short one; any other bound the texts beyond it, `decimal_bounds`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tacit_gen.expr import nodes as n
+from tacit_gen.targets import wire
+from tacit_gen.targets.jsonschema.decimal_bounds import decimal_from_pattern, outside, read_bound
 from tacit_gen.targets.kinds import Form, FormTable, KindTable
 
 if TYPE_CHECKING:
@@ -72,8 +74,12 @@ def range_rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
         if hi is None and lo is not None and Decimal(lo) == 0:
             pattern = NEGATIVE if clause.param("min_inclusive") else NOT_POSITIVE
             return {"properties": {col: {"not": {"type": "string", "pattern": pattern}}}}
-        return ("a decimal travels as a string, and JSON Schema bounds numbers only (a sign bound, "
-                ">= 0 or > 0, is stated as a pattern)")
+        # a decimal travels as a string: each bound is a pattern of the texts it refuses
+        nots: list[dict[str, Any]] = [{"not": {"type": "string", "pattern": outside(str(b), upper, bool(inc))}}
+                for b, upper, inc in ((lo, False, clause.param("min_inclusive")),
+                                      (hi, True, clause.param("max_inclusive"))) if b is not None]
+        prop: dict[str, Any] = nots[0] if len(nots) == 1 else {"allOf": nots}
+        return {"properties": {col: prop}}
     if f is None or f.type.kind not in ("int32", "int64", "float32", "float64"):
         return "JSON Schema bounds numbers only"
     out: dict[str, Any] = {}
@@ -170,6 +176,8 @@ RULES: KindTable[RuleFn] = KindTable("jsonschema", "render", {
 def rule(clause: Clause, fields: Mapping[str, Field]) -> Rule:
     """The clause's rule, or why JSON Schema cannot state it (a kind in neither is a bug)."""
     fn = RULES.get(clause.kind)
+    if fn is None and clause.kind == "references":  # the same words in every wire schema
+        return wire.unsupported_reason('JSON Schema', clause)
     if fn is None:
         return RULES.unsupported[clause.kind]
     return fn(clause, fields)
@@ -241,11 +249,24 @@ def _read_range(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) ->
     col, sub, _ = _one(rest)
     lo = hi = None
     lo_inc = hi_inc = True
-    if set(sub) == {"not"} and isinstance(sub["not"], dict) and set(sub["not"]) == {"type", "pattern"}:
-        pattern = sub["not"].get("pattern")
-        if pattern not in (NEGATIVE, NOT_POSITIVE):
-            raise ValueError(f"range:{col}: a pattern tacit-gen does not write: {pattern!r}")
-        lo, lo_inc = "0", pattern == NEGATIVE
+    nots = _decimal_nots(sub)
+    if nots is not None:
+        sign = [p for p in nots if p in (NEGATIVE, NOT_POSITIVE)]
+        if sign and len(nots) == 1:
+            lo, lo_inc = "0", sign[0] == NEGATIVE
+        else:
+            decl = decimal_of(props.get(col) or {})
+            if decl is None:
+                raise ValueError(f"range:{col}: a pattern bound on a property that is not a decimal")
+            for pattern in nots:
+                found_lo = read_bound(pattern, False, *decl)
+                found_hi = read_bound(pattern, True, *decl)
+                if found_lo is not None and lo is None:
+                    lo, lo_inc = found_lo
+                elif found_hi is not None and hi is None:
+                    hi, hi_inc = found_hi
+                else:
+                    raise ValueError(f"range:{col}: a pattern tacit-gen does not write: {pattern!r}")
     else:
         unknown = set(sub) - {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
         if unknown or not sub:
@@ -261,6 +282,28 @@ def _read_range(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) ->
             hi = number_text(sub["maximum" if hi_inc else "exclusiveMaximum"])
     return Clause(f"range:{col}", "range", (col,),
                   make_params(column=col, min=lo, max=hi, min_inclusive=lo_inc, max_inclusive=hi_inc), "")
+
+
+def _decimal_nots(sub: Mapping[str, Any]) -> list[str] | None:
+    """The patterns of ``not: {type: string, pattern}`` (one, or an ``allOf`` of them), or None."""
+    found = sub.get("allOf")
+    items: list[Any] = found if set(sub) == {"allOf"} and isinstance(found, list) else [sub]
+    out = []
+    for item in items:
+        inner = item.get("not") if isinstance(item, dict) and set(item) == {"not"} else None
+        if not isinstance(inner, dict) or set(inner) != {"type", "pattern"} or not isinstance(inner["pattern"], str):
+            return None
+        out.append(inner["pattern"])
+    return out
+
+
+def decimal_of(prop: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(scale, integer digits) of a decimal property, from its pattern."""
+    import re
+
+    found = decimal_from_pattern(str(prop.get("pattern")))
+    m = re.fullmatch(r"decimal\((\d+),(\d+)\)", found or "")
+    return (int(m.group(2)), int(m.group(1)) - int(m.group(2))) if m else None
 
 
 def _read_invariant(cid: str, entry: Mapping[str, Any], props: Mapping[str, Any]) -> Clause:

@@ -21,6 +21,7 @@ from typing import Any
 
 from tacit_gen.engines.base import EngineRun, VerifyInput
 from tacit_gen.engines.wire import Tally, error_run, read_table, same, verdicts
+from tacit_gen.plan_types import KINDS
 
 NAME = "protobuf"
 _EPOCH_DAY = date(1970, 1, 1)
@@ -119,6 +120,7 @@ def schema_of(fds: Any) -> tuple[Any, list[tuple[Any, bool, str]]]:
 def run(inp: VerifyInput) -> EngineRun:
     """Encode and decode every row with `protobuf/<contract>.proto`."""
     from tacit_gen.targets.protobuf.compile import ProtocError, compile_proto, message_class
+    from tacit_gen.targets.protobuf.read import validate_rules
 
     path = inp.artifact_dir / NAME / f"{inp.contract.name}.proto"
     try:
@@ -129,9 +131,11 @@ def run(inp: VerifyInput) -> EngineRun:
     except (OSError, ProtocError, IndexError, KeyError) as e:
         return error_run(NAME, inp.clauses, f"cannot compile {path.name}: {str(e).splitlines()[0]}")
     desc = cls.DESCRIPTOR
+    field_rules, message_cel = validate_rules(fds, fp.message_type[0])
+    validator = _validator() if field_rules or message_cel else None
     table = read_table(inp.database, inp.table)
     tally = Tally()
-    carried = {"no_unknown_columns"}
+    carried = {"no_unknown_columns"} | carried_by_rules(field_rules, message_cel)
     names = [f.name for f, _, _ in fields]
     for f, optional, _ in fields:
         carried.add(f"column:{f.name}")
@@ -151,6 +155,7 @@ def run(inp: VerifyInput) -> EngineRun:
     for row in table.rows:
         msg = cls()
         expect: dict[str, Any] = {}
+        unsent: set[str] = set()
         for f, optional, declared in fields:
             if f.name not in row:
                 continue
@@ -158,6 +163,7 @@ def run(inp: VerifyInput) -> EngineRun:
             value = row[f.name]
             if value is None:
                 if not optional:
+                    unsent.add(f.name)
                     tally.fail(f"not_null:{f.name}", "NULL in a field without presence (optional): "
                                "it would read back as the zero value")
                 else:
@@ -166,10 +172,12 @@ def run(inp: VerifyInput) -> EngineRun:
             if fd.enum_type is not None:
                 if not isinstance(value, str):
                     tally.fail(f"column:{f.name}", f"{type(value).__name__} is not an enum value")
+                    unsent.add(f.name)
                     continue
                 number = enum_number(fd.enum_type, f.name, value)
                 if number is None or value not in spelled.get(f.name, (value,)):
                     tally.fail(f"accepted_values:{f.name}", f"'{value}' is not a value of {fd.enum_type.name}")
+                    unsent.add(f.name)
                     continue
                 setattr(msg, f.name, number)
                 expect[f.name] = ("enum", number)
@@ -178,7 +186,18 @@ def run(inp: VerifyInput) -> EngineRun:
                 expect[f.name] = encode(msg, fd, value, declared)
             except Refused as e:
                 tally.fail(f"column:{f.name}", str(e))
+                unsent.add(f.name)
         back = cls.FromString(msg.SerializeToString())
+        if validator is not None:
+            # a value that cannot travel (a NULL without presence, a refused value) failed above:
+            # what the rules see in its place is the zero value, not the row's value
+            said: set[str] = set()
+            for cid, reason in violations(validator, back):
+                if cid in said or cid.partition(":")[2] in unsent or (
+                        cid.startswith("invariant:") and unsent & set(_cols(cid))):
+                    continue
+                said.add(cid)
+                tally.fail(cid, reason)
         for f, _, declared in fields:
             if f.name not in expect:
                 continue
@@ -193,6 +212,70 @@ def run(inp: VerifyInput) -> EngineRun:
             if not same(want, got):
                 tally.fail(f"column:{f.name}", f"{want!r} came back as {got!r}")
     return verdicts(NAME, inp.clauses, carried, tally)
+
+
+def _validator() -> Any:
+    import protovalidate
+
+    return protovalidate.Validator()
+
+
+def carried_by_rules(field_rules: dict[str, Any], message_cel: list[Any]) -> set[str]:
+    """The clause ids the file's protovalidate rules state."""
+    out = {r.message for r in message_cel}
+    for name, fr in field_rules.items():
+        if fr.required:
+            out.add(f"not_null:{name}")
+        out.update(r.message for r in fr.cel)
+        kind = fr.WhichOneof("type")
+        typed = getattr(fr, kind) if kind else None
+        if typed is None:
+            continue
+        fields = {fd.name for fd, _ in typed.ListFields()}
+        if "const" in fields:
+            out.add(f"fixed_value:{name}")
+        if "pattern" in fields:
+            out.add(f"pattern:{name}")
+        if "in" in fields or kind == "enum":
+            out.add(f"accepted_values:{name}")
+        if fields & {"gte", "gt", "lte", "lt"}:
+            out.add(f"range:{name}")
+    return out
+
+
+def _rule_clause(rule_id: str, field: str) -> str | None:
+    """The clause a standard rule's violation is a verdict on (``int64.gte`` -> ``range:<c>``)."""
+    if rule_id == "required":
+        return f"not_null:{field}"
+    kind, _, key = rule_id.partition(".")
+    if kind == "enum" or key == "in":
+        return f"accepted_values:{field}"
+    if key == "const":
+        return f"fixed_value:{field}"
+    if key == "pattern":
+        return f"pattern:{field}"
+    if key.partition("_")[0] in ("gte", "gt", "lte", "lt"):
+        return f"range:{field}"
+    return None
+
+
+def violations(validator: Any, msg: Any) -> list[tuple[str, str]]:
+    """(clause id, reason) of each protovalidate violation of one message."""
+    out = []
+    for v in validator.collect_violations(msg):
+        pb = v.proto
+        field = pb.field.elements[0].field_name if pb.field and pb.field.elements else ""
+        # a CEL rule's message is its clause id (`rules.cel_body`)
+        cid = pb.message if pb.rule_id.partition(".")[0] in KINDS else _rule_clause(pb.rule_id, field)
+        out.append((cid or f"column:{field}", f"protovalidate {pb.rule_id}: {pb.message}".rstrip(": ")))
+    return out
+
+
+def _cols(cid: str) -> tuple[str, ...]:
+    from tacit_gen.expr import nodes as n
+    from tacit_gen.expr.parser import parse
+
+    return tuple(x.name for x in n.walk(parse(cid.partition(":")[2])) if isinstance(x, n.Name | n.Column))
 
 
 def _enum_values(declared: str) -> tuple[str, ...] | None:

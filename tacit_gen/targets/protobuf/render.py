@@ -38,9 +38,11 @@ from tacit_gen.targets.base import (
     RenderOptions,
     RenderResult,
     Target,
+    Unsupported,
+    float_fixed,
 )
-from tacit_gen.targets.header import header_lines, one_line
-from tacit_gen.targets.kinds import KindTable
+from tacit_gen.targets.header import one_line
+from tacit_gen.targets.protobuf import rules
 from tacit_gen.targets.protobuf.lock import Lock, read_lock, update
 
 if TYPE_CHECKING:
@@ -107,41 +109,33 @@ def marker(f: Field) -> str:
     return "tacit: " + json.dumps(data, ensure_ascii=False)
 
 
-def _field(contract: Contract, clause: Clause) -> Field | None:
-    return next((f for f in contract.fields if f.name == clause.param("column")), None)
+def columns(contract: Contract, lock: Lock) -> dict[str, rules.Col]:
+    """What the rules need of each field: kind, precision, presence, enum numbers."""
+    return {f.name: rules.Col(f.name, f.type.kind, f.type.precision if f.type.kind == "decimal" else None,
+                              has_presence(f) or f.type.kind == "timestamp",
+                              dict(lock.enums[f.name]) if enum_expressible(f) else None)
+            for f in contract.fields}
 
 
-def _not_null(contract: Contract, clause: Clause) -> str | None:
-    f = _field(contract, clause)
-    if f is not None and not f.nullable and wire.is_measurement(f):
-        return ("a measurement has presence (optional) so that absent differs from zero; proto3 "
-                "cannot also require it")
-    return None
-
-
-def _accepted_values(contract: Contract, clause: Clause) -> str | None:
-    f = _field(contract, clause)
-    if f is not None and f.type.kind == "enum" and not enum_expressible(f):
-        return ("a value is not a protobuf enum value name (or two differ only by case): the field "
-                "is a string")
-    return None
-
-
-def _fixed_value(contract: Contract, clause: Clause) -> str | None:
-    return "protobuf has no constant: any value of the type is valid"
-
-
-RENDER: KindTable[wire.Rule] = KindTable(NAME, "render", {
-    "column": wire.carried,
-    "no_unknown_columns": wire.carried,
-    "not_null": _not_null,
-    "accepted_values": _accepted_values,
-    "fixed_value": _fixed_value,
-}, wire.record_only(FORMAT))
-
-
-def _also_unsupported(contract: Contract, clauses: tuple[Clause, ...]) -> dict[str, str]:
-    return wire.cannot(RENDER, contract, clauses)
+def rules_of(contract: Contract, clauses: tuple[Clause, ...], lock: Lock
+             ) -> tuple[list[rules.FieldRule], list[rules.MessageRule], list[Unsupported]]:
+    """(field options, message rules, unsupported) of the clauses, plan order."""
+    cols = columns(contract, lock)
+    field_rules: list[rules.FieldRule] = []
+    message_rules: list[rules.MessageRule] = []
+    unsupported: list[Unsupported] = []
+    for c in clauses:
+        if c.warn:
+            unsupported.append(Unsupported(NAME, c.id, wire.WARN_REASON.format(fmt=FORMAT)))
+            continue
+        found = rules.rule(c, cols)
+        if isinstance(found, str):
+            unsupported.append(Unsupported(NAME, c.id, found))
+        elif isinstance(found, rules.MessageRule):
+            message_rules.append(found)
+        elif found:
+            field_rules += found
+    return field_rules, message_rules, unsupported
 
 
 def _reserved_lines(reserved: list[tuple[int, str]], indent: str) -> list[str]:
@@ -166,25 +160,35 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
             `compat`); None: the committed lock under ``options.out_dir``, updated for the contract.
     """
     contract = wire.relaxed(contract, clauses)
-    unsupported = wire.unsupported(NAME, FORMAT, clauses, _also_unsupported(contract, clauses))
     enum_fields_ = enum_fields(contract)
     if lock is None:
         lock = update(read_lock(options.out_dir, f"{NAME}/{contract.name}.lock.json"), contract, enum_fields_)
+    field_rules, message_rules, unsupported = rules_of(contract, clauses, lock)
     msg = message_name(contract)
-    lines = [f"// {line}" for line in header_lines(contract)]
+    lines = [f"// {line}" for line in wire.registry_header_lines(contract)]
     lines.append(one_line(f"// Field numbers live in {contract.name}.lock.json beside this file: a number "
                           "never moves, and a removed field's number and name stay reserved."))
     lines.append("// Decimals travel as strings holding the exact decimal text; each field's "
                  "'tacit:' comment states precision and scale.")
-    if unsupported:
-        lines.append(one_line("// Not expressible in protobuf (checked by the other targets): "
-                              + ", ".join(u.clause_id for u in unsupported)))
+    lines.append("// The clauses protovalidate cannot state are checked by the other targets: "
+                 "`tacit-gen explain --targets` lists them.")
     lines += ["", 'syntax = "proto3";', "", f"package {package(contract)};", ""]
+    imports = ([f'import "{rules.IMPORT}";'] if field_rules or message_rules else [])
     if any(f.type.kind == "timestamp" for f in contract.fields):
-        lines += ['import "google/protobuf/timestamp.proto";', ""]
+        imports.append('import "google/protobuf/timestamp.proto";')
+    if imports:
+        lines += [*imports, ""]
     if contract.description:
         lines.append(one_line(f"// {contract.description}"))
     lines.append(f"message {msg} {{")
+    for r in message_rules:
+        lines += [f"  option {rules.MESSAGE}.cel = {{",
+                  f"    id: {rules.text(rules.cel_id(r.clause_id))}",
+                  f"    message: {rules.text(r.clause_id)}",
+                  f"    expression: {rules.text(r.expression)}",
+                  "  };"]
+    if message_rules:
+        lines.append("")
     for f in contract.fields:
         if f.name not in enum_fields_:
             continue
@@ -198,7 +202,12 @@ def render_files(contract: Contract, clauses: tuple[Clause, ...], options: Rende
         lines.append("  " + one_line(f"// {wire.field_text(f)}"))
         lines.append(f"  // {marker(f)}")
         opt = "optional " if has_presence(f) else ""
-        lines.append(f"  {opt}{proto_type(f)} {f.name} = {lock.fields[f.name]};")
+        options_ = [r.option for r in field_rules if r.column == f.name]
+        decl = f"  {opt}{proto_type(f)} {f.name} = {lock.fields[f.name]}"
+        if options_:
+            lines += [decl + " [", *(f"    {o}," for o in options_[:-1]), f"    {options_[-1]}", "  ];"]
+        else:
+            lines.append(decl + ";")
     lines += _reserved_lines(lock.reserved, "  ")
     lines.append("}")
     return "\n".join(lines) + "\n", lock.to_json(contract, msg), unsupported
@@ -216,7 +225,7 @@ class ProtobufTarget(Target):
     # records, not a table: the same check on every backend (on Spark, in verify's own processes)
     engines: ClassVar[Mapping[str, Engine]] = {
         backend: Engine("tacit_gen.targets.protobuf.engine",
-                         ("google.protobuf", "grpc_tools"), "wire") for backend in BACKENDS}
+                         ("google.protobuf", "grpc_tools", "protovalidate"), "wire") for backend in BACKENDS}
     templates = False
 
     def artifact_paths(self, contract: Contract) -> tuple[str, ...]:
@@ -234,10 +243,15 @@ class ProtobufTarget(Target):
 
     def project(self, contract: Contract, clause: Clause, options: RenderOptions | None = None) -> Clause | None:
         """The clause as the reader recovers it from the .proto, or None when protobuf cannot say it."""
-        if clause.kind not in wire.STRUCTURAL or clause.warn or clause.id in _also_unsupported(contract, (clause,)):
+        if clause.warn:
             return None
-        return clause
-
+        contract = wire.relaxed(contract, (clause,))
+        numbers = {f.name: {v: i + 1 for i, v in enumerate(f.type.values)} for f in contract.fields
+                   if enum_expressible(f)}
+        lock = Lock(enums=numbers)
+        if isinstance(rules.rule(clause, columns(contract, lock)), str):
+            return None
+        return float_fixed(clause) if clause.kind == "fixed_value" else clause
 
 
 __all__ = ["ProtobufTarget", "render_files"]

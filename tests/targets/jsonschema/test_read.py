@@ -63,3 +63,27 @@ def test_hand_edit_of_an_invariant_rule_is_semantic_drift(tmp_path: Path) -> Non
                     RenderOptions(), bump_gate=False)
     found = [f.render() for f in rep.findings if f.code != "D100"]
     assert any("D202" in f and "quality = suspect" in f for f in found), found
+
+
+@pytest.mark.parametrize(("old", "new", "word"), [
+    # the upper bound's pattern written for 160 instead of 150: reads as max 160
+    ("|150\\\\.0*[1-9][0-9]*)$", None, "max is 160"),
+    # a pattern tacit-gen does not write
+    ("15[1-9]", "15[2-9]", "does not write"),
+])
+def test_hand_edit_of_a_decimal_bound_is_semantic_drift(tmp_path: Path, old: str, new: str | None,
+                                                        word: str) -> None:
+    from tacit_gen.targets.jsonschema.decimal_bounds import outside
+
+    out = tmp_path / "generated"
+    shutil.copytree(ROOT / "generated" / "jsonschema", out / "jsonschema")
+    p = out / "jsonschema" / "fct_sensor_readings.schema.json"
+    text = p.read_text(encoding="utf-8")
+    upper = json.dumps(outside("150", True, True))[1:-1]
+    assert upper in text and old in text
+    edited = text.replace(upper, json.dumps(outside("160", True, True))[1:-1]) if new is None else text.replace(old, new)
+    p.write_text(edited, encoding="utf-8")
+    rep = run_check([str(ROOT / "contracts" / "fct_sensor_readings.yaml")], out, ("jsonschema",),
+                    RenderOptions(), bump_gate=False)
+    found = [f.render() for f in rep.findings if f.code != "D100"]
+    assert any("range:value_degc" in f and word in f for f in found), found

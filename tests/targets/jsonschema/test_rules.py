@@ -39,15 +39,48 @@ def test_ranges_and_the_null_only_when_form_are_rules() -> None:
     assert inv["then"] == {"properties": {"quality": {"enum": ["bad", None]}}}
     from tacit_gen.targets.jsonschema.render import HEADER, tacit_note
 
-    assert tacit_note(doc, HEADER)["unsupported"] == ["unique:id"]
+    # what it cannot state is not listed in the registered schema (`explain --targets` says it)
+    assert "unsupported" not in tacit_note(doc, HEADER) and "unique" not in json.dumps(doc)
 
 
-def test_a_decimal_bound_other_than_a_sign_is_declared_unsupported() -> None:
+def test_a_decimal_bound_is_a_pattern_of_the_texts_it_refuses() -> None:
+    """A decimal travels as text: `-40 <= reading < 150.5` is one pattern per bound, which the
+    text must not match, and the reader recovers the bound from it (by probing the pattern, then
+    writing it again)."""
+    from tacit_gen.targets.jsonschema.decimal_bounds import read_bound
+
+    entry = {e["$comment"]: e for e in _schema()["allOf"]}["range:reading"]
+    below, above = (n["not"] for n in entry["properties"]["reading"]["allOf"])
+    assert below["type"] == above["type"] == "string"
+    assert read_bound(below["pattern"], False, 2, 8) == ("-40", True)
+    assert read_bound(above["pattern"], True, 2, 8) == ("150.5", False)
+    assert read_bound(above["pattern"].replace("15", "16"), True, 2, 8) is None
     c = load(ROOT / "contracts" / "fct_sensor_readings.yaml")
     _, unsupported = render_contract(c, ("jsonschema",), RenderOptions())
-    reasons = {u.clause_id: u.reason for u in unsupported}
-    assert "bounds numbers only" in reasons["range:value_degc"]
-    assert "range:revision" not in reasons
+    assert "range:value_degc" not in {u.clause_id for u in unsupported}
+
+
+@pytest.mark.parametrize(("bound", "upper", "inclusive"), [
+    (b, u, i) for b in ("-40", "0", "0.5", "-0.25", "150", "99.99", "100", "1", "-1", "0.01")
+    for u in (True, False) for i in (True, False)])
+def test_a_bound_pattern_refuses_exactly_the_texts_beyond_it(bound: str, upper: bool, inclusive: bool) -> None:
+    """Every text of a decimal(7,2), in every spelling (trailing zeros, no fraction, -0), against
+    the comparison it stands for."""
+    import re
+    from decimal import Decimal
+
+    from tacit_gen.targets.jsonschema.decimal_bounds import outside
+
+    pattern = re.compile(outside(bound, upper, inclusive))
+    b = Decimal(bound)
+    for units in range(-25000, 25001, 13):
+        v = Decimal(units).scaleb(-2)
+        for text in {format(v, "f"), format(v.normalize(), "f"), f"{v}0", "-" + format(abs(v), "f")}:
+            if text.startswith("--") or text == "-0E+2":
+                continue
+            x = Decimal(text)
+            refused = (x > b if inclusive else x >= b) if upper else (x < b if inclusive else x <= b)
+            assert (pattern.fullmatch(text) is not None) == refused, (text, pattern.pattern)
 
 
 HEADER = "id,ratio,gain,count,price,reading,quality"
@@ -64,6 +97,10 @@ CLEAN = ["1,0.0625,0,1,0.01,1.50,good", "2,,,,,,", "3,-5,-1.25,7,3.00,,bad", "4,
     # NaN is above every number (SQL's order): above `<= 0.1`, within `> -1.5` but not `< 2.5`
     (["5,nan,0,1,1,1,good", "6,0,nan,1,1,1,good"], {"range:ratio": 1, "range:gain": 1}),
     (["5,0,0,1,0.00,1,good", "6,0,0,1,-0.01,1,good", "7,0,0,1,-12,1,good"], {"range:price": 3}),
+    # a decimal's bounds, as text: -40 is in, 150.5 is out, in any spelling
+    (["5,0,0,1,1,-40.00,good", "6,0,0,1,1,150.49,good", "7,0,0,1,1,-0.00,good"], {}),
+    (["5,0,0,1,1,-40.01,good", "6,0,0,1,1,150.50,good", "7,0,0,1,1,150.5,good",
+      "8,0,0,1,1,1000,good", "9,0,0,1,1,-1000.25,good"], {"range:reading": 5}),
     # a null quality makes `quality = bad` unknown: the row passes, as a SQL CHECK does
     (["5,0,0,1,1,,good", "6,0,0,1,1,,suspect", "7,0,0,1,1,,"], {"invariant:reading is null only when quality = bad": 2}),
 ])

@@ -51,12 +51,16 @@ def test_mapping(tmp_path: Path) -> None:
     p.write_text(V1, encoding="utf-8")
     proto = _render(p).artifacts[0].content
     assert "  string series_id = 1;" in proto
-    assert "  google.protobuf.Timestamp ts = 2;" in proto
-    # a measurement has presence even when non-null (absent differs from zero)
-    assert "  optional string pressure_kpa = 3;" in proto
+    assert "  google.protobuf.Timestamp ts = 2 [\n    (buf.validate.field).required = true\n  ];" in proto
+    # a measurement has presence even when non-null (absent differs from zero); protovalidate's
+    # `required` refuses it unset
+    assert "  optional string pressure_kpa = 3 [\n    (buf.validate.field).required = true\n  ];" in proto
     assert '// tacit: {"type": "decimal(12,4)", "unit": "kPa", "nullable": false}' in proto
     assert "    QUALITY_UNSPECIFIED = 0;" in proto and "    QUALITY_GOOD = 1;  // good" in proto
-    assert "  optional Quality quality = 4;" in proto and "  optional string note = 5;" in proto
+    assert ("  optional Quality quality = 4 [\n    (buf.validate.field).enum = {defined_only: true, "
+            "not_in: [0]}\n  ];") in proto
+    assert "  optional string note = 5;" in proto
+    assert 'import "buf/validate/validate.proto";' in proto
 
 
 def _evolve(tmp_path: Path, text: str) -> tuple[str, dict]:
