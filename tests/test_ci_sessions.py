@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,17 @@ def test_a_failed_session_fails_the_run_after_the_others_ran(tmp_path: Path, cod
     assert {s for s, o in outcomes.items() if o == "ok"} == {"lint", "typecheck", "tests", "spark"} - set(failed)
     for session in ("lint", "typecheck", "tests", "spark"):
         assert (tmp_path / f"{session}.started").exists()
+
+
+def test_the_costliest_files_exist_and_are_collected_first() -> None:
+    from tests.conftest import COSTLIEST_FIRST
+
+    assert [p for p in COSTLIEST_FIRST if not (ROOT / p).is_file()] == []
+    assert len(set(COSTLIEST_FIRST)) == len(COSTLIEST_FIRST)
+    # named last on the command line, collected first
+    files = ["tests/test_atomic.py", "tests/since/test_howto_dbt.py", "tests/cli/test_verify_many.py"]
+    res = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", *files],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    order = list(dict.fromkeys(line.split("::")[0] for line in res.stdout.splitlines() if "::" in line))
+    assert order == ["tests/cli/test_verify_many.py", "tests/since/test_howto_dbt.py", "tests/test_atomic.py"]
