@@ -62,10 +62,13 @@ def tests(session: nox.Session) -> None:
     session.log(f"Soda 4 environment ready in {time.monotonic() - start:.0f} s")
     # the Spark suite has a session of its own (one Spark session for all its cases). loadfile:
     # a module's batch fixtures (parity_batch, the hardening batch) verify its cases at once, so
-    # the module stays on one worker. The slowest tests by wall and by CPU close the log, and any
-    # skip is listed with its reason (-rs).
-    session.run("pytest", "-n", "2", "--dist", "loadfile", "-m", "not spark", "-rs", "--durations=25",
-                "-p", "tests.cputime", *session.posargs, env={**env, "TACIT_CPUTIME_TOP": "25"})
+    # the module stays on one worker; in collection order, which puts the costliest files first
+    # (tests/conftest.py: COSTLIEST_FIRST), not xdist's order by number of tests, which left a
+    # file of one long test for the end. The slowest tests by wall and by CPU close the log, and
+    # any skip is listed with its reason (-rs).
+    session.run("pytest", "-n", "2", "--dist", "loadfile", "--no-loadscope-reorder", "-m", "not spark",
+                "-rs", "--durations=25", "-p", "tests.cputime", *session.posargs,
+                env={**env, "TACIT_CPUTIME_TOP": "25"})
 
 
 @nox.session(python="3.11")
