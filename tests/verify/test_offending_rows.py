@@ -114,18 +114,20 @@ def test_an_engine_without_rows_is_named_once(report: dict[str, Any], files: tup
     assert head == ["meter_id", "event_ts", "revision", "voltage_v"]
 
 
-def test_dbt_stored_failures_are_read_back_on_postgres(files: tuple[Path, Path], pg_server) -> None:  # type: ignore[no-untyped-def]
-    """dbt's `--store-failures` tables live in the audit schema on the server: read back there."""
+def test_dbt_and_gx_rows_with_their_keys_on_postgres(files: tuple[Path, Path], pg_server) -> None:  # type: ignore[no-untyped-def]
+    """dbt's `--store-failures` tables live in the audit schema on the server: read back there;
+    GX's rows carry the key there too (its index columns, a failed custom query run again)."""
     contract, data = files
     dsn = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
     res = CliRunner().invoke(main, ["verify", str(contract), "--data", str(data), "--now", NOW,
-                                    "--engine", "postgres", "--dsn", dsn, "--target", "dbt,ibis",
+                                    "--engine", "postgres", "--dsn", dsn, "--target", "dbt,gx,ibis",
                                     "--format", "json"], catch_exceptions=False)
     assert res.exit_code == 1, res.output
     clauses = {c["id"]: c for c in json.loads(res.output)["clauses"]}
     for cid, (col, value) in EXPECTED.items():
-        for t in ("dbt", "ibis"):
+        for t in ("dbt", "gx", "ibis"):
             v = clauses[cid]["verdicts"][t]
             assert v["status"] == "fail" and v["rows"], (cid, t, v)
             assert all(row.get(col) == value for row in v["rows"]), (cid, t, v["rows"])
+            assert all({"meter_id", "event_ts"} <= set(row) for row in v["rows"]), (cid, t, v["rows"])
     assert clauses["revision_by:source_id"]["verdicts"]["dbt"]["rows"][0]["source_id"] == "manual_fix"
