@@ -473,6 +473,7 @@ class PostgresBatches:
         import psycopg2
 
         pg = self.inp.postgres
+        assert pg is not None  # the PostgreSQL batches run only with a server
         con = psycopg2.connect(pg.dsn, options=f"-c search_path={pg.schema}")
         try:
             with con.cursor() as cur:
