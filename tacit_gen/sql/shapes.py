@@ -50,9 +50,9 @@ template. Templates are read and written only inside `scope`, which a cached ren
 Used for an invariant's condition (`tacit_gen.sql.build.to_sql`: dbt, Soda, Soda 4, GX), Soda's
 unknown-columns query, the cadence queries of Soda and GX (in sessions or not, a fixed interval or
 the catalog's), the catalog unit and bounds queries of Soda and GX, the completeness queries of
-dbt, Soda and GX over fixed windows (`tacit_gen.sql.completeness.templated`), and GX's freshness
-query. A caller must name as
-structure everything else its text reads: `clause_text` makes a clause's name parameters
+dbt, Soda and GX over fixed windows (`tacit_gen.sql.completeness.templated`), GX's freshness
+query, and Soda's increment condition on completeness windows (a template without slots). A
+caller must name as structure everything else its text reads: `clause_text` makes a clause's name parameters
 (`NAME_PARAMS`, `STRING_PARAMS`) slots and every other parameter structure; a query that also
 reads the contract (a field's type, the catalog) must say so in its structure, or not use
 templates.
@@ -347,7 +347,9 @@ def text(shape: str, structure: str, slots: Sequence[Slot], build: Callable[[lis
         return build([markers[i] for i in where])
 
     try:
-        compiled = _compile(distinct, build_distinct, real) if sc.storable and slots else None
+        # a text without slots (a constant of its structure) is its own template
+        compiled = None if not sc.storable else _compile(distinct, build_distinct, real) if slots \
+            else (real, [])
     except Exception:  # an accelerator: a query that does not compile is printed each time
         compiled = None
     if compiled is not None:

@@ -179,18 +179,21 @@ def made_free(parts: tuple[str, ...], loaded: dict[Path, Any]) -> Iterator[None]
     from tacit_gen import render as r
     from tacit_gen.rendercache import RenderCache
 
-    saved = (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store)
+    saved = (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, jsontext.dumps_fitted,
+             RenderCache._store)
     try:
         if "load" in parts:
             r.load_rooted = loaded.__getitem__  # type: ignore[assignment]
         if "write" in parts:
             yamltext.BlockWriter.write = lambda self, data: ""  # type: ignore[method-assign]
             jsontext.dumps = lambda data: ""
+            jsontext.dumps_fitted = lambda data, width=100: ""
         if "store" in parts:
             RenderCache._store = lambda self, entries, began=None: 0  # type: ignore[method-assign]
         yield
     finally:
-        r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store = saved  # type: ignore[method-assign]
+        (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, jsontext.dumps_fitted,
+         RenderCache._store) = saved  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> None:

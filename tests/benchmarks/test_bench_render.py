@@ -40,7 +40,8 @@ def test_made_free_skips_each_part_and_restores_it(tmp_path: Path) -> None:
     names = registry.names()
     before = [(a.path, a.content) for a in render_all(paths, names, RenderOptions()).artifacts]
     loaded = {p: r.load_rooted(p) for p in paths}
-    saved = (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store)
+    saved = (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, jsontext.dumps_fitted,
+             RenderCache._store)
     asked: list[Path] = []
 
     class Table(dict):  # type: ignore[type-arg]
@@ -56,7 +57,8 @@ def test_made_free_skips_each_part_and_restores_it(tmp_path: Path) -> None:
                 for a in run.artifacts if a.path.endswith((".yml", ".json", ".avsc"))}
         assert body and not any(body.values()), {k: v[:2] for k, v in body.items() if v}
         assert not list((tmp_path / "c1").rglob("*.entry"))
-        assert RenderCache._store is not saved[3]  # (the line above passes vacuously within 2 s of an edit)
-    assert (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, RenderCache._store) == saved
+        assert RenderCache._store is not saved[4]  # (the line above passes vacuously within 2 s of an edit)
+    assert (r.load_rooted, yamltext.BlockWriter.write, jsontext.dumps, jsontext.dumps_fitted,
+            RenderCache._store) == saved
     after = [(a.path, a.content) for a in render_all(paths, names, RenderOptions()).artifacts]
     assert after == before

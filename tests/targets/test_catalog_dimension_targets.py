@@ -23,7 +23,7 @@ EDITS = {
     "soda4": (f"soda4/{NAME}.yml", "'mbar', 'psi'", "'mbar'"),
     "gx": (f"gx/{NAME}.json", "'mbar', 'psi'", "'mbar'"),
     "pandera": (f"pandera/{NAME}.py", "'mbar', 'psi')", "'mbar')"),
-    "ibis": (f"ibis/{NAME}.py", "'mbar', 'psi'))", "'mbar'))"),
+    "ibis": (f"ibis/{NAME}.py", "'mbar', 'psi'),", "'mbar'),"),
 }
 
 

@@ -69,7 +69,7 @@ def test_every_target_carries_it_and_reads_it_back(tmp_path: Path, target: str) 
     edited = {"dbt": ("max_age_days: 2", "max_age_days: 3"), "soda": ("INTERVAL '2' DAY", "INTERVAL '3' DAY"),
               "gx": ("INTERVAL '2' DAY", "INTERVAL '3' DAY"),
               "pandera": ("max_age_seconds=172800", "max_age_seconds=259200"),
-              "ibis": ("('max_age_seconds', 172800)", "('max_age_seconds', 259200)")}[target]
+              "ibis": ("max_age_seconds=172800,", "max_age_seconds=259200,")}[target]
     assert edited[0] in arts[0].content, target
     path.write_text(arts[0].content.replace(*edited), encoding="utf-8")
     found = compare(contract, plan(contract), read_artifact(target, path), str(path), target)

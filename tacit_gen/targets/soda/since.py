@@ -53,11 +53,17 @@ def condition(column: str, dialect: str, ref: str = REF) -> str:
 def window_condition(dialect: str, ref: str = REF) -> str:
     """The windows (rows with ``window_end_ms``) that end after the increment's start, or every
     window when ``tacit_since`` is unset."""
-    from tacit_gen.sql.build import epoch_ms, generate, parse
+    from tacit_gen.sql import shapes
 
     var = f"'{ref}'"
-    instant = parse(f"CAST(NULLIF({var}, '') AS {_TYPES.get(dialect, 'TIMESTAMPTZ')})", dialect)
-    return f"({var} = '' OR window_end_ms > {generate(epoch_ms(instant, dialect), dialect)})"
+
+    def build(_: list[str]) -> str:  # a constant of the dialect: a template, no sqlglot later
+        from tacit_gen.sql.build import epoch_ms, generate, parse
+
+        instant = parse(f"CAST(NULLIF({var}, '') AS {_TYPES.get(dialect, 'TIMESTAMPTZ')})", dialect)
+        return f"({var} = '' OR window_end_ms > {generate(epoch_ms(instant, dialect), dialect)})"
+
+    return shapes.text("soda-since-windows", f"{dialect}\n{ref}", [], build)
 
 
 # What Soda 4's aggregation query names the dataset it reads (a CTE of the filtered dataset).
