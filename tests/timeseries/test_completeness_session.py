@@ -278,7 +278,7 @@ EDITS = {
                          "allowed_gaps=('market_halt',),\n                calendar='XLON',"),
     "pandera-share": ("pandera/bars_per_session.py", "min_pct='95',", "min_pct='90',"),
     "pandera-window": ("pandera/bars_per_session.py", "window_seconds=None,", "window_seconds=86400,"),
-    "ibis-expected": ("ibis/bars_per_session.py", "('expected', 390)", "('expected', 300)"),
+    "ibis-expected": ("ibis/bars_per_session.py", "expected=390,", "expected=300,"),
 }
 
 

@@ -131,3 +131,29 @@ def test_dbt_and_gx_rows_with_their_keys_on_postgres(files: tuple[Path, Path], p
             assert all(row.get(col) == value for row in v["rows"]), (cid, t, v["rows"])
             assert all({"meter_id", "event_ts"} <= set(row) for row in v["rows"]), (cid, t, v["rows"])
     assert clauses["revision_by:source_id"]["verdicts"]["dbt"]["rows"][0]["source_id"] == "manual_fix"
+
+
+def test_dbt_rows_on_the_many_dataset_path(tmp_path: Path) -> None:
+    """`verify --data-dir`: one dbt build for every dataset (two contracts here, one clean) stores
+    the failures too, and each failed test's rows go back to its own dataset."""
+    contract = tmp_path / "grid_voltage.yaml"
+    contract.write_text(CONTRACT, encoding="utf-8")
+    clean = tmp_path / "grid_clean.yaml"
+    clean.write_text(CONTRACT.replace("contract: grid_voltage", "contract: grid_clean"), encoding="utf-8")
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "grid_voltage.csv").write_text(DATA, encoding="utf-8")
+    (d / "grid_clean.csv").write_text("\n".join(DATA.splitlines()[:2]) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["verify", str(contract), str(clean), "--data-dir", str(d),
+                                    "--now", NOW, "--target", "dbt", "--format", "json"],
+                             catch_exceptions=False)
+    assert res.exit_code == 1, res.output
+    reports = {r["contract"]: r for r in json.loads(res.output)["contracts"]}
+    failing = {c["id"]: c["verdicts"]["dbt"] for c in reports["grid_voltage"]["clauses"]}
+    for cid, (col, value) in EXPECTED.items():
+        v = failing[cid]
+        assert v["status"] == "fail" and v["rows"], (cid, v)
+        assert all(row.get(col) == value for row in v["rows"]), (cid, v["rows"])
+    assert failing["revision_by:source_id"]["rows"][0]["source_id"] == "manual_fix"
+    for c in reports["grid_clean"]["clauses"]:
+        assert c["verdicts"]["dbt"]["rows"] == [], c

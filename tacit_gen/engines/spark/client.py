@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.engines.base import EngineRun, Verdict
+from tacit_gen.engines.base import EngineRun, SampleRows, Verdict
 
 if TYPE_CHECKING:
     from tacit_gen.engines.spark.env import SparkEnv
@@ -81,8 +81,14 @@ def _package_path(folder: Path) -> Path:
     return folder
 
 
+def _rows(raw: list[list[list[Any]]]) -> SampleRows:
+    """A verdict's offending rows as the worker wrote them (lists of [column, value])."""
+    return tuple(tuple((str(k), None if v is None else str(v)) for k, v in row) for row in raw)
+
+
 def _runs(raw: dict[str, Any]) -> dict[str, EngineRun]:
-    return {t: EngineRun(t, tuple(Verdict(v[0], v[1], v[2], v[3]) for v in run["verdicts"]),
+    return {t: EngineRun(t, tuple(Verdict(v[0], v[1], v[2], v[3], _rows(v[4]))
+                                  for v in run["verdicts"]),
                          tuple(run["notes"]), failure=run.get("failure"))
             for t, run in raw.items()}
 

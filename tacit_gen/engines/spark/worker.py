@@ -58,7 +58,9 @@ def _case(raw: dict[str, Any], root: Path) -> SparkCase:
 
 
 def _as_json(run: EngineRun) -> dict[str, Any]:
-    return {"verdicts": [[v.clause_id, v.status, v.failures, v.detail] for v in run.verdicts],
+    # a verdict's offending rows travel too: each a list of [column, value] pairs
+    return {"verdicts": [[v.clause_id, v.status, v.failures, v.detail, [list(map(list, r)) for r in v.rows]]
+                         for v in run.verdicts],
             "notes": list(run.notes), "failure": run.failure}
 
 

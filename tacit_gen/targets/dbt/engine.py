@@ -749,7 +749,7 @@ def _project(inputs: list[VerifyInput], prefixes: list[str], project: Path) -> l
               for inp, source, prefix in zip(inputs, sources, prefixes, strict=True)]
     since = inputs[0].since
     return build_together(builds, project, inputs[0].now.isoformat(),
-                          since.isoformat() if since else None)
+                          since.isoformat() if since else None, store_failures=True)
 
 
 def dbt_vars(now: str, since: str | None = None) -> str:
@@ -759,21 +759,25 @@ def dbt_vars(now: str, since: str | None = None) -> str:
 
 
 def build_together(builds: list[ModelBuild], project: Path, now: str,
-                   since: str | None = None) -> list[EngineRun]:
+                   since: str | None = None, store_failures: bool = False) -> list[EngineRun]:
     """Models sharing one project (written, profile and stand-in in place) and one pinned now:
     ONE ``dbt build`` of all, then a build of only the models that need another round
-    (``--select`` them) until none does; each model's verdicts, in order."""
+    (``--select`` them) until none does; each model's verdicts, in order (`store_failures`:
+    with ``--store-failures``, each failed test's first rows read back into its verdict)."""
     pending = [b for b in builds if b.error is None]
     why = link_packages(project)
     if why is not None:
         return [b.error or b.deps_failed(why) for b in builds]
     vars_arg = dbt_vars(now, since)
+    store = ["--store-failures"] if store_failures else []
+    for b in pending:
+        b.store_failures = store_failures
     first = True
     while pending:
         for b in pending:
             b.write()
         select = [] if first else ["--select", *(b.name for b in pending)]
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select)
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *store, *select)
         first = False
         pending = [b for b in pending if b.after_build() and b.rounds_left()]
     return [b.error or b.verdicts() for b in builds]

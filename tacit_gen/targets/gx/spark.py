@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tacit_gen.engines.spark.session import quoted
 from tacit_gen.engines.spark.worker import run_each
+from tacit_gen.targets.gx.engine import QUERY_KEY, ROWS_KEY
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -35,12 +36,25 @@ class SparkBatches:
 
     def run(self, ctx: Any, native: list[dict[str, Any]], custom: list[dict[str, Any]],
             notes: list[str], query: str | None = None) -> list[Any]:
-        from tacit_gen.targets.gx.engine import run_suite
+        """The suite on the dataframe, a failed expectation's rows with the contract's key
+        columns (GX's ``unexpected_index_column_names``) and a failed custom-SQL expectation's
+        first rows (its query run again, on the failure path only)."""
+        from tacit_gen.targets.gx.engine import custom_rows, run_suite
 
         self.spark.catalog.setCurrentDatabase(self.case.database)
-        df = (self.spark.sql(query) if query is not None
-              else self.spark.table(quoted(self.case.database, self.case.inp.table)))
-        return run_suite(ctx, native + custom, ("spark", df))
+        table = quoted(self.case.database, self.case.inp.table)
+        df = self.spark.sql(query) if query is not None else self.spark.table(table)
+        key = tuple(k for k in self.case.inp.contract.key if k in set(df.columns))
+        results = run_suite(ctx, native + custom, ("spark", df), key)
+
+        def rows(sql: str) -> list[dict[str, Any]]:
+            return [r.asDict() for r in self.spark.sql(sql).collect()]
+
+        for meta, ok, _count, _detail, errored in results:
+            sql = meta.pop(QUERY_KEY, None)
+            if not ok and not errored and isinstance(sql, str):
+                meta[ROWS_KEY] = custom_rows(sql, rows, f"({query})" if query else table)
+        return results
 
 
 def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
