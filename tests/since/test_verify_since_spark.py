@@ -4,8 +4,8 @@ the runtime, dbt-spark, Soda (spark-df) and GX, all cases in ONE Spark worker. S
 
 The same worker also verifies tests/verify/test_offending_rows.py's data (a duplicated key, a
 voltage above its bound, a restatement by a source the contract does not allow): the offending
-rows of GX (with the key columns; a failed custom-SQL expectation's rows are its query's), Soda
-and the runtime come back from the worker."""
+rows of dbt-spark (its failed tests' stored failures), GX (with the key columns; a failed
+custom-SQL expectation's rows are its query's), Soda and the runtime come back from the worker."""
 
 from __future__ import annotations
 
@@ -99,18 +99,18 @@ def test_the_whole_table_clauses_on_spark(reports: dict[str, VerifyReport], cont
 
 
 def test_offending_rows_with_their_keys_on_spark(reports: dict[str, VerifyReport]) -> None:
-    """The offending rows of GX, Soda and the runtime come back from the Spark worker, each with
-    its key (dbt-spark gives verdicts without rows: docs/how-to/offending-rows.md)."""
+    """The offending rows of every engine come back from the Spark worker, each with its key
+    (dbt's from the failed tests run again with `--store-failures`, read on the session)."""
     report = reports["rows"]
     assert report.exit_code == 1, report.render_text()
     for cid, (col, value) in GRID_EXPECTED.items():
         row = next(r for r in report.rows if r.clause.id == cid)
-        for t in ("gx", "soda", "ibis"):
+        for t in ENGINES:
             v = row.verdicts[t]
             got = [dict(r) for r in v.rows]
             assert v.status == "fail" and got, (cid, t, v)
             assert all(r.get(col) == value for r in got), (cid, t, got)
             assert all({"meter_id", "event_ts"} <= set(r) for r in got), (cid, t, got)
     restated = next(r for r in report.rows if r.clause.id == "revision_by:source_id")
-    for t in ("gx", "soda", "ibis"):
+    for t in ENGINES:
         assert dict(restated.verdicts[t].rows[0])["source_id"] == "manual_fix", t

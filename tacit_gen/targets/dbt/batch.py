@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,7 +45,9 @@ class BatchCase:
 
 
 def build_cases(cases: list[BatchCase], root: Path, write_project: Callable[[Path], None],
-                log: Callable[[str], None] = lambda _m: None) -> dict[str, EngineRun]:
+                log: Callable[[str], None] = lambda _m: None,
+                read_failures: Callable[[str], list[dict[str, Any]]] | None = None,
+                ) -> dict[str, EngineRun]:
     """Every case's model and tests in one project per pinned now (and macros file).
 
     Args:
@@ -55,6 +57,9 @@ def build_cases(cases: list[BatchCase], root: Path, write_project: Callable[[Pat
             project folder (:func:`tacit_gen.targets.dbt.engine.write_project` with the engine's
             profile output).
         log: progress lines (the Spark worker's log).
+        read_failures: the rows of a query on the adapter's connection: the failed tests run
+            again with ``--store-failures`` and their rows are read through it
+            (:func:`tacit_gen.targets.dbt.engine.store_failed_tests`).
 
     Returns:
         Per case id, its run.
@@ -74,7 +79,7 @@ def build_cases(cases: list[BatchCase], root: Path, write_project: Callable[[Pat
         started = time.monotonic()
         builds = [ModelBuild(c.inp, project, c.source_sql, only_own_tests=True,
                              prefix=f"{c.id}__") for c in members]
-        done = build_together(builds, project, now, since or None)
+        done = build_together(builds, project, now, since or None, read_failures=read_failures)
         runs.update(zip((c.id for c in members), done, strict=True))
         log(f"dbt: {len(members)} cases in one project, {time.monotonic() - started:.1f} s")
     return runs

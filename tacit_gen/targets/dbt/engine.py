@@ -348,12 +348,16 @@ def run(inp: VerifyInput) -> EngineRun:
     return build_verdicts(inp, project, _source_sql)
 
 
-def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., str]) -> EngineRun:
+def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., str],
+                   read_failures: Callable[[str], list[dict[str, Any]]] | None = None) -> EngineRun:
     """Build the model and its tests in `project` (profile and dbt_utils stand-in written);
-    `source_sql(relation, view=False)` is the model SQL selecting a relation of the input data."""
+    `source_sql(relation, view=False)` is the model SQL selecting a relation of the input data;
+    `read_failures(query)`: the rows of a query on the adapter's connection, where the stored
+    failures are not in a DuckDB file or on the PostgreSQL server (Spark)."""
     b = ModelBuild(inp, project, source_sql)
     if b.error is not None:
         return b.error
+    b.read_failures = read_failures
     why = link_packages(project)
     if why is not None:
         return b.deps_failed(why)
@@ -426,6 +430,10 @@ class ModelBuild:
         self.manifest: dict[str, Any] = {}
         self.built = False
         self.store_failures = False  # `--store-failures`: a failed test's rows are read back
+        # how a stored failure's rows are read (a query -> rows); None: the project's DuckDB
+        # file or the PostgreSQL server (`_audit_connection`)
+        self.read_failures: Callable[[str], list[dict[str, Any]]] | None = None
+        self.stored: dict[str, SampleRows] | None = None  # rows read by `store_failed_tests`
         self.last_error = ""
         self._rounds = len(self.yml_columns) + 4
 
@@ -528,6 +536,13 @@ class ModelBuild:
         if not failed:
             return {}
         out: dict[str, SampleRows] = {}
+        if self.read_failures is not None:
+            for uid, rel in failed.items():
+                try:
+                    out[uid] = sample_text(self.read_failures(f"select * from {rel} limit {SAMPLE_ROWS}"))
+                except Exception as e:
+                    self.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
+            return out
         try:
             con, pg = self._audit_connection()
         except Exception as e:
@@ -568,7 +583,8 @@ class ModelBuild:
         contract_checked, yml_columns = self.contract_checked, self.yml_columns
         verdicts: list[Verdict] = []
         test_verdicts: dict[str, list[Verdict]] = {}
-        stored = self.stored_failures() if built and self.store_failures else {}
+        stored = (self.stored if self.stored is not None
+                  else self.stored_failures() if built and self.store_failures else {})
         if built:
             for uid, r in self.results.items():
                 node = self.manifest.get("nodes", {}).get(uid) or {}
@@ -759,11 +775,15 @@ def dbt_vars(now: str, since: str | None = None) -> str:
 
 
 def build_together(builds: list[ModelBuild], project: Path, now: str,
-                   since: str | None = None, store_failures: bool = False) -> list[EngineRun]:
+                   since: str | None = None, store_failures: bool = False,
+                   read_failures: Callable[[str], list[dict[str, Any]]] | None = None,
+                   ) -> list[EngineRun]:
     """Models sharing one project (written, profile and stand-in in place) and one pinned now:
     ONE ``dbt build`` of all, then a build of only the models that need another round
     (``--select`` them) until none does; each model's verdicts, in order (`store_failures`:
-    with ``--store-failures``, each failed test's first rows read back into its verdict)."""
+    with ``--store-failures``, each failed test's first rows read back into its verdict;
+    `read_failures`: instead, the failed tests alone run again with ``--store-failures`` once
+    the builds are done, and their rows are read through it: `store_failed_tests`)."""
     pending = [b for b in builds if b.error is None]
     why = link_packages(project)
     if why is not None:
@@ -780,7 +800,50 @@ def build_together(builds: list[ModelBuild], project: Path, now: str,
         invoke(project, "build", "--vars", vars_arg, "--threads", "1", *store, *select)
         first = False
         pending = [b for b in pending if b.after_build() and b.rounds_left()]
+    if read_failures is not None:
+        store_failed_tests([b for b in builds if b.error is None and b.built], project, vars_arg,
+                           read_failures)
     return [b.error or b.verdicts() for b in builds]
+
+
+def store_failed_tests(builds: list[ModelBuild], project: Path, vars_arg: str,
+                       read: Callable[[str], list[dict[str, Any]]]) -> None:
+    """Run the builds' failed tests again with ``--store-failures`` (``dbt test --select`` them:
+    nothing is stored for a passing test) and read each one's first rows through `read`.
+
+    Where a stored table is costly (each is a table in the Spark warehouse) this stores the
+    failed tests only, where ``dbt build --store-failures`` stores one per test."""
+    failed: dict[str, str] = {}  # unique id -> test name
+    for b in builds:
+        b.stored = {}
+        nodes = b.manifest.get("nodes", {})
+        for uid, r in b.results.items():
+            node = nodes.get(uid) or {}
+            if node.get("resource_type") == "test" and r.get("status") in ("fail", "warn") \
+                    and b._own(node):
+                failed[uid] = str(node.get("name"))
+    if not failed:
+        return
+    invoke(project, "test", "--vars", vars_arg, "--threads", "1", "--store-failures",
+           "--select", *sorted(set(failed.values())))
+    try:
+        manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        for b in builds:
+            b.notes.append(f"stored failures not read: {type(e).__name__}: {e}")
+        return
+    nodes = manifest.get("nodes", {})
+    for b in builds:
+        stored: dict[str, SampleRows] = {}
+        b.stored = stored
+        for uid in b.results:
+            rel = (nodes.get(uid) or {}).get("relation_name") if uid in failed else None
+            if not rel:
+                continue
+            try:
+                stored[uid] = sample_text(read(f"select * from {rel} limit {SAMPLE_ROWS}"))
+            except Exception as e:
+                b.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
 
 
 def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:

@@ -39,11 +39,15 @@ def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
     output = {"type": "spark", "method": "session", "host": "localhost", "schema": "tacit_dbt",
               "threads": 1}
     root = Path(cases[0].inp.workdir).parent
+
+    def read(sql: str) -> list[dict[str, Any]]:  # a stored failure's rows, on the session
+        return [r.asDict() for r in spark.sql(sql).collect()]
+
     try:
         return build_cases([BatchCase(c.id, c.inp, _source_sql(c)) for c in cases], root,
                            lambda project: write_project(project, Path("spark"), output,
                                                          {"+file_format": "parquet"}),
-                           log=lambda m: print(m, flush=True))
+                           log=lambda m: print(m, flush=True), read_failures=read)
     except Exception as exc:  # the shared build crashed: each case on its own, crashes named
         print(f"dbt: the shared build failed ({type(exc).__name__}: {exc}); case by case",
               flush=True)
@@ -52,6 +56,6 @@ def run_cases(spark: Any, cases: list[SparkCase]) -> dict[str, EngineRun]:
         project = Path(case.inp.workdir) / "dbt"
         write_project(project, Path(case.database),
                       {**output, "schema": f"{case.database}_dbt"}, {"+file_format": "parquet"})
-        return build_verdicts(case.inp, project, _source_sql(case))
+        return build_verdicts(case.inp, project, _source_sql(case), read)
 
     return run_each(cases, "dbt", one)
