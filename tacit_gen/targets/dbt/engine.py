@@ -352,22 +352,23 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
                    read_failures: Callable[[str], list[dict[str, Any]]] | None = None) -> EngineRun:
     """Build the model and its tests in `project` (profile and dbt_utils stand-in written);
     `source_sql(relation, view=False)` is the model SQL selecting a relation of the input data;
-    `read_failures(query)`: the rows of a query on the adapter's connection, where the stored
-    failures are not in a DuckDB file or on the PostgreSQL server (Spark)."""
+    `read_failures(query)`: the rows of a query on the adapter's connection (default: the
+    project's DuckDB file or the PostgreSQL server, `audit_reader`), for the failed tests' rows
+    (`store_failed_tests`)."""
     b = ModelBuild(inp, project, source_sql)
     if b.error is not None:
         return b.error
-    b.read_failures = read_failures
     why = link_packages(project)
     if why is not None:
         return b.deps_failed(why)
     vars_arg = dbt_vars(inp.now.isoformat(), inp.since.isoformat() if inp.since else None)
-    b.store_failures = True  # the offending rows, read back from dbt's audit schema
     while b.rounds_left():
         b.write()
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1", "--store-failures")
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1")
         if not b.after_build():
             break
+    if b.built:
+        store_failed_tests([b], project, vars_arg, read_failures or audit_reader(project, inp.postgres))
     return b.verdicts()
 
 
@@ -429,11 +430,7 @@ class ModelBuild:
         self.results: dict[str, Any] = {}
         self.manifest: dict[str, Any] = {}
         self.built = False
-        self.store_failures = False  # `--store-failures`: a failed test's rows are read back
-        # how a stored failure's rows are read (a query -> rows); None: the project's DuckDB
-        # file or the PostgreSQL server (`_audit_connection`)
-        self.read_failures: Callable[[str], list[dict[str, Any]]] | None = None
-        self.stored: dict[str, SampleRows] | None = None  # rows read by `store_failed_tests`
+        self.stored: dict[str, SampleRows] = {}  # failed tests' rows (`store_failed_tests`)
         self.last_error = ""
         self._rounds = len(self.yml_columns) + 4
 
@@ -525,57 +522,6 @@ class ModelBuild:
         return not self.only_own_tests or self.model_uid in (
             (node.get("depends_on") or {}).get("nodes") or [])
 
-    def stored_failures(self) -> dict[str, SampleRows]:
-        """The first rows dbt stored for each failed test of this model (``--store-failures``:
-        a table per test in the audit schema, named by the manifest's ``relation_name``), read
-        only for the tests that failed; empty when they cannot be read (the verdict stands)."""
-        nodes = self.manifest.get("nodes", {})
-        failed = {uid: rel for uid, r in self.results.items()
-                  if r.get("status") in ("fail", "warn") and self._own(nodes.get(uid) or {})
-                  and (rel := (nodes.get(uid) or {}).get("relation_name"))}
-        if not failed:
-            return {}
-        out: dict[str, SampleRows] = {}
-        if self.read_failures is not None:
-            for uid, rel in failed.items():
-                try:
-                    out[uid] = sample_text(self.read_failures(f"select * from {rel} limit {SAMPLE_ROWS}"))
-                except Exception as e:
-                    self.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
-            return out
-        try:
-            con, pg = self._audit_connection()
-        except Exception as e:
-            self.notes.append(f"stored failures not read: {type(e).__name__}: {e}")
-            return {}
-        try:
-            for uid, rel in failed.items():
-                try:
-                    cur = con.cursor() if pg else con
-                    cur.execute(f"select * from {rel} limit {SAMPLE_ROWS}")
-                    names = [d[0] for d in cur.description]
-                    out[uid] = sample_text(dict(zip(names, row, strict=True))
-                                           for row in cur.fetchall())
-                except Exception as e:
-                    self.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
-                    if pg:
-                        con.rollback()
-        finally:
-            con.close()
-        return out
-
-    def _audit_connection(self) -> tuple[Any, bool]:
-        """A connection to where dbt stored the failures (the project's DuckDB file, or the
-        PostgreSQL server); whether it is PostgreSQL."""
-        pg = self.inp.postgres
-        if pg is not None:
-            import psycopg2
-
-            return psycopg2.connect(pg.dsn), True
-        import duckdb
-
-        return duckdb.connect(str(self.project / "verify.duckdb")), False
-
     def verdicts(self) -> EngineRun:
         """One verdict per clause, from the last round's results."""
         clauses, fixed, notes, model = self.inp.clauses, self.fixed, self.notes, self.model
@@ -583,8 +529,7 @@ class ModelBuild:
         contract_checked, yml_columns = self.contract_checked, self.yml_columns
         verdicts: list[Verdict] = []
         test_verdicts: dict[str, list[Verdict]] = {}
-        stored = (self.stored if self.stored is not None
-                  else self.stored_failures() if built and self.store_failures else {})
+        stored = self.stored
         if built:
             for uid, r in self.results.items():
                 node = self.manifest.get("nodes", {}).get(uid) or {}
@@ -765,7 +710,7 @@ def _project(inputs: list[VerifyInput], prefixes: list[str], project: Path) -> l
               for inp, source, prefix in zip(inputs, sources, prefixes, strict=True)]
     since = inputs[0].since
     return build_together(builds, project, inputs[0].now.isoformat(),
-                          since.isoformat() if since else None, store_failures=True)
+                          since.isoformat() if since else None)
 
 
 def dbt_vars(now: str, since: str | None = None) -> str:
@@ -775,47 +720,74 @@ def dbt_vars(now: str, since: str | None = None) -> str:
 
 
 def build_together(builds: list[ModelBuild], project: Path, now: str,
-                   since: str | None = None, store_failures: bool = False,
+                   since: str | None = None,
                    read_failures: Callable[[str], list[dict[str, Any]]] | None = None,
                    ) -> list[EngineRun]:
     """Models sharing one project (written, profile and stand-in in place) and one pinned now:
     ONE ``dbt build`` of all, then a build of only the models that need another round
-    (``--select`` them) until none does; each model's verdicts, in order (`store_failures`:
-    with ``--store-failures``, each failed test's first rows read back into its verdict;
-    `read_failures`: instead, the failed tests alone run again with ``--store-failures`` once
-    the builds are done, and their rows are read through it: `store_failed_tests`)."""
+    (``--select`` them) until none does; then the failed tests' rows (`store_failed_tests`,
+    read through `read_failures`, by default `audit_reader`); each model's verdicts, in order."""
     pending = [b for b in builds if b.error is None]
     why = link_packages(project)
     if why is not None:
         return [b.error or b.deps_failed(why) for b in builds]
     vars_arg = dbt_vars(now, since)
-    store = ["--store-failures"] if store_failures else []
-    for b in pending:
-        b.store_failures = store_failures
     first = True
     while pending:
         for b in pending:
             b.write()
         select = [] if first else ["--select", *(b.name for b in pending)]
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *store, *select)
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select)
         first = False
         pending = [b for b in pending if b.after_build() and b.rounds_left()]
-    if read_failures is not None:
-        store_failed_tests([b for b in builds if b.error is None and b.built], project, vars_arg,
-                           read_failures)
+    built = [b for b in builds if b.error is None and b.built]
+    if built:
+        store_failed_tests(built, project, vars_arg,
+                           read_failures or audit_reader(project, built[0].inp.postgres))
     return [b.error or b.verdicts() for b in builds]
+
+
+def audit_reader(project: Path, pg: PgLocation | None) -> Callable[[str], list[dict[str, Any]]]:
+    """The rows of a query where dbt stored the failures: the project's DuckDB file
+    (``verify.duckdb``), or the PostgreSQL server; a connection per query."""
+
+    def read(sql: str) -> list[dict[str, Any]]:
+        if pg is not None:
+            import psycopg2
+
+            con = psycopg2.connect(pg.dsn)
+            try:
+                with con.cursor() as cur:
+                    cur.execute(sql)
+                    names = [d[0] for d in cur.description or ()]
+                    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+            finally:
+                con.close()
+        import duckdb
+
+        dcon = duckdb.connect(str(project / "verify.duckdb"))
+        try:
+            cur = dcon.execute(sql)
+            names = [d[0] for d in cur.description or ()]
+            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        finally:
+            dcon.close()
+
+    return read
 
 
 def store_failed_tests(builds: list[ModelBuild], project: Path, vars_arg: str,
                        read: Callable[[str], list[dict[str, Any]]]) -> None:
-    """Run the builds' failed tests again with ``--store-failures`` (``dbt test --select`` them:
-    nothing is stored for a passing test) and read each one's first rows through `read`.
+    """Run the builds' failed tests again with ``--store-failures`` (``dbt test --select`` them)
+    and read each one's first rows (``LIMIT 5``) through `read` into its build's `stored`.
 
-    Where a stored table is costly (each is a table in the Spark warehouse) this stores the
-    failed tests only, where ``dbt build --store-failures`` stores one per test."""
+    The build itself runs without ``--store-failures``: that would write a table per test,
+    passing ones included (on Spark a Parquet table in the warehouse each), and a test whose
+    table cannot be written (PostgreSQL refuses a name over 63 characters) would error there,
+    its verdict lost. Here such a test only gives no rows (a note says why); nothing runs again
+    when every test passed."""
     failed: dict[str, str] = {}  # unique id -> test name
     for b in builds:
-        b.stored = {}
         nodes = b.manifest.get("nodes", {})
         for uid, r in b.results.items():
             node = nodes.get(uid) or {}
@@ -826,22 +798,26 @@ def store_failed_tests(builds: list[ModelBuild], project: Path, vars_arg: str,
         return
     invoke(project, "test", "--vars", vars_arg, "--threads", "1", "--store-failures",
            "--select", *sorted(set(failed.values())))
+    target = project / "target"
     try:
-        manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+        manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+        rerun = {r["unique_id"]: r for r in
+                 json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]}
+    except (OSError, ValueError, KeyError) as e:
         for b in builds:
             b.notes.append(f"stored failures not read: {type(e).__name__}: {e}")
         return
     nodes = manifest.get("nodes", {})
     for b in builds:
-        stored: dict[str, SampleRows] = {}
-        b.stored = stored
-        for uid in b.results:
-            rel = (nodes.get(uid) or {}).get("relation_name") if uid in failed else None
-            if not rel:
+        for uid in (u for u in b.results if u in failed):
+            rel = (nodes.get(uid) or {}).get("relation_name")
+            again = rerun.get(uid) or {}
+            if not rel or again.get("status") not in ("fail", "warn"):
+                why = str(again.get("message") or again.get("status") or "not run").strip()
+                b.notes.append(f"no rows stored for {failed[uid]}: {(why.splitlines() or [''])[-1]}")
                 continue
             try:
-                stored[uid] = sample_text(read(f"select * from {rel} limit {SAMPLE_ROWS}"))
+                b.stored[uid] = sample_text(read(f"select * from {rel} limit {SAMPLE_ROWS}"))
             except Exception as e:
                 b.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
 
