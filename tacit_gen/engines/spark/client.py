@@ -86,7 +86,7 @@ def _rows(raw: list[list[list[Any]]]) -> SampleRows:
     return tuple(tuple((str(k), None if v is None else str(v)) for k, v in row) for row in raw)
 
 
-def _runs(raw: dict[str, Any]) -> dict[str, EngineRun]:
+def runs_from_json(raw: dict[str, Any]) -> dict[str, EngineRun]:
     return {t: EngineRun(t, tuple(Verdict(v[0], v[1], v[2], v[3], _rows(v[4]))
                                   for v in run["verdicts"]),
                          tuple(run["notes"]), failure=run.get("failure"))
@@ -139,4 +139,4 @@ def run_worker(cases: list[SparkCaseRequest], workdir: Path, timeout: float | No
         tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
         raise SparkWorkerError(f"the Spark worker exited with {proc.returncode}:\n{tail}")
     data = json.loads(results.read_text(encoding="utf-8"))
-    return {cid: _runs(raw) for cid, raw in data["cases"].items()}, dict(data.get("timings") or {})
+    return {cid: runs_from_json(raw) for cid, raw in data["cases"].items()}, dict(data.get("timings") or {})

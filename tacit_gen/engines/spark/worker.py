@@ -57,7 +57,7 @@ def _case(raw: dict[str, Any], root: Path) -> SparkCase:
     return SparkCase(raw["id"], inp, database, tuple(raw["targets"]), dict(raw["relations"]))
 
 
-def _as_json(run: EngineRun) -> dict[str, Any]:
+def run_as_json(run: EngineRun) -> dict[str, Any]:
     # a verdict's offending rows travel too: each a list of [column, value] pairs
     return {"verdicts": [[v.clause_id, v.status, v.failures, v.detail, [list(map(list, r)) for r in v.rows]]
                          for v in run.verdicts],
@@ -97,7 +97,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:  # the whole target failed: every clause of every case errors
             runs = {c.id: _error_run(target, c.inp, exc) for c in mine}
         for c in mine:
-            out[c.id][target] = _as_json(runs.get(c.id) or _error_run(
+            out[c.id][target] = run_as_json(runs.get(c.id) or _error_run(
                 target, c.inp, RuntimeError("the engine returned no verdicts")))
         timings[target] = time.monotonic() - t0
         print(f"{target}: {len(mine)} cases in {timings[target]:.1f} s", flush=True)

@@ -35,8 +35,8 @@ from tacit_gen.engines.base import (
     SampleRows,
     Verdict,
     VerifyInput,
-    sample_text,
 )
+from tacit_gen.targets.dbt.failures import audit_reader, store_failed_tests
 from tacit_gen.targets.dbt.fit import self_fit_contract
 from tacit_gen.targets.dbt.names import case_properties
 from tacit_gen.targets.dbt.render import (
@@ -368,7 +368,8 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
         if not b.after_build():
             break
     if b.built:
-        store_failed_tests([b], project, vars_arg, read_failures or audit_reader(project, inp.postgres))
+        store_failed_tests([b], project, vars_arg, read_failures or audit_reader(project, inp.postgres),
+                           invoke)
     return b.verdicts()
 
 
@@ -743,83 +744,8 @@ def build_together(builds: list[ModelBuild], project: Path, now: str,
     built = [b for b in builds if b.error is None and b.built]
     if built:
         store_failed_tests(built, project, vars_arg,
-                           read_failures or audit_reader(project, built[0].inp.postgres))
+                           read_failures or audit_reader(project, built[0].inp.postgres), invoke)
     return [b.error or b.verdicts() for b in builds]
-
-
-def audit_reader(project: Path, pg: PgLocation | None) -> Callable[[str], list[dict[str, Any]]]:
-    """The rows of a query where dbt stored the failures: the project's DuckDB file
-    (``verify.duckdb``), or the PostgreSQL server; a connection per query."""
-
-    def read(sql: str) -> list[dict[str, Any]]:
-        if pg is not None:
-            import psycopg2
-
-            con = psycopg2.connect(pg.dsn)
-            try:
-                with con.cursor() as cur:
-                    cur.execute(sql)
-                    names = [d[0] for d in cur.description or ()]
-                    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-            finally:
-                con.close()
-        import duckdb
-
-        dcon = duckdb.connect(str(project / "verify.duckdb"))
-        try:
-            cur = dcon.execute(sql)
-            names = [d[0] for d in cur.description or ()]
-            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-        finally:
-            dcon.close()
-
-    return read
-
-
-def store_failed_tests(builds: list[ModelBuild], project: Path, vars_arg: str,
-                       read: Callable[[str], list[dict[str, Any]]]) -> None:
-    """Run the builds' failed tests again with ``--store-failures`` (``dbt test --select`` them)
-    and read each one's first rows (``LIMIT 5``) through `read` into its build's `stored`.
-
-    The build itself runs without ``--store-failures``: that would write a table per test,
-    passing ones included (on Spark a Parquet table in the warehouse each), and a test whose
-    table cannot be written (PostgreSQL refuses a name over 63 characters) would error there,
-    its verdict lost. Here such a test only gives no rows (a note says why); nothing runs again
-    when every test passed."""
-    failed: dict[str, str] = {}  # unique id -> test name
-    for b in builds:
-        nodes = b.manifest.get("nodes", {})
-        for uid, r in b.results.items():
-            node = nodes.get(uid) or {}
-            if node.get("resource_type") == "test" and r.get("status") in ("fail", "warn") \
-                    and b._own(node):
-                failed[uid] = str(node.get("name"))
-    if not failed:
-        return
-    invoke(project, "test", "--vars", vars_arg, "--threads", "1", "--store-failures",
-           "--select", *sorted(set(failed.values())))
-    target = project / "target"
-    try:
-        manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-        rerun = {r["unique_id"]: r for r in
-                 json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]}
-    except (OSError, ValueError, KeyError) as e:
-        for b in builds:
-            b.notes.append(f"stored failures not read: {type(e).__name__}: {e}")
-        return
-    nodes = manifest.get("nodes", {})
-    for b in builds:
-        for uid in (u for u in b.results if u in failed):
-            rel = (nodes.get(uid) or {}).get("relation_name")
-            again = rerun.get(uid) or {}
-            if not rel or again.get("status") not in ("fail", "warn"):
-                why = str(again.get("message") or again.get("status") or "not run").strip()
-                b.notes.append(f"no rows stored for {failed[uid]}: {(why.splitlines() or [''])[-1]}")
-                continue
-            try:
-                b.stored[uid] = sample_text(read(f"select * from {rel} limit {SAMPLE_ROWS}"))
-            except Exception as e:
-                b.notes.append(f"stored failures of {rel} not read: {type(e).__name__}: {e}")
 
 
 def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
