@@ -123,6 +123,36 @@ class PgLocation:
         return urlunsplit(u._replace(query="&".join([*keep, f"options={opts}"])))
 
 
+def query_rows(sql: str, *, database: Path | None = None, pg: PgLocation | None = None,
+               in_schema: bool = False, read_only: bool = True) -> list[dict[str, Any]]:
+    """The rows of one query (column -> value), on a connection of its own: the DuckDB file
+    `database` (`read_only`: False for a file this process holds open read-write, as dbt's
+    in-process runner does its project's), or the PostgreSQL server `pg` (`in_schema`: with
+    its schema first on the search path). For the offending rows an engine reads again after
+    its run."""
+    if pg is not None:
+        import psycopg2
+
+        opts = f"-c search_path={pg.schema}" if in_schema else None
+        con = psycopg2.connect(pg.dsn, options=opts) if opts else psycopg2.connect(pg.dsn)
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql)
+                names = [d[0] for d in cur.description or ()]
+                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        finally:
+            con.close()
+    import duckdb
+
+    dcon = duckdb.connect(str(database), read_only=read_only)
+    try:
+        cur = dcon.execute(sql)
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+    finally:
+        dcon.close()
+
+
 def load_module(path: Path, prefix: str) -> ModuleType:
     """Import a generated Python module from its file under a private name (`prefix` plus a hash
     of the path), registered in sys.modules only while it executes (its postponed annotations

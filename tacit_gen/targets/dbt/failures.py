@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from tacit_gen.engines.base import SAMPLE_ROWS, PgLocation, sample_text
+from tacit_gen.engines.base import SAMPLE_ROWS, PgLocation, query_rows, sample_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,26 +27,7 @@ def audit_reader(project: Path, pg: PgLocation | None) -> Callable[[str], list[d
     (``verify.duckdb``), or the PostgreSQL server; a connection per query."""
 
     def read(sql: str) -> list[dict[str, Any]]:
-        if pg is not None:
-            import psycopg2
-
-            con = psycopg2.connect(pg.dsn)
-            try:
-                with con.cursor() as cur:
-                    cur.execute(sql)
-                    names = [d[0] for d in cur.description or ()]
-                    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-            finally:
-                con.close()
-        import duckdb
-
-        dcon = duckdb.connect(str(project / "verify.duckdb"))
-        try:
-            cur = dcon.execute(sql)
-            names = [d[0] for d in cur.description or ()]
-            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-        finally:
-            dcon.close()
+        return query_rows(sql, database=project / "verify.duckdb", pg=pg, read_only=False)
 
     return read
 

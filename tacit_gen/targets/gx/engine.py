@@ -36,6 +36,7 @@ from tacit_gen.engines.base import (
     SampleRows,
     Verdict,
     VerifyInput,
+    query_rows,
     sample_text,
 )
 from tacit_gen.sql import ident
@@ -425,15 +426,7 @@ class DuckDBBatches:
             return result
 
         def run(sql: str) -> list[dict[str, Any]]:
-            import duckdb
-
-            con = duckdb.connect(str(self.inp.database), read_only=True)
-            try:
-                cur = con.execute(sql)
-                names = [d[0] for d in cur.description or ()]
-                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-            finally:
-                con.close()
+            return query_rows(sql, database=self.inp.database)
 
         meta[ROWS_KEY] = custom_rows(query, run, f"({batch})" if batch else ident(self.inp.table))
         return result
@@ -470,18 +463,8 @@ class PostgresBatches:
         return [next(iter(row.values())) for row in self._rows(sql)]
 
     def _rows(self, sql: str) -> list[dict[str, Any]]:
-        import psycopg2
-
-        pg = self.inp.postgres
-        assert pg is not None  # the PostgreSQL batches run only with a server
-        con = psycopg2.connect(pg.dsn, options=f"-c search_path={pg.schema}")
-        try:
-            with con.cursor() as cur:
-                cur.execute(sql)
-                names = [d[0] for d in cur.description or ()]
-                return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-        finally:
-            con.close()
+        assert self.inp.postgres is not None  # the PostgreSQL batches run only with a server
+        return query_rows(sql, pg=self.inp.postgres, in_schema=True)
 
     def _custom_rows(self, result: _Result, batch: str | None = None) -> _Result:
         """A failed custom-SQL expectation's first rows, as on DuckDB (its query run again)."""
