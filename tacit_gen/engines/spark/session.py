@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tacit_gen.contract.types import DataType
 
-__all__ = ["SESSION_SQL_CONF", "SPARK_CONF", "check_types", "create_views", "quoted", "session", "spark_type"]
+__all__ = ["CONF_ENV", "SESSION_SQL_CONF", "SPARK_CONF", "check_types", "conf", "create_views",
+           "extra_conf", "quoted", "session", "spark_type"]
 
 SPARK_CONF: dict[str, str] = {
     "spark.master": "local[2]",
@@ -56,6 +57,40 @@ def spark_type(t: DataType) -> str:
     return _SPARK_TYPES[t.kind]
 
 
+CONF_ENV = "TACIT_GEN_SPARK_CONF"
+
+
+def extra_conf() -> dict[str, str]:
+    """Settings from ``$TACIT_GEN_SPARK_CONF`` (a JSON object of strings) laid over
+    `SPARK_CONF`: the test suite's small-data settings (docs/engines/spark.md)."""
+    import json
+
+    text = os.environ.get(CONF_ENV, "").strip()
+    if not text:
+        return {}
+    try:
+        conf = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"${CONF_ENV} is not JSON: {e}") from None
+    if not isinstance(conf, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in conf.items()):
+        raise ValueError(f"${CONF_ENV} must be a JSON object of strings, got {text!r}")
+    return conf
+
+
+_UTC = "-Duser.timezone=UTC"
+
+
+def conf() -> dict[str, str]:
+    """`SPARK_CONF` with `extra_conf` laid over it; the JVMs' options keep ``-Duser.timezone=UTC``
+    whatever the overlay says (every engine's instants are UTC)."""
+    out = {**SPARK_CONF, **extra_conf()}
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        if _UTC not in out[key].split():
+            out[key] = f"{_UTC} {out[key]}".strip()
+    return out
+
+
 def session(workdir: Path) -> Any:
     """The worker's Spark session (local[2], UTC, no UI), its warehouse under `workdir`."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -63,7 +98,7 @@ def session(workdir: Path) -> Any:
     from pyspark.sql import SparkSession  # pyright: ignore[reportMissingImports]  (Spark env)
 
     builder = SparkSession.builder
-    for k, v in SPARK_CONF.items():
+    for k, v in conf().items():
         builder = builder.config(k, v)
     builder = builder.config("spark.sql.warehouse.dir", str(workdir / "warehouse"))
     builder = builder.config("spark.local.dir", str(workdir / "tmp"))

@@ -69,13 +69,14 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     import importlib
     import shutil
 
-    from tacit_gen.engines.spark.session import SESSION_SQL_CONF, SPARK_CONF, create_views, session
+    from tacit_gen.engines.spark.session import SESSION_SQL_CONF, conf, create_views, session
 
     root = Path(request["workdir"])
     shutil.rmtree(root, ignore_errors=True)  # a kept folder of an earlier run: fresh warehouse
     root.mkdir(parents=True)
     started = time.monotonic()
     spark = session(root)
+    settings = conf()
     timings: dict[str, float] = {"session": time.monotonic() - started}
     cases = [_case(raw, root) for raw in request["cases"]]
     for case in cases:
@@ -89,7 +90,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
         # in the session it shares (its credentials force spark.sql.ansi.enabled=false), which
         # the engines after it would otherwise inherit
         for key in SESSION_SQL_CONF:
-            spark.conf.set(key, SPARK_CONF[key])
+            spark.conf.set(key, settings[key])
         mine = [c for c in cases if target in c.targets]
         module = importlib.import_module(modules[target])
         try:

@@ -19,6 +19,7 @@ Verdicts come from dbt's own results (``run_results.json`` + the manifest's test
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -211,10 +212,17 @@ def link_packages(project: Path) -> str | None:
     return None
 
 
-def invoke(project: Path, *args: str) -> Any:
-    """Run one dbt command in process against the project."""
+def invoke(project: Path, *args: str, manifest: Any = None) -> Any:
+    """Run one dbt command in process against the project; with `manifest` (a `parse`'s, of the
+    project as it is now), dbt runs on it instead of parsing the project again."""
     paths = [] if args[0] == "deps" else ["--target-path", str(project / "target")]
-    return _runner().invoke(
+    if manifest is not None:
+        from dbt.cli.main import dbtRunner
+
+        runner = dbtRunner(manifest=manifest)
+    else:
+        runner = _runner()
+    return runner.invoke(
         [
             *args,
             "--project-dir",
@@ -337,6 +345,15 @@ def _pg_source(pg: PgLocation) -> Callable[..., str]:
     return pg_source
 
 
+def parsed(project: Path, vars_arg: str) -> Any:
+    """The project parsed (``dbt parse`` with the build's `vars_arg`): its manifest, which the
+    build and the rerun of its failed tests (`store_failed_tests`) share, so dbt parses the project
+    (its own and the adapter's macros: most of a small build's CPU) once for both; None when the
+    parse fails, and the build then parses for itself and reports what failed, as before."""
+    result = invoke(project, "parse", "--vars", vars_arg)
+    return result.result if getattr(result, "success", False) else None
+
+
 def run(inp: VerifyInput) -> EngineRun:
     """Build the model and its tests with dbt on the input data; one verdict per clause."""
     project = Path(inp.workdir) / "project"
@@ -362,14 +379,16 @@ def build_verdicts(inp: VerifyInput, project: Path, source_sql: Callable[..., st
     if why is not None:
         return b.deps_failed(why)
     vars_arg = dbt_vars(inp.now.isoformat(), inp.since.isoformat() if inp.since else None)
+    manifest = None
     while b.rounds_left():
         b.write()
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1")
+        manifest = parsed(project, vars_arg)
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", manifest=manifest)
         if not b.after_build():
             break
     if b.built:
         store_failed_tests([b], project, vars_arg, read_failures or audit_reader(project, inp.postgres),
-                           invoke)
+                           functools.partial(invoke, manifest=manifest))
     return b.verdicts()
 
 
@@ -734,17 +753,20 @@ def build_together(builds: list[ModelBuild], project: Path, now: str,
         return [b.error or b.deps_failed(why) for b in builds]
     vars_arg = dbt_vars(now, since)
     first = True
+    manifest = None
     while pending:
         for b in pending:
             b.write()
         select = [] if first else ["--select", *(b.name for b in pending)]
-        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select)
+        manifest = parsed(project, vars_arg)
+        invoke(project, "build", "--vars", vars_arg, "--threads", "1", *select, manifest=manifest)
         first = False
         pending = [b for b in pending if b.after_build() and b.rounds_left()]
     built = [b for b in builds if b.error is None and b.built]
     if built:
         store_failed_tests(built, project, vars_arg,
-                           read_failures or audit_reader(project, built[0].inp.postgres), invoke)
+                           read_failures or audit_reader(project, built[0].inp.postgres),
+                           functools.partial(invoke, manifest=manifest))
     return [b.error or b.verdicts() for b in builds]
 
 

@@ -41,10 +41,10 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, ...]]]:
     seen: list[tuple[str, ...]] = []
     real = engine.invoke
 
-    def counting(project: Path, *args: str) -> Any:
+    def counting(project: Path, *args: str, manifest: Any = None) -> Any:
         if args[0] == "build":
             seen.append(args)
-        return real(project, *args)
+        return real(project, *args, manifest=manifest)
 
     monkeypatch.setattr(engine, "invoke", counting)
     stop = threading.Event()

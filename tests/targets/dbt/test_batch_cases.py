@@ -88,10 +88,10 @@ def test_one_build_gives_every_case_its_own_verdicts(tmp_path: Path,
     builds: list[tuple[str, ...]] = []
     real = engine.invoke
 
-    def counting(project: Path, *args: str) -> Any:
+    def counting(project: Path, *args: str, manifest: Any = None) -> Any:
         if args[0] == "build":
             builds.append(args)
-        return real(project, *args)
+        return real(project, *args, manifest=manifest)
 
     monkeypatch.setattr(engine, "invoke", counting)
     runs = build_cases(cases, tmp_path / "batch",
@@ -139,10 +139,10 @@ def test_run_cases_builds_one_contracts_datasets_in_one_project(
     builds: list[tuple[Path, tuple[str, ...]]] = []
     real = engine.invoke
 
-    def counting(project: Path, *args: str) -> Any:
+    def counting(project: Path, *args: str, manifest: Any = None) -> Any:
         if args[0] == "build":
             builds.append((project, args))
-        return real(project, *args)
+        return real(project, *args, manifest=manifest)
 
     monkeypatch.setattr(engine, "invoke", counting)
     runs = engine.run_cases(inputs)
