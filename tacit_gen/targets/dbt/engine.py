@@ -350,7 +350,9 @@ def parsed(project: Path, vars_arg: str) -> Any:
     build and the rerun of its failed tests (`store_failed_tests`) share, so dbt parses the project
     (its own and the adapter's macros: most of a small build's CPU) once for both; None when the
     parse fails, and the build then parses for itself and reports what failed, as before."""
-    result = invoke(project, "parse", "--vars", vars_arg)
+    from tacit_gen.targets.dbt import seed
+
+    result = invoke(project, "parse", "--vars", vars_arg, *seed.parse_args(project, invoke))
     return result.result if getattr(result, "success", False) else None
 
 
