@@ -540,7 +540,7 @@ class ModelBuild:
             return True
         return False
 
-    def _own(self, node: dict[str, Any]) -> bool:
+    def owns(self, node: dict[str, Any]) -> bool:
         return not self.only_own_tests or self.model_uid in (
             (node.get("depends_on") or {}).get("nodes") or [])
 
@@ -555,7 +555,7 @@ class ModelBuild:
         if built:
             for uid, r in self.results.items():
                 node = self.manifest.get("nodes", {}).get(uid) or {}
-                if node.get("resource_type") != "test" or not self._own(node):
+                if node.get("resource_type") != "test" or not self.owns(node):
                     continue
                 test_cid = _clause_of(node)
                 if test_cid is None:

@@ -37,20 +37,16 @@ def store_failed_tests(builds: list[ModelBuild], project: Path, vars_arg: str,
                        invoke: Callable[..., Any]) -> None:
     """Run the builds' failed tests again with ``--store-failures`` (``dbt test --select`` them)
     and read each one's first rows (``LIMIT 5``) through `read` into its build's `stored`
-    (`invoke(project, *args)`: runs a dbt command, `tacit_gen.targets.dbt.engine.invoke`).
-
-    The build itself runs without ``--store-failures``: that would write a table per test,
-    passing ones included (on Spark a Parquet table in the warehouse each), and a test whose
-    table cannot be written (PostgreSQL refuses a name over 63 characters) would error there,
-    its verdict lost. Here such a test only gives no rows (a note says why); nothing runs again
-    when every test passed."""
+    (`invoke(project, *args)`: runs a dbt command, `tacit_gen.targets.dbt.engine.invoke`). A test
+    whose table cannot be written only gives no rows (a note says why; the module docstring);
+    nothing runs again when every test passed."""
     failed: dict[str, str] = {}  # unique id -> test name
     for b in builds:
         nodes = b.manifest.get("nodes", {})
         for uid, r in b.results.items():
             node = nodes.get(uid) or {}
             if node.get("resource_type") == "test" and r.get("status") in ("fail", "warn") \
-                    and b._own(node):
+                    and b.owns(node):
                 failed[uid] = str(node.get("name"))
     if not failed:
         return

@@ -13,9 +13,9 @@ file, no root macro), so it holds only files whose parse depends on neither the 
 profile (macros are parsed as templates; nothing in them is rendered at parse time). A project's
 parse reads it (``--partial-parse --partial-parse-file-path <seed>``): every file of the
 project's own is new to dbt, so it is parsed with this run's vars and profile, as in a full parse.
-dbt's own check would refuse the seed for the vars and the profile alone; :func:`_accepting`
-(installed once per process around ``ManifestLoader.is_partial_parsable``) accepts a seed file
-of this cache when every other check of dbt's passes (the dbt version, the projects' config
+dbt's own check would refuse the seed for the vars and the profile alone; the wrapper that
+`_install` puts around ``ManifestLoader.is_partial_parsable`` (once per process) accepts a seed
+file of this cache when every other check of dbt's passes (the dbt version, the projects' config
 files, the env vars they read), and leaves every other partial-parse file to dbt.
 
 The seed's name is a hash of what its parse depends on: dbt's version and the adapter's, the
@@ -79,7 +79,9 @@ def _key(project: Path) -> str:
 
 @functools.cache
 def _install() -> bool:
-    """Wrap dbt's partial-parse check once in this process (False: this dbt has no such check)."""
+    """Wrap dbt's partial-parse check, once in this process (False: this dbt has no such check).
+    The seed folder is read at each check, so a process that moves its cache (a test setting
+    ``TACIT_GEN_CACHE_DIR``) needs no second wrapper."""
     try:
         from dbt.flags import get_flags
         from dbt.parser.manifest import ManifestLoader
@@ -89,12 +91,11 @@ def _install() -> bool:
     original = getattr(ManifestLoader, "is_partial_parsable", None)
     if original is None:
         return False
-    seeds = _seeds_dir().resolve()
 
     def accepting(self: Any, manifest: Any) -> tuple[bool, Any]:
         ok, why = original(self, manifest)
         path = getattr(get_flags(), "PARTIAL_PARSE_FILE_PATH", None)
-        if ok or not path or Path(path).resolve().parent != seeds:
+        if ok or not path or Path(path).resolve().parent != _seeds_dir().resolve():
             return ok, why
         mine, saved = self.manifest.state_check, manifest.state_check
         if (manifest.metadata.dbt_version == __version__

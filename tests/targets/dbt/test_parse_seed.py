@@ -58,7 +58,6 @@ def _nodes(project: Path) -> dict[str, Any]:
 def test_a_seeded_parse_is_the_full_parse(kept: Path, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TACIT_GEN_CACHE_DIR", str(tmp_path / "cache"))
-    seed._install.cache_clear()
     vars_arg = engine.dbt_vars("2024-03-04T12:00:00+00:00", "2024-03-04T06:00:00+00:00")
     full = _project(kept, tmp_path, "full")
     monkeypatch.setenv(seed.ENV, "0")
@@ -83,7 +82,6 @@ def test_a_seed_of_another_project_config_is_refused(kept: Path, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """dbt's other checks still hold: a seed made for another dbt_project.yml is not taken."""
     monkeypatch.setenv("TACIT_GEN_CACHE_DIR", str(tmp_path / "cache"))
-    seed._install.cache_clear()
     vars_arg = engine.dbt_vars("2024-03-04T12:00:00+00:00")
     first = _project(kept, tmp_path, "first")
     assert engine.parsed(first, vars_arg) is not None
