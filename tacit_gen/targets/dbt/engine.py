@@ -27,8 +27,6 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from tacit_gen.engines.base import (
     SAMPLE_ROWS,
     EngineRun,
@@ -39,7 +37,7 @@ from tacit_gen.engines.base import (
 )
 from tacit_gen.targets.dbt.failures import audit_reader, store_failed_tests
 from tacit_gen.targets.dbt.fit import self_fit_contract
-from tacit_gen.targets.dbt.names import case_properties
+from tacit_gen.targets.dbt.names import case_properties, dump_yaml, load_yaml
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
     MACROS_PATH,
@@ -48,6 +46,7 @@ from tacit_gen.targets.dbt.render import (
     model_name,
     templates_root,
 )
+from tacit_gen.targets.dbt.results import build_files
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -127,9 +126,7 @@ def warm() -> None:
 
 
 def _dump(data: Any) -> str:
-    return yaml.safe_dump(
-        data, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False
-    )
+    return dump_yaml(data)
 
 
 def standin_dir() -> Path:
@@ -251,7 +248,7 @@ class _Model:
     """The properties YAML of the model under test, edited between rounds."""
 
     def __init__(self, text: str) -> None:
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)
         self.doc = doc
         self.model: dict[str, Any] = doc["models"][0]
 
@@ -474,16 +471,12 @@ class ModelBuild:
 
     def after_build(self) -> bool:
         """Read the round's results; True when the model needs another round."""
-        project, props, fixed = self.project, self.props, self.fixed
-        rr_path = project / "target" / "run_results.json"
-        if not rr_path.is_file():
+        props, fixed = self.props, self.fixed
+        read = build_files(self.project)
+        if read is None:
             self.last_error = "dbt build wrote no run_results.json"
             return False
-        results = {
-            r["unique_id"]: r for r in json.loads(rr_path.read_text(encoding="utf-8"))["results"]
-        }
-        manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
-        self.results, self.manifest = results, manifest
+        self.results, self.manifest = results, _ = read
         mres = results.get(self.model_uid)
         if mres is None:
             self.last_error = f"dbt did not build model {self.model}"

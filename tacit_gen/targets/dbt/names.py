@@ -17,6 +17,23 @@ from tacit_gen.targets.dbt.text import relation_ref
 _REF = re.compile(r"""ref\(\s*(?P<q>['"])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\)""")
 
 
+# libyaml's parser and emitter (the pure-Python ones were a tenth of a batch's dbt CPU): the
+# engine's own project files, read back by dbt, never committed
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def load_yaml(text: str) -> Any:
+    """YAML text as plain data (the safe loader, libyaml's where installed)."""
+    return yaml.load(text, Loader=_LOADER)
+
+
+def dump_yaml(data: Any) -> str:
+    """Plain data as block YAML (the safe dumper, libyaml's where installed)."""
+    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=10**9,
+                     default_flow_style=False)
+
+
 def _rename_refs(value: Any, prefix: str, found: set[str]) -> Any:
     """Every ``ref('x')`` in the strings of `value` names ``<prefix>x``; `found` collects x."""
     if isinstance(value, str):
@@ -48,7 +65,7 @@ def case_properties(text: str, prefix: str) -> tuple[str, set[str], str]:
     Returns:
         The YAML text, the relations its tests ``ref()``, and the model's original name.
     """
-    doc = yaml.safe_load(text)
+    doc = load_yaml(text)
     model = doc["models"][0]
     original = str(model["name"])
     model["name"] = prefix + original
@@ -57,5 +74,4 @@ def case_properties(text: str, prefix: str) -> tuple[str, set[str], str]:
         _prefix_test_names(col.get("data_tests") or col.get("tests") or [], prefix)
     refs: set[str] = set()
     doc = _rename_refs(doc, prefix, refs)
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10**9,
-                          default_flow_style=False), refs, original
+    return dump_yaml(doc), refs, original
