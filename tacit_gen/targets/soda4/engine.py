@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,7 @@ def _columns(inp: VerifyInput, table: str) -> set[str]:
 def _prepare(i: int, inp: VerifyInput) -> _Case:
     path = inp.artifact_dir / artifact_path(inp.contract)
     text = path.read_text(encoding="utf-8")
-    doc = load_yaml(text)
+    doc = load_yaml(text, fast=True)
     dataset = str(doc["dataset"]).rsplit("/", 1)[-1]
     have = _columns(inp, inp.table)
     by_id: dict[str, Clause] = {c.id: c for c in inp.clauses}
@@ -231,24 +232,62 @@ def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
             for c in cases]
 
 
+class Server:
+    """This process's Soda 4 worker in ``--serve`` mode (`tacit_gen.targets.soda4.worker`): started
+    on the first request, kept for the next ones (a verify's rerun, the next verify of a process
+    that verifies many times), ended when this process exits (its standard input closes)."""
+
+    _current: Server | None = None
+    _lock = threading.Lock()
+
+    def __init__(self, python: str) -> None:
+        from tacit_gen.targets.soda4.env import WORKER
+
+        self.python, self.pid = python, os.getpid()
+        # -P: the worker's folder (this package's modules) is not put on the worker's path;
+        # its own output goes to each request's log, none of this process's pipes are held
+        self.proc = subprocess.Popen([python, "-P", str(WORKER), "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=_environ(), text=True, encoding="utf-8")
+
+    @classmethod
+    def ask(cls, python: str, request: Path) -> bool:
+        """Send `request`; True once answered, False if the worker ended (it is started anew on
+        the next request)."""
+        with cls._lock:
+            s = cls._current
+            # a forked process never shares its parent's worker (their requests would interleave)
+            if s is None or s.python != python or s.pid != os.getpid() or s.proc.poll() is not None:
+                s = cls._current = cls(python)
+            assert s.proc.stdin is not None and s.proc.stdout is not None
+            try:
+                s.proc.stdin.write(f"{request}\n")
+                s.proc.stdin.flush()
+                answered = s.proc.stdout.readline().strip() == "done"
+            except (BrokenPipeError, OSError):
+                answered = False
+            if not answered:
+                s.proc.kill()
+                s.proc.wait()
+                cls._current = None
+            return answered
+
+
 def _run_worker(workdir: Path, requests: list[dict[str, Any]], name: str = "") -> dict[str, Any]:
-    """The worker's raw result of each request, by id: ONE process of the soda4 environment."""
-    from tacit_gen.targets.soda4.env import WORKER, ensure_env
+    """The worker's raw result of each request, by id: the soda4 environment's one worker process
+    (`Server`)."""
+    from tacit_gen.targets.soda4.env import ensure_env
 
     env = ensure_env()
     request = workdir / f"request{name}.json"
     result_file = workdir / f"results{name}.json"
-    request.write_text(json.dumps({"workdir": str(workdir), "results": str(result_file),
-                                   "cases": requests}), encoding="utf-8")
     log = workdir / f"worker{name}.log"
-    with open(log, "w", encoding="utf-8") as fh:
-        # -P: the worker's folder (this package's modules) is not put on the worker's path
-        proc = subprocess.run([str(env.python), "-P", str(WORKER), str(request)], stdout=fh,
-                              stderr=subprocess.STDOUT, env=_environ(), cwd=str(workdir),
-                              check=False)
-    if proc.returncode != 0 or not result_file.is_file():
-        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
-        raise RuntimeError(f"the Soda 4 worker exited with {proc.returncode}: {tail}")
+    request.write_text(json.dumps({"workdir": str(workdir), "results": str(result_file),
+                                   "log": str(log), "cases": requests}), encoding="utf-8")
+    answered = Server.ask(str(env.python), request)
+    if not answered or not result_file.is_file():
+        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:] if log.is_file() else ""
+        raise RuntimeError(f"the Soda 4 worker {'wrote no results' if answered else 'ended'}: {tail}")
     return dict(json.loads(result_file.read_text(encoding="utf-8"))["cases"])
 
 
