@@ -78,11 +78,16 @@ SPARK_SMALL_DATA = ('{"spark.driver.extraJavaOptions": '
 @nox.session(python="3.11")
 def spark(session: nox.Session) -> None:
     """The Spark suite (`-m spark`): verify's Spark environment is created from the shipped lock
-    (cached in .nox/ for the run, timed), then every parity case runs in ONE worker and ONE Spark
-    session on the machine's Java 17."""
+    (cached in .nox/ for the run, timed), then every case of the Spark modules (parity, `since`,
+    calendar: tests/spark_batch.py) runs in ONE worker and ONE Spark session on the machine's
+    Java 17."""
     import time
 
-    session.install("-e", ".[dev]")
+    # the engines run in the Spark environment's one worker; this one runs pytest, verify's loading
+    # and the wire schemas in one process, which compiles what it imports: the whole
+    # environment's bytecode at install was 12 s of CPU for nothing (the worker's environment
+    # is still compiled at install, as `tacit-gen engines setup` does for users)
+    session.install("-e", ".[dev]", env={"UV_COMPILE_BYTECODE": "0"})
     env = {**OFFLINE, "TACIT_GEN_SPARK_ENV": os.path.join(session.virtualenv.location, "spark-env"),
            # the suite's JVM runs minutes, on small data: C1 alone compiles (C2's compiler threads
            # cost about 40 % of the JVM's CPU here) and one GC thread; Spark's own settings

@@ -146,6 +146,22 @@ def _pg_server():  # type: ignore[no-untyped-def]
 pg_server = _pg_server()
 
 
+def _spark_batch():  # type: ignore[no-untyped-def]
+    import pytest
+
+    @pytest.fixture(scope="session")
+    def spark_batch(request, tmp_path_factory):  # type: ignore[no-untyped-def]
+        """Every selected Spark module's cases in ONE Spark worker (tests/spark_batch.py)."""
+        from tests import spark_batch as batch
+
+        return batch.run(batch.modules_of(request.session.items), tmp_path_factory.mktemp("spark"))
+
+    return spark_batch
+
+
+spark_batch = _spark_batch()
+
+
 def _no_columns():  # type: ignore[no-untyped-def]
     import pytest
 

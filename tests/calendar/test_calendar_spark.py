@@ -9,14 +9,17 @@ as in pandera and the ibis runtime on pyspark. Both cases run in ONE Spark worke
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tacit_gen.verify import VerifyCase, VerifyReport
 from tests.calendar.data import MINUTE, iso, minute_bars, utc, write
 from tests.conftest import value_targets
 from tests.parity.harness import failed_by_engine
+from tests.spark_batch import SparkCases
 
 pytestmark = [pytest.mark.spark, pytest.mark.engine]
 ENGINES = value_targets("spark")
@@ -36,15 +39,20 @@ CASES = {"clean, restated 5 sessions late": (5, set()),
          "restated 6 sessions late": (6, {"revision_window"})}
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
-    root = tmp_path_factory.mktemp("calendar-spark")
+def spark_cases(root: Path) -> SparkCases:
+    """Both cases of this module (tests/spark_batch.py), by name."""
     src = root / "bars_1m.yaml"
     src.write_text(MINUTE, encoding="utf-8")
     contract = load(str(src))
-    cases = [VerifyCase(contract, write(root / f"case{i}.csv", _rows(day)), None, NOW, ENGINES, src)
-             for i, (day, _) in enumerate(CASES.values())]
-    return dict(zip(CASES, verify_cases(cases, engine="spark", workdir=root / "work"), strict=True))
+    return [(name, VerifyCase(contract, write(root / f"case{i}.csv", _rows(day)), None, NOW, ENGINES,
+                              src), None)
+            for i, (name, (day, _)) in enumerate(CASES.items())]
+
+
+@pytest.fixture(scope="module")
+def reports(spark_batch: dict[str, Any]) -> dict[str, VerifyReport]:
+    """This module's cases, verified on Spark in the run's one batch (tests/spark_batch.py)."""
+    return {name: report for name, (report, _) in spark_batch[__name__].items()}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

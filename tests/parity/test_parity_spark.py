@@ -27,7 +27,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
-from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tacit_gen.verify import VerifyCase, VerifyReport
 from tests.conftest import value_targets
 from tests.hardening import test_verify_before_1900 as before_1900
 from tests.hardening import test_verify_before_1970 as before_1970
@@ -48,6 +48,7 @@ from tests.parity.harness import (
     unsupported,
     verdict_table,
 )
+from tests.spark_batch import SparkCases
 from tests.targets import test_completeness_engines as completeness
 from tests.timeseries import session_bars_verify as session_bars
 from tests.timeseries.test_completeness_session_engines import CHECKING
@@ -109,21 +110,16 @@ def _case_id(case: tuple[str, str | None]) -> str:
     return f"{case[0]}-{case[1] or 'clean'}"
 
 
-
-
-@pytest.fixture(scope="module")
-def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[VerifyReport, Any]]:
-    """Every case verified on Spark in one batch: case id -> (report, the clauses sample broke)."""
-    root = tmp_path_factory.mktemp("spark-parity")
-    cases: list[VerifyCase] = []
-    violated: list[Any] = []
-    for i, (name, clause) in enumerate(CASES):
+def spark_cases(root: Path) -> SparkCases:
+    """Every case of this module (tests/spark_batch.py): case id -> the clauses sample broke."""
+    out: SparkCases = []
+    for name, clause in CASES:
         path = contract_path(name)
         contract = load(path)
         data = sample(contract, plan(contract), rows=ROWS, seed=7, violate=clause)
-        data_path, catalog_path = write(data, root / f"data{i}" / f"{name}.csv")
-        cases.append(VerifyCase(contract, data_path, catalog_path, data.now, ENGINES, path))
-        violated.append(data.violated)
+        data_path, catalog_path = write(data, root / f"data{len(out)}" / f"{name}.csv")
+        out.append((_case_id((name, clause)),
+                    VerifyCase(contract, data_path, catalog_path, data.now, ENGINES, path), data.violated))
     # The naive case: the clean fct data with every event_ts offset removed. DuckDB loads it as a
     # naive TIMESTAMP, Parquet keeps it naive, Spark reads TimestampNTZType.
     name = NAIVE[0]
@@ -132,19 +128,19 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     data_path, _ = write(data, root / "naive" / f"{name}.csv")
     text = data_path.read_text(encoding="utf-8")
     data_path.write_text(re.sub(r"(T[0-9:.]+)\+00:00", r"\1", text), encoding="utf-8")
-    cases.append(VerifyCase(contract, data_path, None, data.now, ENGINES, contract_path(name)))
-    violated.append(())
+    out.append((_case_id(NAIVE), VerifyCase(contract, data_path, None, data.now, ENGINES,
+                                            contract_path(name)), ()))
     for case in OUTAGE_CASES:
         data_path, outages = completeness._files(case, root / "completeness" / case)
-        cases.append(VerifyCase(load(completeness.CONTRACT), data_path, None, completeness.NOW,
-                                ENGINES, completeness.CONTRACT, outages=outages))
-        violated.append(())
+        out.append((f"completeness-{case}",
+                    VerifyCase(load(completeness.CONTRACT), data_path, None, completeness.NOW,
+                               ENGINES, completeness.CONTRACT, outages=outages), ()))
     for venue, whole in SESSION_CASES:
         path = session_bars.VENUE if venue else session_bars.LITERAL
         files = session_bars.write(root / _session_id(venue, whole), venue, whole)
-        cases.append(VerifyCase(load(str(path)), files["data"], files.get("catalog"), session_bars.NOW,
-                                ENGINES, path, outages=files["outages"]))
-        violated.append(())
+        out.append((_session_id(venue, whole),
+                    VerifyCase(load(str(path)), files["data"], files.get("catalog"), session_bars.NOW,
+                               ENGINES, path, outages=files["outages"]), ()))
     # The hand-made hardening cases (tests/hardening/test_verify_*.py), each the contract, data and
     # catalog its module writes:
     # - nan_div: Spark orders NaN as DuckDB and PostgreSQL do, and must divide by NULLIF(b, 0);
@@ -161,14 +157,16 @@ def spark_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[V
     # - float32_catalog: a float32 subject against a Parquet catalog's DECIMAL bounds, widened.
     for name, module in HARDENING:
         contract, data, *catalog = module.write_case(root / name)
-        cases.append(VerifyCase(load(str(contract)), data, catalog[0] if catalog else None, module.NOW,
-                                ENGINES, contract))
-        violated.append(())
-    keep = os.environ.get("TACIT_SPARK_KEEP")
-    reports = verify_cases(cases, engine="spark", workdir=Path(keep) if keep else root / "work")
-    ids = [*map(_case_id, [*CASES, NAIVE]), *(f"completeness-{c}" for c in OUTAGE_CASES),
-           *(_session_id(v, w) for v, w in SESSION_CASES), *(name for name, _ in HARDENING)]
-    return {i: (r, v) for i, r, v in zip(ids, reports, violated, strict=True)}
+        out.append((name, VerifyCase(load(str(contract)), data, catalog[0] if catalog else None,
+                                     module.NOW, ENGINES, contract), ()))
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark_reports(spark_batch: dict[str, Any]) -> dict[str, tuple[VerifyReport, Any]]:
+    """This module's cases, verified on Spark in the run's one batch (tests/spark_batch.py):
+    case id -> (report, the clauses sample broke)."""
+    return spark_batch[__name__]
 
 
 @pytest.mark.parametrize("name", [name for name, c in CASES if c is None])

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
+from tacit_gen.verify import VerifyCase, VerifyReport
 from tests.since.test_verify_since import CONTRACT, _rows
 from tests.since.test_whole_table import CASES, HERE, _reading, _samples
+from tests.spark_batch import SparkCases
 from tests.verify.test_offending_rows import CONTRACT as GRID
 from tests.verify.test_offending_rows import DATA as GRID_DATA
 from tests.verify.test_offending_rows import EXPECTED as GRID_EXPECTED
@@ -28,11 +30,10 @@ NOW = datetime(2024, 3, 4, 9, 10, tzinfo=UTC)
 SINCE = datetime(2024, 3, 4, 9, 6, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+def spark_cases(root: Path) -> SparkCases:
+    """Every case of this module (tests/spark_batch.py), by name."""
     import csv
 
-    root = tmp_path_factory.mktemp("since-spark")
     data = root / "meter.csv"
     with data.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -66,7 +67,13 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]
     cases.append(VerifyCase(load(str(grid)), root / "grid.csv", None,
                             datetime(2024, 1, 2, 15, tzinfo=UTC), ENGINES, grid))
     names.append("rows")
-    return dict(zip(names, verify_cases(cases, engine="spark", workdir=root / "work"), strict=True))
+    return [(name, case, None) for name, case in zip(names, cases, strict=True)]
+
+
+@pytest.fixture(scope="module")
+def reports(spark_batch: dict[str, Any]) -> dict[str, VerifyReport]:
+    """This module's cases, verified on Spark in the run's one batch (tests/spark_batch.py)."""
+    return {name: report for name, (report, _) in spark_batch[__name__].items()}
 
 
 def _status(report: VerifyReport, clause: str) -> dict[str, str]:
