@@ -33,35 +33,35 @@ def write_artifacts(target: Any, contract: Any, clauses: Any, folder: Path) -> P
 CONTRACTS = ROOT / "contracts"
 
 # The costliest files of the suite by CPU (a fresh-clone CI run's `-p tests.cputime` table, 2026-12-05:
-# 77 s down to 18 s each), costliest first. `nox -s tests` distributes whole files over two workers
+# 75 s down to 18 s each), costliest first. `nox -s tests` distributes whole files over two workers
 # (--dist loadfile) in collection order (--no-loadscope-reorder): these go first, so the run ends on
 # small files and no worker waits a minute for the other at the end. A file missing from the list
 # only runs later; tests/test_ci_sessions.py checks that each one exists.
 COSTLIEST_FIRST = (
     "tests/parity/test_parity_ohlcv_1m.py",
+    "tests/since/test_whole_table.py",
     "tests/parity/test_parity_postgres_ohlcv_1m.py",
     "tests/parity/test_parity_plant_sensor_reading.py",
     "tests/targets/gx/test_engine.py",
-    "tests/parity/test_parity_postgres_plant_sensor_reading.py",
     "tests/cli/test_verify_many.py",
-    "tests/targets/dbt/test_engine.py",
-    "tests/calendar/test_calendar_engines.py",
+    "tests/parity/test_parity_postgres_plant_sensor_reading.py",
     "tests/sql/test_shapes.py",
+    "tests/verify/test_offending_rows.py",
+    "tests/publish/test_cli.py",
     "tests/hardening/test_verify_ns_overflow.py",
+    "tests/calendar/test_calendar_engines.py",
+    "tests/targets/dbt/test_engine.py",
     "tests/parity/test_parity_fct_sensor_readings.py",
-    "tests/targets/dbt/test_batch_cases.py",
     "tests/hardening/test_verify_batch.py",
-    "tests/hardening/test_verify_bad_data.py",
-    "tests/timeseries/test_incidents.py",
-    "tests/parity/test_parity_postgres_fct_sensor_readings.py",
-    "tests/cli/test_verify_progress.py",
-    "tests/severity/test_verify.py",
-    "tests/since/test_howto_dbt.py",
+    "tests/timeseries/test_freshness_date.py",
     "tests/timeseries/test_completeness_session_engines.py",
-    "tests/hardening/test_unique_null_keys.py",
-    "tests/calendar/test_calendar_sample.py",
+    "tests/cli/test_verify_progress.py",
+    "tests/since/test_verify_since.py",
+    "tests/timeseries/test_session_edges.py",
+    "tests/since/test_howto_dbt.py",
     "tests/parity/test_parity_views_fct_sensor_readings.py",
-    "tests/targets/test_completeness_engines.py",
+    "tests/parity/test_parity_postgres_fct_sensor_readings.py",
+    "tests/hardening/test_verify_bad_data.py",
     "tests/runtime/test_since_property.py",
 )
 
