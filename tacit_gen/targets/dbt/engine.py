@@ -37,13 +37,14 @@ from tacit_gen.engines.base import (
 )
 from tacit_gen.targets.dbt.failures import audit_reader, store_failed_tests
 from tacit_gen.targets.dbt.fit import self_fit_contract
-from tacit_gen.targets.dbt.names import case_properties, dump_yaml, load_yaml
+from tacit_gen.targets.dbt.names import case_properties, load_yaml
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
     MACROS_PATH,
     ident,
     jinja_unsafe,
     model_name,
+    properties_yaml,
     templates_root,
 )
 from tacit_gen.targets.dbt.results import build_files
@@ -125,10 +126,6 @@ def warm() -> None:
     import dbt.adapters.duckdb  # noqa: F401
 
 
-def _dump(data: Any) -> str:
-    return dump_yaml(data)
-
-
 def standin_dir() -> Path:
     """The offline dbt_utils stand-in package shipped with tacit-gen."""
     return templates_root() / "dbt_utils"
@@ -143,7 +140,7 @@ def write_project(project: Path, database: Path, output: dict[str, Any] | None =
     (project / "models").mkdir(parents=True, exist_ok=True)
     (project / "macros").mkdir(parents=True, exist_ok=True)
     (project / "dbt_project.yml").write_text(
-        _dump(
+        properties_yaml(
             {
                 "name": "tacit_verify",
                 "version": "1.0",
@@ -158,7 +155,7 @@ def write_project(project: Path, database: Path, output: dict[str, Any] | None =
         encoding="utf-8",
     )
     (project / "profiles.yml").write_text(
-        _dump(
+        properties_yaml(
             {
                 "tacit_verify": {
                     "target": "verify",
@@ -186,7 +183,7 @@ def write_project(project: Path, database: Path, output: dict[str, Any] | None =
     if not standin.exists():
         shutil.copytree(standin_dir(), standin)
     (project / "packages.yml").write_text(
-        _dump({"packages": [{"local": "tacit_dbt_utils"}]}), encoding="utf-8"
+        properties_yaml({"packages": [{"local": "tacit_dbt_utils"}]}), encoding="utf-8"
     )
 
 
@@ -280,7 +277,7 @@ class _Model:
                 ]
 
     def text(self) -> str:
-        return _dump(self.doc)
+        return properties_yaml(self.doc)
 
 
 def _clause_of(node: dict[str, Any]) -> str | None:
@@ -476,7 +473,8 @@ class ModelBuild:
         if read is None:
             self.last_error = "dbt build wrote no run_results.json"
             return False
-        self.results, self.manifest = results, _ = read
+        results, self.manifest = read
+        self.results = results
         mres = results.get(self.model_uid)
         if mres is None:
             self.last_error = f"dbt did not build model {self.model}"

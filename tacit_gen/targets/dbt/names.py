@@ -12,26 +12,20 @@ from typing import Any
 
 import yaml
 
+from tacit_gen.targets.dbt.render import properties_yaml
 from tacit_gen.targets.dbt.text import relation_ref
 
 _REF = re.compile(r"""ref\(\s*(?P<q>['"])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\)""")
 
 
-# libyaml's parser and emitter (the pure-Python ones were a tenth of a batch's dbt CPU): the
-# engine's own project files, read back by dbt, never committed
+# libyaml's parser (the pure-Python one was a tenth of a batch's dbt CPU, with its emitter, which
+# `properties_yaml` already takes from libyaml): the engine's own project files, never committed
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def load_yaml(text: str) -> Any:
     """YAML text as plain data (the safe loader, libyaml's where installed)."""
     return yaml.load(text, Loader=_LOADER)
-
-
-def dump_yaml(data: Any) -> str:
-    """Plain data as block YAML (the safe dumper, libyaml's where installed)."""
-    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=10**9,
-                     default_flow_style=False)
 
 
 def _rename_refs(value: Any, prefix: str, found: set[str]) -> Any:
@@ -74,4 +68,4 @@ def case_properties(text: str, prefix: str) -> tuple[str, set[str], str]:
         _prefix_test_names(col.get("data_tests") or col.get("tests") or [], prefix)
     refs: set[str] = set()
     doc = _rename_refs(doc, prefix, refs)
-    return dump_yaml(doc), refs, original
+    return properties_yaml(doc), refs, original

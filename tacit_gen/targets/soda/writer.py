@@ -73,18 +73,15 @@ def _num_ctor(loader: yaml.SafeLoader, node: yaml.Node) -> Num:
     return Num(loader.construct_scalar(node))  # type: ignore[arg-type]
 
 
-Loader.add_constructor("tag:yaml.org,2002:int", _num_ctor)
-Loader.add_constructor("tag:yaml.org,2002:float", _num_ctor)
-
-
 class FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """`Loader` on libyaml's parser where installed: the engines read their own checks back with
     it (the pure-Python parser was a tenth of a batch's Soda CPU); `check` keeps `Loader`, whose
     error messages it reports."""
 
 
-FastLoader.add_constructor("tag:yaml.org,2002:int", _num_ctor)
-FastLoader.add_constructor("tag:yaml.org,2002:float", _num_ctor)
+for _loader in (Loader, FastLoader):
+    _loader.add_constructor("tag:yaml.org,2002:int", _num_ctor)
+    _loader.add_constructor("tag:yaml.org,2002:float", _num_ctor)
 
 
 def load_yaml(text: str, fast: bool = False) -> Any:

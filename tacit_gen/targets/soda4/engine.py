@@ -233,7 +233,7 @@ def run_cases(inputs: list[VerifyInput]) -> list[EngineRun]:
 
 
 class Server:
-    """This process's Soda 4 worker in ``--serve`` mode (`tacit_gen.targets.soda4.worker`): started
+    """This process's Soda 4 worker (`tacit_gen.targets.soda4.worker`): started
     on the first request, kept for the next ones (a verify's rerun, the next verify of a process
     that verifies many times), ended when this process exits (its standard input closes)."""
 
@@ -246,7 +246,7 @@ class Server:
         self.python, self.pid = python, os.getpid()
         # -P: the worker's folder (this package's modules) is not put on the worker's path;
         # its own output goes to each request's log, none of this process's pipes are held
-        self.proc = subprocess.Popen([python, "-P", str(WORKER), "--serve"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([python, "-P", str(WORKER)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=_environ(), text=True, encoding="utf-8")
 

@@ -1,8 +1,8 @@
-"""The Soda 4 worker: ``python worker.py REQUEST.json``, run in the soda4 environment; or
-``python worker.py --serve``, which answers requests until its standard input ends: a line holding
-a request file's path in, the line ``done`` out once its results are written (what the request's
-cases print goes to the ``log`` the request names). The server spares a process that verifies
-many times soda-core's import on each (about 1 s of CPU).
+"""The Soda 4 worker: ``python worker.py``, run in the soda4 environment, answers requests until
+its standard input ends: a line holding a request file's path in, the line ``done`` out once its
+results are written (what the request's cases print goes to the ``log`` the request names). One
+worker serves a process's every request, so a process that verifies many times imports
+soda-core once (about 1 s of CPU each time).
 
 Standard library and soda-core 4 only (run by its file path, it imports nothing of tacit-gen).
 The request (written by :mod:`tacit_gen.targets.soda4.engine`) lists cases; each names a contract
@@ -95,9 +95,8 @@ def verify(case: dict[str, Any], workdir: Path) -> dict[str, Any]:
     return {"checks": checks, "errors": errors}
 
 
-def answer(request_path: str) -> None:
+def answer(request: dict[str, Any]) -> None:
     """Verify every case of one request; its results file written."""
-    request = json.loads(Path(request_path).read_text(encoding="utf-8"))
     workdir = Path(request["workdir"])
     workdir.mkdir(parents=True, exist_ok=True)
     os.chdir(workdir)
@@ -115,36 +114,27 @@ def answer(request_path: str) -> None:
                                         encoding="utf-8")
 
 
-def serve() -> int:
+def main() -> int:
     """Answer the request paths of standard input, one a line, until it ends."""
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     for line in sys.stdin:
-        request = line.strip()
-        if not request:
+        if not line.strip():
             continue
-        log_path = json.loads(Path(request).read_text(encoding="utf-8")).get("log")
-        with open(log_path or os.devnull, "w", encoding="utf-8") as log:
+        request = json.loads(Path(line.strip()).read_text(encoding="utf-8"))
+        with open(request.get("log") or os.devnull, "w", encoding="utf-8") as log:
             sys.stdout.flush()
             sys.stderr.flush()
             os.dup2(log.fileno(), 1)
             os.dup2(log.fileno(), 2)
             try:
                 answer(request)
-            except Exception:  # an unreadable request: no results file, the caller says so
+            except Exception:  # a malformed request: no results file, the caller says so
                 traceback.print_exc()
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
         replies.write("done\n")
         replies.flush()
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["--serve"]:
-        return serve()
-    answer(args[0])
     return 0
 
 

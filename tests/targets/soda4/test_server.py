@@ -1,4 +1,4 @@
-"""The Soda 4 worker in ``--serve`` mode (`Server` in tacit_gen/targets/soda4/engine.py): one
+"""The Soda 4 worker as a server (`Server` in tacit_gen/targets/soda4/engine.py): one
 process answers a process's requests one after another, its output goes to each request's log,
 and a worker that ends without answering is reported and replaced on the next request."""
 
