@@ -6,9 +6,10 @@ Each such engine ships a full lock (``requirements.txt``, every package pinned) 
 and describes itself with a :class:`LockedEnv`. The environment is built into ``$<env_var>`` if
 set, else ``$XDG_CACHE_HOME/tacit-gen/envs/<name>-<hash>`` (default ``~/.cache``); the hash is of
 the lock and the Python version, so a changed lock builds a new folder and an unchanged one is
-reused. ``uv`` builds it when it is on PATH (seconds with a warm cache), else ``venv`` + ``pip``
-(minutes). A folder counts as built only once a ready marker is written after the last install
-step, and a file lock makes several processes asking at once build it once.
+reused. ``uv`` builds it when it is on PATH (from its cache alone first, ``--offline``: a
+second with a warm cache; online if that fails), else ``venv`` + ``pip`` (minutes). A folder
+counts as built only once a ready marker is written after the last install step, and a file lock
+makes several processes asking at once build it once.
 """
 
 from __future__ import annotations
@@ -116,19 +117,27 @@ class LockedEnv:
             self._run([uv, "venv", "--quiet", "--python", sys.executable, str(dest)], log)
             # compiled at install as pip does: uv does not, and with PYTHONDONTWRITEBYTECODE set
             # every engine process would compile pyspark or soda-core from source again
-            self._run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", py,
-                       "-r", str(self.requirements)], log)
+            install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", py,
+                       "-r", str(self.requirements)]
+            # The lock pins every package, so uv's cache alone may hold them all: try it first.
+            # Online, uv revalidates each cached file with the index, and where the index answers
+            # "modified" it downloads it again, and builds an sdist again (pyspark ships only an
+            # sdist: 20 s of CPU and 1.3 GB of cache per build, docs/engines/spark.md).
+            if not self._run([*install[:3], "--offline", *install[3:]], log, check=False):
+                self._run(install, log)
         else:
             self._run([sys.executable, "-m", "venv", str(dest)], log)
             self._run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                        "-r", str(self.requirements)], log)
 
-    def _run(self, cmd: list[str], log: list[str]) -> None:
+    def _run(self, cmd: list[str], log: list[str], check: bool = True) -> bool:
+        """Run one install step, its output kept in `log`; False if it failed and not `check`."""
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         log.append("$ " + " ".join(cmd))
         log.append((proc.stdout + proc.stderr)[-4000:])
-        if proc.returncode != 0:
+        if proc.returncode != 0 and check:
             raise self.error(f"creating the {self.label} environment failed:\n" + "\n".join(log))
+        return proc.returncode == 0
 
 
 def _python_of(path: Path) -> Path:
