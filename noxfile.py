@@ -36,12 +36,21 @@ def _git_ok(*args: str) -> bool:
     return subprocess.run(["git", *args], capture_output=True).returncode == 0
 
 
+def _compile_package(session: nox.Session) -> None:
+    """The package's own bytecode, once: an editable install is compiled by no installer, and
+    where PYTHONDONTWRITEBYTECODE is set (the CI machines) every process the suite starts (a
+    `tacit-gen` command, an engine worker) would compile each module it imports from source
+    again. py_compile writes the .pyc files whatever that variable says (docs/ci.md)."""
+    session.run("python", "-m", "compileall", "-q", "tacit_gen")
+
+
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
     """The whole test suite, real engines included."""
     import time
 
     session.install("-e", ".[dev]")
+    _compile_package(session)
     session.run("tacit-gen", "lint", "contracts/", env=OFFLINE)
     session.run("tacit-gen", "render", "--check", env=OFFLINE)
     # byte + semantic drift, orphans, version gate. Under CI=true the gate's base is the merge base
@@ -88,6 +97,7 @@ def spark(session: nox.Session) -> None:
     # environment's bytecode at install was 12 s of CPU for nothing (the worker's environment
     # is still compiled at install, as `tacit-gen engines setup` does for users)
     session.install("-e", ".[dev]", env={"UV_COMPILE_BYTECODE": "0"})
+    _compile_package(session)
     env = {**OFFLINE, "TACIT_GEN_SPARK_ENV": os.path.join(session.virtualenv.location, "spark-env"),
            # the suite's JVM runs minutes, on small data: C1 alone compiles (C2's compiler threads
            # cost about 40 % of the JVM's CPU here) and one GC thread; Spark's own settings
