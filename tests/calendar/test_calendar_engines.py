@@ -7,6 +7,7 @@ at 13:30 New York on the early-close day, and a bar on Thanksgiving each fail na
 `cadence:bar_start` in every engine. Daily bars across Independence Day pass with the calendar
 and fail Monday-to-Friday without it. A restatement 5 sessions after its event passes and one 6
 sessions after fails across Thanksgiving week (Monday to Friday would count the holiday).
+The DuckDB cases run in one batch (`verify_cases`: each engine once, one dbt build).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
-from tacit_gen.verify import VerifyReport, run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
 from tests.calendar.data import DAILY, MINUTE, iso, minute_bars, utc, write
 from tests.parity.harness import failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES
@@ -72,32 +73,19 @@ def _all_pass(report: VerifyReport) -> None:
             assert v.status == "pass", f"{t} {r.clause.id}: {v.status}\n{table}"
 
 
-def test_minute_bars_over_dst_early_close_and_nights_pass(tmp_path: Path) -> None:
-    rows = _clean_minutes()
-    assert "2024-03-11T13:30:00.000Z" in {r["bar_start"] for r in rows}  # DST open
-    assert "2024-11-29T17:59:00.000Z" in {r["bar_start"] for r in rows}  # last bar, early close
-    starts = {r["bar_start"] for r in rows}
-    assert {"2024-11-01T13:30:00.000Z", "2024-11-01T19:59:00.000Z"} <= starts  # EDT, before
-    assert {"2024-11-04T14:30:00.000Z", "2024-11-04T20:59:00.000Z"} <= starts  # EST, after
-    assert not {"2024-11-04T13:30:00.000Z", "2024-11-01T20:00:00.000Z"} & starts
-    _all_pass(_verify(tmp_path, MINUTE, rows, "clean"))
-
-
-@pytest.mark.parametrize("defect", ["missing_inside", "after_early_close", "on_holiday"])
-def test_session_defects_fail_naming_cadence(tmp_path: Path, defect: str) -> None:
+def _defect(defect: str) -> list[dict[str, str]]:
     rows = _clean_minutes()
     if defect == "missing_inside":  # 10:17 New York on 2024-11-27
-        rows = [r for r in rows if r["bar_start"] != "2024-11-27T15:17:00.000Z"]
-    else:
-        at = utc(2024, 11, 29, 18, 30) if defect == "after_early_close" else utc(2024, 11, 28, 15)
-        rows.append({**rows[-2], "bar_start": iso(at), "ingested_at": iso(at), "revision": "0"})
-    _only(_verify(tmp_path, MINUTE, rows, defect), "cadence:bar_start")
+        return [r for r in rows if r["bar_start"] != "2024-11-27T15:17:00.000Z"]
+    at = utc(2024, 11, 29, 18, 30) if defect == "after_early_close" else utc(2024, 11, 28, 15)
+    rows.append({**rows[-2], "bar_start": iso(at), "ingested_at": iso(at), "revision": "0"})
+    return rows
 
 
-def test_restatement_six_sessions_late_fails(tmp_path: Path) -> None:
+def _late6() -> list[dict[str, str]]:
     rows = _clean_minutes()
     rows[-1] = {**rows[-1], "ingested_at": iso(utc(2024, 12, 6, 22))}  # 6 sessions after 11-27
-    _only(_verify(tmp_path, MINUTE, rows, "late6"), "revision_window")
+    return rows
 
 
 def _daily(days: list[date]) -> list[dict[str, str]]:
@@ -105,16 +93,85 @@ def _daily(days: list[date]) -> list[dict[str, str]]:
              "revision": "0"} for d in days]
 
 
-def test_daily_bars_across_independence_day(tmp_path: Path) -> None:
-    # Mon 07-01, Tue 07-02, Wed 07-03, (Thu 07-04 holiday), Fri 07-05, Mon 07-08
-    days = [date(2024, 7, d) for d in (1, 2, 3, 5, 8)]
-    rows = _daily(days)
+# Mon 07-01, Tue 07-02, Wed 07-03, (Thu 07-04 holiday), Fri 07-05, Mon 07-08
+INDEPENDENCE = [date(2024, 7, d) for d in (1, 2, 3, 5, 8)]
+MONDAY_TO_FRIDAY = DAILY.replace("  calendar: XNYS\n", "").replace("calendar: {relation: xnys_sessions}\n", "")
+PER_SERIES_ENGINES = ("dbt", "ibis", "pandera", "soda")
+# `calendar: per series from catalog`: each series' exchange from the catalog's venue column
+PER_SERIES = MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n") + (
+    "catalog: {relation: instruments, key: symbol, calendar: venue}\n")
+
+
+def _per_series_catalog(path: Path, b: str) -> Path:
+    path.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
+                    f"A,USD,0,1,60,XNYS\nB,USD,0,1,60,{b}\nC,USD,0,1,60,XNYS\n", encoding="utf-8")
+    return path
+
+
+def _daily_xnys() -> list[dict[str, str]]:
+    rows = _daily(INDEPENDENCE)
     rows[3]["bar_date"] = iso(utc(2024, 7, 5, 13, 30))  # stamped at the open: accepted too
-    _all_pass(_verify(tmp_path, DAILY, rows, "daily_xnys"))
-    monday_to_friday = DAILY.replace("  calendar: XNYS\n", "").replace(
-        "calendar: {relation: xnys_sessions}\n", "")
-    rows[3]["bar_date"] = iso(utc(2024, 7, 5))
-    _only(_verify(tmp_path, monday_to_friday, rows, "daily_mf"), "cadence:bar_date")
+    return rows
+
+
+def _holiday_added() -> list[dict[str, str]]:
+    rows = _clean_minutes()
+    at = iso(utc(2024, 11, 28, 15))
+    return [*rows, {**rows[-2], "bar_start": at, "ingested_at": at}]
+
+
+# name: (contract text, rows, the catalog's venue of series B (None: no catalog), targets)
+CASES: dict[str, tuple[str, list[dict[str, str]], str | None, tuple[str, ...]]] = {
+    "clean": (MINUTE, _clean_minutes(), None, ENGINES),
+    **{d: (MINUTE, _defect(d), None, ENGINES) for d in ("missing_inside", "after_early_close", "on_holiday")},
+    "late6": (MINUTE, _late6(), None, ENGINES),
+    "daily_xnys": (DAILY, _daily_xnys(), None, ENGINES),
+    "daily_mf": (MONDAY_TO_FRIDAY, _daily(INDEPENDENCE), None, ENGINES),
+    "ps_clean": (PER_SERIES, _clean_minutes(), "XNYS", PER_SERIES_ENGINES),
+    "ps_bad": (PER_SERIES, _holiday_added(), "XNYS", PER_SERIES_ENGINES),
+    "ps_lon": (PER_SERIES, _clean_minutes(), "XLON", PER_SERIES_ENGINES),
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Every DuckDB case above verified in ONE run: each engine once (one dbt build) for all."""
+    tmp = tmp_path_factory.mktemp("calendar-engines")
+    cases = []
+    for name, (text, rows, venue, targets) in CASES.items():
+        (tmp / name).mkdir()
+        path = tmp / name / "c.yaml"
+        path.write_text(text, encoding="utf-8")
+        cat = _per_series_catalog(tmp / name / "catalog.csv", venue) if venue else None
+        cases.append(VerifyCase(load(str(path)), write(tmp / name / "data.csv", rows), cat, NOW,
+                                targets, path))
+    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
+    return dict(zip(CASES, got, strict=True))
+
+
+def test_minute_bars_over_dst_early_close_and_nights_pass(reports: dict[str, VerifyReport]) -> None:
+    rows = _clean_minutes()
+    assert "2024-03-11T13:30:00.000Z" in {r["bar_start"] for r in rows}  # DST open
+    assert "2024-11-29T17:59:00.000Z" in {r["bar_start"] for r in rows}  # last bar, early close
+    starts = {r["bar_start"] for r in rows}
+    assert {"2024-11-01T13:30:00.000Z", "2024-11-01T19:59:00.000Z"} <= starts  # EDT, before
+    assert {"2024-11-04T14:30:00.000Z", "2024-11-04T20:59:00.000Z"} <= starts  # EST, after
+    assert not {"2024-11-04T13:30:00.000Z", "2024-11-01T20:00:00.000Z"} & starts
+    _all_pass(reports["clean"])
+
+
+@pytest.mark.parametrize("defect", ["missing_inside", "after_early_close", "on_holiday"])
+def test_session_defects_fail_naming_cadence(reports: dict[str, VerifyReport], defect: str) -> None:
+    _only(reports[defect], "cadence:bar_start")
+
+
+def test_restatement_six_sessions_late_fails(reports: dict[str, VerifyReport]) -> None:
+    _only(reports["late6"], "revision_window")
+
+
+def test_daily_bars_across_independence_day(reports: dict[str, VerifyReport]) -> None:
+    _all_pass(reports["daily_xnys"])  # with the calendar, 07-04 is no session
+    _only(reports["daily_mf"], "cadence:bar_date")  # Monday to Friday: 07-04 is missing
 
 
 def test_minute_bars_pass_on_postgres(pg_server: Server, tmp_path: Path) -> None:
@@ -122,36 +179,18 @@ def test_minute_bars_pass_on_postgres(pg_server: Server, tmp_path: Path) -> None
                       dsn=pg_server.dsn))
 
 
-PER_SERIES_ENGINES = ("dbt", "ibis", "pandera", "soda")
-
-
-def test_per_series_calendar_from_the_catalog(tmp_path: Path) -> None:
+def test_per_series_calendar_from_the_catalog(reports: dict[str, VerifyReport]) -> None:
     """`calendar: per series from catalog`: dbt, pandera, Soda and the ibis runtime join each series' code
     from the catalog. Clean bars pass; a bar on Thanksgiving fails; and when the catalog moves
     series B to XLON, B's New York afternoon bars are outside London's sessions and its
     restatement is 6 London sessions late (London trades on Thanksgiving), in every engine."""
-    text = MINUTE.replace("  calendar: XNYS\n", "  calendar: per series from catalog\n") + (
-        "catalog: {relation: instruments, key: symbol, calendar: venue}\n")
-    contract = _contract(tmp_path, text, "ps.yaml")
-
-    def catalog(name: str, b: str) -> Path:
-        path = tmp_path / f"{name}.csv"
-        path.write_text("symbol,unit,hard_min,hard_max,cadence_seconds,venue\n"
-                        f"A,USD,0,1,60,XNYS\nB,USD,0,1,60,{b}\nC,USD,0,1,60,XNYS\n", encoding="utf-8")
-        return path
-
-    rows = _clean_minutes()
-    clean = run_verify(contract, write(tmp_path / "ps.csv", rows), catalog("nyse", "XNYS"),
-                       PER_SERIES_ENGINES, NOW, keep=tmp_path / "w1")
+    clean = reports["ps_clean"]
     assert clean.exit_code == 0, clean.render_text()
     assert set(clean.targets) == set(PER_SERIES_ENGINES), clean.render_text()
-    holiday = {**rows[-2], "bar_start": iso(utc(2024, 11, 28, 15)), "ingested_at": iso(utc(2024, 11, 28, 15))}
-    bad = run_verify(contract, write(tmp_path / "ps_bad.csv", [*rows, holiday]), catalog("nyse2", "XNYS"),
-                     PER_SERIES_ENGINES, NOW, keep=tmp_path / "w2")
+    bad = reports["ps_bad"]
     assert bad.exit_code == 1, bad.render_text()
     assert all(f == {"cadence:bar_start"} for f in failed_by_engine(bad).values()), bad.render_text()
-    london = run_verify(contract, write(tmp_path / "ps_lon.csv", rows), catalog("lon", "XLON"),
-                        PER_SERIES_ENGINES, NOW, keep=tmp_path / "w3")
+    london = reports["ps_lon"]
     assert london.exit_code == 1, london.render_text()
     assert all(f == {"cadence:bar_start", "revision_window"}
                for f in failed_by_engine(london).values()), london.render_text()

@@ -1,6 +1,11 @@
 """`tacit-gen verify contracts/ --data-dir DIR`: every bundled contract in one run, each engine
-once for all of them (tacit_gen/verify/many.py), run as a user runs it: a process of its own, so
-the engines really are forked and run in parallel (`--jobs 2`)."""
+once for all of them (tacit_gen/verify/many.py).
+
+The CLI runs in this process (click's `CliRunner`), whose engines are imported once: verify then
+runs them here, one after another (`fork_safe`: a test process runs other threads). The run whose
+engines end in any order is the exception: `--jobs 5` runs as a user runs it, a process of its
+own, so the engines really are forked and run in parallel, and its report must be byte for byte
+the one-at-a-time run's."""
 
 from __future__ import annotations
 
@@ -13,7 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from tacit_gen.cli import main
 from tests.conftest import BUNDLED, CONTRACTS, ROOT, engine_targets
 
 pytestmark = pytest.mark.engine
@@ -22,7 +29,16 @@ NOW = "2024-01-02T15:00:00Z"
 VIOLATED, CLAUSE = "fct_sensor_readings", "accepted_values:quality"
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
+def cli(*args: str) -> Result:
+    """`tacit-gen ARGS` in this process, from the repository's root (the paths below are relative
+    to it) and 400 columns wide; an exception that escapes it fails the test."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(ROOT)
+        return CliRunner(env={"COLUMNS": "400"}).invoke(main, list(args), catch_exceptions=False)
+
+
+def cli_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tacit-gen ARGS` in a process of its own, as a user runs it: its engines are forked."""
     env = {**os.environ, "COLUMNS": "400"}
     return subprocess.run([sys.executable, "-m", "tacit_gen.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=1200, check=False)
@@ -32,7 +48,7 @@ def sample(folder: Path, name: str, violate: str | None = None) -> None:
     args = ["sample", str(CONTRACTS / f"{name}.yaml"), "--rows", "24", "--now", NOW,
             "--out", str(folder / f"{name}.csv")]
     res = cli(*args, *(["--violate", violate] if violate else []))
-    assert res.returncode == 0, res.stderr
+    assert res.exit_code == 0, res.stderr
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +62,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_clean_data_of_every_bundled_contract_passes_on_every_engine(clean: Path) -> None:
     res = cli("verify", "contracts/", "--data-dir", str(clean), "--now", NOW, "--jobs", "2",
               "--format", "json")
-    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.exit_code == 0, res.stdout + res.stderr
     doc = json.loads(res.stdout)
     assert doc["verdict"] == "pass"
     assert [c["contract"] for c in doc["contracts"]] == [p.stem for p in BUNDLED]
@@ -71,7 +87,7 @@ def test_one_violation_fails_that_clause_only_and_the_others_pass(clean: Path,
     sample(tmp_path, VIOLATED, CLAUSE)
     res = cli("verify", *(str(p) for p in BUNDLED), "--data-dir", str(tmp_path), "--now", NOW,
               "--jobs", "2", "--format", "json")
-    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.exit_code == 1, res.stdout + res.stderr
     doc = json.loads(res.stdout)
     assert doc["verdict"] == "violations"
     by_name = {c["contract"]: c for c in doc["contracts"]}
@@ -87,7 +103,7 @@ def test_one_violation_fails_that_clause_only_and_the_others_pass(clean: Path,
     # the text report: each contract's table, then one line per contract
     text = cli("verify", *(str(p) for p in BUNDLED), "--data-dir", str(tmp_path), "--now", NOW,
                "--target", "pandera,ibis,jsonschema")
-    assert text.returncode == 1
+    assert text.exit_code == 1
     summary = text.stdout.split("verify: 3 contract(s)\n")[1].splitlines()
     versions = {p.stem: re.findall(r"^version: *(\S+)$", p.read_text(encoding="utf-8"), re.M)[0]
                 for p in BUNDLED}  # read, not pinned: a bundled contract's version moves
@@ -99,11 +115,12 @@ def test_one_violation_fails_that_clause_only_and_the_others_pass(clean: Path,
 
 
 def test_output_is_the_same_whatever_order_the_engines_end_in(clean: Path) -> None:
-    """One engine process at a time, then all at once: byte-identical reports."""
+    """One engine at a time (here), then all at once (forked, in a process of its own):
+    byte-identical reports."""
     args = ("verify", "contracts/", "--data-dir", str(clean), "--now", NOW, "--target",
             "pandera,ibis,avro,protobuf,jsonschema")
-    one, many = cli(*args, "--jobs", "1"), cli(*args, "--jobs", "5")
-    assert one.returncode == many.returncode == 0, one.stderr + many.stderr
+    one, many = cli(*args, "--jobs", "1"), cli_process(*args, "--jobs", "5")
+    assert one.exit_code == many.returncode == 0, one.stderr + many.stderr
     assert one.stdout == many.stdout
 
 
@@ -112,7 +129,7 @@ def test_a_contract_without_data_is_exit_2_naming_it(clean: Path, tmp_path: Path
         if not f.name.startswith("ohlcv_1m."):
             shutil.copy(f, tmp_path / f.name)
     res = cli("verify", "contracts/", "--data-dir", str(tmp_path), "--now", NOW)
-    assert res.returncode == 2
+    assert res.exit_code == 2
     assert "no data for contract 'ohlcv_1m' (contracts/ohlcv_1m.yaml): expected " in res.stderr
     assert f"{tmp_path.as_posix()}/ohlcv_1m.csv" in res.stderr
     assert res.stdout == "" and "Traceback" not in res.stderr
@@ -139,7 +156,7 @@ def test_usage_errors_are_exit_2(clean: Path, tmp_path: Path) -> None:
         "contract 'ohlcv_1m': ")
     for args, words in cases.items():
         res = cli(*args)
-        assert res.returncode == 2, (args, res.stderr)
+        assert res.exit_code == 2, (args, res.stderr)
         assert words in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
 
 
@@ -158,7 +175,7 @@ def test_outages_are_found_by_name(tmp_path: Path, outage: str | None, code: int
     fixture = ROOT / "tests" / "fixtures" / "series" / "completeness.yaml"
     res = cli("verify", str(fixture), "--data-dir", str(tmp_path), "--now", "2024-01-05T00:00:00Z",
               "--target", "pandera,ibis", "--format", "json")
-    assert res.returncode == code, res.stderr
+    assert res.exit_code == code, res.stderr
     report = json.loads(res.stdout)["contracts"][0]
     row = next(r for r in report["clauses"] if r["id"] == CID)
     assert {v["status"] for v in row["verdicts"].values()} == {"pass" if code == 0 else "fail"}
@@ -167,4 +184,4 @@ def test_outages_are_found_by_name(tmp_path: Path, outage: str | None, code: int
 def test_outages_option_with_data_dir_is_exit_2(clean: Path) -> None:
     res = cli("verify", "contracts/", "--data-dir", str(clean), "--outages",
               str(next(clean.iterdir())), "--now", NOW)
-    assert res.returncode == 2 and "--outages: one contract's options" in res.stderr, res.stderr
+    assert res.exit_code == 2 and "--outages: one contract's options" in res.stderr, res.stderr

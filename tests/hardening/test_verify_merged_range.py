@@ -8,6 +8,9 @@ exclusive side; a float32 column and a bound float32 does not hold) as a failed-
 made from that expression, so it checked ``z > 0`` alone and passed a z of 12: verify exited 3
 (Soda 4 one failing row, every other engine two). The range's expression is now every bound's,
 joined with AND.
+
+The case is verified in-process on each backend (`verify_cases`, every engine on DuckDB, then on
+PostgreSQL), not through a `tacit-gen verify` subprocess each: one case a backend, the whole batch.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.sql import to_sql
-from tests.conftest import value_targets
+from tacit_gen.verify import VerifyCase, verify_cases
+from tests.conftest import engine_targets, value_targets
 from tests.hardening import helpers
-from tests.hardening.helpers import verify_json
 
 pytestmark = pytest.mark.engine
 
@@ -56,14 +59,19 @@ def test_the_range_expression_has_every_bound() -> None:
         "(CAST(x AS DOUBLE) >= 0.05 AND CAST(x AS DOUBLE) <= 0.1)")
 
 
-def test_every_side_in_every_engine(tmp_path: Path) -> None:
+def _check(tmp_path: Path, engine: str, dsn: str | None = None) -> None:
+    """The case verified by every engine of `engine` (what `tacit-gen verify` runs by default)."""
     contract, data = helpers.write_case(tmp_path, "merged_range", CONTRACT, DATA)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat())
-    helpers.check_failing(report, {"range:z": 2, "range:x": 2}, CHECKING, shown)
+    case = VerifyCase(load(str(contract)), data, None, NOW, engine_targets(engine), contract)
+    (report,) = verify_cases([case], engine=engine, workdir=tmp_path / "work", dsn=dsn)
+    shown = report.render_text()
+    assert set(report.targets) == set(engine_targets(engine)), shown
+    helpers.check_failing(report.as_json(), {"range:z": 2, "range:x": 2}, CHECKING, shown)
+
+
+def test_every_side_in_every_engine(tmp_path: Path) -> None:
+    _check(tmp_path, "duckdb")
 
 
 def test_every_side_in_every_engine_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    contract, data = helpers.write_case(tmp_path, "merged_range", CONTRACT, DATA)
-    report, shown = verify_json(contract, data, "--now", NOW.isoformat(), "--engine", "postgres",
-                                "--dsn", pg_server.dsn)
-    helpers.check_failing(report, {"range:z": 2, "range:x": 2}, CHECKING, shown)
+    _check(tmp_path, "postgres", pg_server.dsn)

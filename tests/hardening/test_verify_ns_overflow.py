@@ -18,20 +18,27 @@ Found by probing verify with new contracts and data (2026-12-02), each verified 
   those now run again one by one, as Soda 3's engine does.
 - A catalog with two rows for one series was read differently by each engine: verify now refuses
   the file and names the key (exit 2).
+
+The verdicts on DuckDB (the ns instants in every engine, the product past 38 digits in the SQL
+engines and the runtime) are verified in ONE batch (`verify_cases`: each engine once for both
+contracts, one dbt build), the PostgreSQL one in-process too; the text report, its exit code and
+verify stopping on bad data or a bad catalog are the CLI's own, so those run `tacit-gen verify`.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import ibis
 import pytest
 
+from tacit_gen.contract.loader import load
 from tacit_gen.contract.types import parse_type
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.runtime.types import structural_mismatch
-from tests.conftest import record_targets, value_targets
+from tacit_gen.verify import VerifyCase, VerifyReport, parse_now, verify_cases
+from tests.conftest import engine_targets, record_targets, value_targets
 from tests.hardening.helpers import cli
 
 pytestmark = pytest.mark.engine
@@ -91,12 +98,34 @@ def test_sub_microsecond_digits_stop_verify_with_the_value(tmp_path: Path) -> No
     assert res.stdout == ""
 
 
-def _check(tmp_path: Path, *engine: str) -> None:
-    c, d = _write(tmp_path)
-    res = cli("verify", str(c), "--data", str(d), "--now", NOW, "--format", "json", *engine,
-              timeout=900)
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    report = json.loads(res.stdout)
+PAST_38_DIGITS = "qty * qty * qty >= 0"  # (2^62)^3: past DECIMAL(38, 0)
+# every SQL engine on DuckDB and the runtime (pandera widens to decimal256 and passes)
+PAST_38_ENGINES = ("dbt", "soda", "soda4", "gx", "ibis")
+
+
+def _case(folder: Path, contract: str, targets: tuple[str, ...]) -> VerifyCase:
+    folder.mkdir(parents=True)
+    c, d = _write(folder)
+    c.write_text(contract, encoding="utf-8")
+    return VerifyCase(load(str(c)), d, None, parse_now(NOW), targets, c)
+
+
+@pytest.fixture(scope="module")
+def on_duckdb(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Both contracts verified on DuckDB in ONE batch: ``ns`` by every engine (what `tacit-gen
+    verify` runs by default), ``past_38`` (the product past 38 digits) by `PAST_38_ENGINES`."""
+    tmp = tmp_path_factory.mktemp("ns-overflow")
+    cases = {"ns": _case(tmp / "ns", CONTRACT, engine_targets("duckdb")),
+             "past_38": _case(tmp / "past_38", CONTRACT.replace("qty + qty >= 0", PAST_38_DIGITS),
+                              PAST_38_ENGINES)}
+    got = verify_cases(list(cases.values()), engine="duckdb", workdir=tmp / "work")
+    for case, report in zip(cases.values(), got, strict=True):
+        assert set(report.targets) == set(case.targets), report.render_text()
+    return dict(zip(cases, got, strict=True))
+
+
+def _check(verified: VerifyReport) -> None:
+    report = verified.as_json()
     rows = {r["id"]: r for r in report["clauses"]}
     assert {k: r["disagreement"] for k, r in rows.items() if r["disagreement"]} == {}
     exact_sum = "invariant:qty + qty >= 0"
@@ -112,18 +141,18 @@ def _check(tmp_path: Path, *engine: str) -> None:
     assert {t: rows["column:ts"]["verdicts"][t]["status"] for t in record_targets()} \
         == dict.fromkeys(record_targets(), "pass")
     assert report["errored"] == []
-    assert report["exit_code"] == 1 and res.returncode == 1
+    assert report["exit_code"] == 1 and verified.exit_code == 1
 
 
-def test_ns_instants_and_an_int64_sum_on_duckdb(tmp_path: Path) -> None:
-    _check(tmp_path)
+def test_ns_instants_and_an_int64_sum_on_duckdb(on_duckdb: dict[str, VerifyReport]) -> None:
+    _check(on_duckdb["ns"])
 
 
 def test_ns_instants_and_an_int64_sum_on_postgres(pg_server: Server, tmp_path: Path) -> None:
-    _check(tmp_path, "--engine", "postgres", "--dsn", pg_server.dsn)
-
-
-PAST_38_DIGITS = "qty * qty * qty >= 0"  # (2^62)^3: past DECIMAL(38, 0)
+    case = _case(tmp_path / "ns", CONTRACT, engine_targets("postgres"))
+    (report,) = verify_cases([case], engine="postgres", workdir=tmp_path / "work", dsn=pg_server.dsn)
+    assert set(report.targets) == set(case.targets), report.render_text()
+    _check(report)
 
 
 def test_the_text_report_says_no_verdict(tmp_path: Path) -> None:
@@ -139,25 +168,20 @@ def test_the_text_report_says_no_verdict(tmp_path: Path) -> None:
         "the engines agree: 1 clause(s) violated")
 
 
-def test_no_verdict_in_json_and_soda4_reruns_the_other_checks(tmp_path: Path) -> None:
+def test_no_verdict_in_json_and_soda4_reruns_the_other_checks(on_duckdb: dict[str, VerifyReport]) -> None:
     """Every SQL engine on DuckDB (and the runtime) errors on a product past 38 digits: the clause
     has no verdict (exit 4, `errored`); Soda 4, whose one metrics query failed, reruns its other
     checks one by one, so they keep their own verdicts."""
-    c, d = _write(tmp_path)
-    c.write_text(CONTRACT.replace("qty + qty >= 0", PAST_38_DIGITS), encoding="utf-8")
-    engines = ("dbt", "soda", "soda4", "gx", "ibis")
-    res = cli("verify", str(c), "--data", str(d), "--now", NOW, "--format", "json",
-              "--target", ",".join(engines), timeout=900)
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    report = json.loads(res.stdout)
+    report: dict[str, Any] = on_duckdb["past_38"].as_json()
     rows = {r["id"]: r for r in report["clauses"]}
     past = f"invariant:{PAST_38_DIGITS}"
+    engines = PAST_38_ENGINES
     for cid, r in rows.items():
         got = {t: r["verdicts"][t]["status"] for t in engines}
         want = "error" if cid == past else "fail" if cid == "cadence:ts" else "pass"
         assert got == dict.fromkeys(engines, want), (cid, got, {t: r["verdicts"][t]["detail"] for t in engines})
     assert report["errored"] == [past]
-    assert report["verdict"] == "incomplete" and report["exit_code"] == 4 and res.returncode == 4
+    assert report["verdict"] == "incomplete" and report["exit_code"] == 4
     soda4 = " ".join(report["notes"].get("soda4", []))
     assert "checks rerun one by one" in soda4, report["notes"]
 

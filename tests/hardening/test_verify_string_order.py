@@ -11,21 +11,28 @@ Now PostgreSQL's SQL compares a string column ``COLLATE "C"`` in ``<``, ``<=``, 
 ``between``; GX runs such an invariant as that SQL instead of a native expectation (which compares
 in the database's collation), and the runtime compares ``convert_to(x, 'UTF8')`` (ibis 12 has no
 COLLATE). The data below fails different rows in byte order and in ``en-US`` order.
+
+The case is verified in-process on each backend (`verify_cases`, every engine on DuckDB, then on
+the ``en-US`` PostgreSQL), not through a `tacit-gen verify` subprocess each: one case a backend,
+the whole batch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server, throwaway_server
 from tacit_gen.expr import nodes as n
 from tacit_gen.sql import orders_strings, to_sql
-from tests.conftest import value_targets
-from tests.hardening.helpers import verify_json, write_case
+from tacit_gen.verify import VerifyCase, verify_cases
+from tests.conftest import engine_targets, value_targets
+from tests.hardening.helpers import write_case
 
 pytestmark = pytest.mark.engine
 
@@ -58,6 +65,7 @@ id,code,lo,grade
 FAILING = {"invariant:code < 'b'": 1, "invariant:lo <= code": 1,
            "invariant:code between 'A' and 'Z'": 2}
 SQL_AND_FRAMES = value_targets()
+NOW = datetime(2026, 1, 1, tzinfo=UTC)  # the contract has no time column: any instant
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +86,11 @@ def test_the_server_collates_as_users_databases_do(en_us_server: Server) -> None
 
 def test_strings_order_by_code_point_on_a_postgres_with_en_us_collation(en_us_server: Server,
                                                                        tmp_path: Path) -> None:
-    _check(tmp_path, "--engine", "postgres", "--dsn", en_us_server.dsn)
+    _check(tmp_path, "postgres", en_us_server.dsn)
 
 
 def test_strings_order_by_code_point_on_duckdb(tmp_path: Path) -> None:
-    _check(tmp_path)
+    _check(tmp_path, "duckdb")
 
 
 def test_only_postgres_sql_says_collate() -> None:
@@ -101,9 +109,14 @@ def test_only_postgres_sql_says_collate() -> None:
     assert not orders_strings(lt, ())
 
 
-def _check(tmp_path: Path, *engine: str) -> None:
+def _check(tmp_path: Path, engine: str, dsn: str | None = None) -> None:
+    """The case verified by every engine of `engine` (what `tacit-gen verify` runs by default)."""
     contract, data = write_case(tmp_path, "codes", CONTRACT, DATA)
-    check_report(*verify_json(contract, data, *engine))
+    case = VerifyCase(load(str(contract)), data, None, NOW, engine_targets(engine), contract)
+    (report,) = verify_cases([case], engine=engine, workdir=tmp_path / "work", dsn=dsn)
+    shown = report.render_text()
+    assert set(report.targets) == set(engine_targets(engine)), shown
+    check_report(report.as_json(), shown)
 
 
 def check_report(report: dict[str, Any], shown: str = "") -> None:

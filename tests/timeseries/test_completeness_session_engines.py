@@ -2,7 +2,7 @@
 calendar. The reference (`tacit_gen.semantics.completeness`) and the SQL tree every SQL target
 runs agree with failures known by hand (tests/timeseries/session_bars_verify.py), then the real engines
 do: dbt, Soda, Soda 4, GX, pandera and the ibis runtime on DuckDB, and dbt, Soda, GX, pandera and
-the runtime on a PostgreSQL 15 server."""
+the runtime on a PostgreSQL 15 server (the DuckDB cases in one batch: `verify_cases`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from tacit_gen.semantics.completeness import session_windows, short_windows
 from tacit_gen.sql import relation
 from tacit_gen.sql.completeness import short_windows_sql
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import VerifyReport, run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
 from tests.conftest import engine_targets, value_targets
 from tests.parity.harness import failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES
@@ -139,17 +139,30 @@ def _only_completeness_fails(report: VerifyReport, targets: tuple[str, ...]) -> 
 
 
 
+@pytest.fixture(scope="module")
+def on_duckdb(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[bool, bool], VerifyReport]:
+    """(venue, whole) -> the report: the short and the whole sessions of both calendars verified
+    in ONE run on DuckDB, every engine once for the four (one dbt build)."""
+    tmp = tmp_path_factory.mktemp("session-completeness")
+    keys, cases = [], []
+    for venue in (False, True):
+        source = sb.VENUE if venue else sb.LITERAL
+        contract = load(str(source))
+        for whole in (False, True):
+            files = sb.write(tmp / f"{'whole' if whole else 'short'}-{venue}", venue, whole=whole)
+            keys.append((venue, whole))
+            cases.append(VerifyCase(contract, files["data"], files.get("catalog"), sb.NOW,
+                                    engine_targets(), source, outages=files["outages"]))
+    return dict(zip(keys, verify_cases(cases, engine="duckdb", workdir=tmp / "work"), strict=True))
+
+
 @pytest.mark.engine
 @pytest.mark.parametrize("venue", [False, True], ids=["XNYS", "per_series_calendar"])
-def test_every_engine_on_duckdb(venue: bool, tmp_path: Path) -> None:
-    contract = load(str(sb.VENUE if venue else sb.LITERAL))
-    short = sb.write(tmp_path / "short", venue)
-    report = run_verify(contract, short["data"], short.get("catalog"), engine_targets(), sb.NOW,
-                        keep=tmp_path / "w1", outages=short["outages"])
+def test_every_engine_on_duckdb(venue: bool, on_duckdb: dict[tuple[bool, bool], VerifyReport]) -> None:
+    report = on_duckdb[venue, False]
+    assert set(report.targets) == set(engine_targets()), report.render_text()
     _only_completeness_fails(report, value_targets())
-    whole = sb.write(tmp_path / "whole", venue, whole=True)
-    clean = run_verify(contract, whole["data"], whole.get("catalog"), engine_targets(), sb.NOW,
-                       keep=tmp_path / "w2", outages=whole["outages"])
+    clean = on_duckdb[venue, True]
     assert clean.exit_code == 0, clean.render_text()
 
 

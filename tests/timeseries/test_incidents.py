@@ -2,6 +2,7 @@
 
 A pressure feed in bar; the catalog says each series' unit and hard bounds. Each scenario edits a
 clean feed one way, and every engine (dbt, Soda, GX, pandera, ibis) must flag the same clauses.
+The scenarios are verified in one batch (`verify_cases`: each engine once, one dbt build).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.conftest import ROOT, value_targets
 
 CONTRACT = ROOT / "tests" / "fixtures" / "contracts" / "compressor_pressure.yaml"
@@ -118,26 +119,35 @@ SCENARIOS: list[tuple[str, Callable[[list[Row]], list[Row]], set[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("label", "edit", "expected"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
-def test_every_engine_agrees(label: str, edit: Callable[[list[Row]], list[Row]], expected: set[str],
-                             tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Every scenario verified in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("incidents")
     contract = load(CONTRACT)
-    data = write(edit(clean_rows()), tmp_path / "data.csv")
-    report = run_verify(contract, data, catalog(tmp_path / "catalog.csv"), ENGINES, NOW,
-                        keep=tmp_path / "work")
+    cases = []
+    for i, (_, edit, _) in enumerate(SCENARIOS):
+        (tmp / f"s{i}").mkdir()
+        data = write(edit(clean_rows()), tmp / f"s{i}" / "data.csv")
+        cases.append(VerifyCase(contract, data, catalog(tmp / f"s{i}" / "catalog.csv"), NOW, ENGINES,
+                                CONTRACT))
+    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
+    return {label: report for (label, _, _), report in zip(SCENARIOS, got, strict=True)}
+
+
+@pytest.mark.parametrize(("label", "expected"), [(s[0], s[2]) for s in SCENARIOS],
+                         ids=[s[0] for s in SCENARIOS])
+def test_every_engine_agrees(reports: dict[str, VerifyReport], label: str, expected: set[str]) -> None:
+    report = reports[label]
     table = report.render_text()
+    assert set(report.targets) == set(ENGINES), table
     assert report.exit_code == (1 if expected else 0), table
     for engine in ENGINES:
         failed = {r.clause.id for r in report.rows if r.verdicts[engine].status == "fail"}
         assert failed == expected, f"{label}: {engine} flagged {sorted(failed)}\n{table}"
 
 
-def test_the_kpa_incident_is_caught_with_row_counts(tmp_path: Path) -> None:
-    contract = load(CONTRACT)
-    data = write(kpa_incident(clean_rows()), tmp_path / "data.csv")
-    report = run_verify(contract, data, catalog(tmp_path / "catalog.csv"), ENGINES, NOW,
-                        keep=tmp_path / "work")
-    unit_row = next(r for r in report.rows if r.clause.id == "catalog_unit:unit")
+def test_the_kpa_incident_is_caught_with_row_counts(reports: dict[str, VerifyReport]) -> None:
+    unit_row = next(r for r in reports["kPa incident"].rows if r.clause.id == "catalog_unit:unit")
     # five readings say kPa; every engine that counts rows counts those five
     counts = {t: v.failures for t, v in unit_row.verdicts.items() if v.failures is not None}
     assert counts and set(counts.values()) == {5}, counts
