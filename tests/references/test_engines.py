@@ -5,7 +5,8 @@ on sample data whose referenced relation `sample` wrote beside it and `verify` l
 Clean data passes in every engine; one order whose customer is absent from `customers` fails
 exactly that clause, with one failing row, in every engine; a `severity: warn` reference warns in
 every engine (Soda v3 checks it as an anti-join fail query then); on PostgreSQL 15 the same
-violation fails in every engine. The wire schemas say n/a (declared unsupported)."""
+violation fails in every engine. The wire schemas say n/a (declared unsupported). The DuckDB cases
+are verified in one batch (`verify_cases`: each engine once, one dbt build)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
 from tacit_gen.plan import plan
 from tacit_gen.sample import sample, write
-from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.conftest import engine_targets, record_targets, value_targets
 
 pytestmark = pytest.mark.engine
@@ -29,13 +30,26 @@ CHECKING = value_targets()
 WIRE = record_targets()
 
 
-def run(tmp_path: Path, violate: str | None, fixture: Path = FIXTURE) -> VerifyReport:
+def case(tmp_path: Path, violate: str | None, fixture: Path = FIXTURE) -> VerifyCase:
     contract = load(fixture)
     data = sample(contract, plan(contract), rows=20, seed=11, violate=violate)
     assert data.violated == ((violate,) if violate else ())
     data_path, catalog = write(data, tmp_path / "data" / "orders.csv")
     assert (tmp_path / "data" / "customers.csv").is_file()
-    return run_verify(contract, data_path, catalog, ENGINES, data.now, keep=tmp_path / "work")
+    return VerifyCase(contract, data_path, catalog, data.now, ENGINES, fixture)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Every DuckDB case verified in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("references")
+    fixture = tmp / "orders.yaml"
+    fixture.write_text(FIXTURE.read_text(encoding="utf-8") + f"severity:\n  warn: [\"{CLAUSE}\"]\n",
+                       encoding="utf-8")
+    cases = {"clean": case(tmp / "clean", None), "bad": case(tmp / "bad", CLAUSE),
+             "warn": case(tmp / "warn", CLAUSE, fixture)}
+    got = verify_cases(list(cases.values()), engine="duckdb", workdir=tmp / "work")
+    return dict(zip(cases, got, strict=True))
 
 
 def statuses(report: VerifyReport, clause: str) -> dict[str, tuple[str, int | None]]:
@@ -43,17 +57,19 @@ def statuses(report: VerifyReport, clause: str) -> dict[str, tuple[str, int | No
     return {t: (v.status, v.failures) for t, v in row.verdicts.items()}
 
 
-def test_every_engine_checks_the_reference(tmp_path: Path) -> None:
+def test_every_engine_checks_the_reference(reports: dict[str, VerifyReport]) -> None:
     assert set(CHECKING) | set(WIRE) <= set(ENGINES)
-    clean = run(tmp_path / "clean", None)
+    clean = reports["clean"]
     table = clean.render_text()
+    assert set(clean.targets) == set(ENGINES), table
     assert clean.exit_code == 0, table
     got = statuses(clean, CLAUSE)
     assert {t: got[t][0] for t in CHECKING} == dict.fromkeys(CHECKING, "pass"), table
     assert {t: got[t][0] for t in WIRE} == dict.fromkeys(WIRE, "n/a"), table
 
-    bad = run(tmp_path / "bad", CLAUSE)
+    bad = reports["bad"]
     table = bad.render_text()
+    assert set(bad.targets) == set(ENGINES), table
     assert bad.exit_code == 1, table
     got = statuses(bad, CLAUSE)
     assert {t: got[t] for t in CHECKING} == dict.fromkeys(CHECKING, ("fail", 1)), table
@@ -62,12 +78,10 @@ def test_every_engine_checks_the_reference(tmp_path: Path) -> None:
     assert others == set(), table
 
 
-def test_a_warn_reference_warns_in_every_engine(tmp_path: Path) -> None:
-    text = FIXTURE.read_text(encoding="utf-8") + f"severity:\n  warn: [\"{CLAUSE}\"]\n"
-    fixture = tmp_path / "orders.yaml"
-    fixture.write_text(text, encoding="utf-8")
-    report = run(tmp_path, CLAUSE, fixture)
+def test_a_warn_reference_warns_in_every_engine(reports: dict[str, VerifyReport]) -> None:
+    report = reports["warn"]
     table = report.render_text()
+    assert set(report.targets) == set(ENGINES), table
     assert report.exit_code == 0, table
     got = statuses(report, CLAUSE)
     assert {t: got[t][0] for t in CHECKING} == dict.fromkeys(CHECKING, "warn"), table

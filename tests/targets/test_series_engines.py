@@ -1,7 +1,8 @@
 """`pattern:` and `revision_policy.by` run for real in every engine (dbt, Soda v3, Soda 4, GX,
 pandera, the ibis runtime, and JSON Schema for the pattern) on hand-made data: clean data passes everywhere,
 a bad series id fails `pattern:` and a restatement by someone not in `by` fails `revision_by:`,
-in each engine that can say it; the wire schemas that cannot are n/a, as declared."""
+in each engine that can say it; the wire schemas that cannot are n/a, as declared. The cases are
+verified in one batch (`verify_cases`: each engine once, one dbt build)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.conftest import engine_targets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,17 +39,32 @@ CANNOT = {"avro": {"pattern:series_id", "revision_by:revised_by"},
           "jsonschema": {"revision_by:revised_by"}}
 
 
+TARGETS = engine_targets()  # verdicts only
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Every case verified in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("series_engines")
+    contract = load(CONTRACT)
+    cases = []
+    for name in sorted(CASES):
+        data = tmp / f"{name}.csv"
+        data.write_text(HEADER + "\n".join(CASES[name][0]) + "\n")
+        cases.append(VerifyCase(contract, data, None, datetime(2024, 1, 3, tzinfo=UTC), TARGETS, CONTRACT))
+    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
+    return dict(zip(sorted(CASES), got, strict=True))
+
+
 @pytest.mark.engine
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_every_engine_flags_exactly_the_broken_clause(case: str, tmp_path: Path) -> None:
-    rows, want = CASES[case]
-    data = tmp_path / "data.csv"
-    data.write_text(HEADER + "\n".join(rows) + "\n")
+def test_every_engine_flags_exactly_the_broken_clause(case: str, reports: dict[str, VerifyReport]) -> None:
+    _, want = CASES[case]
     contract = load(CONTRACT)
-    targets = engine_targets()  # verdicts only
-    report = run_verify(contract, data, None, targets, datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
+    report = reports[case]
     table = report.render_text()
-    _, found = render_contract(contract, targets, RenderOptions())
+    assert set(report.targets) == set(TARGETS), table
+    _, found = render_contract(contract, TARGETS, RenderOptions())
     declared = {(u.target, u.clause_id) for u in found}
     for cid, target in ((c, t) for t, ids in CANNOT.items() for c in ids):
         assert (target, cid) in declared, f"{target} does not declare {cid} unsupported"

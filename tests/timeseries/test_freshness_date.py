@@ -1,6 +1,7 @@
 """Freshness on a `date` time column: the age is counted in whole days against the UTC date of the
 pinned "now" (never in hours from midnight), in every target, on DuckDB and on a real PostgreSQL
-whose own time zone is America/New_York."""
+whose own time zone is America/New_York. The DuckDB cases are verified in one batch
+(`verify_cases`: each engine once, one dbt build)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tacit_gen.plan import plan
 from tacit_gen.render import render_contract
 from tacit_gen.semantics.freshness import stale
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
 from tests.conftest import engine_targets, value_targets
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "contracts" / "daily_sales.yaml"
@@ -91,27 +92,41 @@ def verdicts(report, clause: str = "freshness:sales_date") -> dict[str, str]:  #
     return {t: v.status for t, v in row.verdicts.items()}
 
 
-def check_cases(tmp_path: Path, engine: str, dsn: str | None = None,
-                targets: tuple[str, ...] = ENGINES) -> None:
+def check(report: VerifyReport, now: dt.datetime, verdict: str) -> None:
+    table = report.render_text()
+    got = verdicts(report)
+    assert {got[t] for t in SQL_TARGETS} == {verdict}, f"now {now.isoformat()}\n{table}"
+    assert report.exit_code == (0 if verdict == "pass" else 1), table
+    others = {r.clause.id for r in report.rows if r.failed} - {"freshness:sales_date"}
+    assert not others, table
+
+
+@pytest.fixture(scope="module")
+def duckdb_reports(tmp_path_factory: pytest.TempPathFactory) -> list[VerifyReport]:
+    """Every case verified on DuckDB in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("freshness_date")
     contract = load(FIXTURE)
-    path = data(tmp_path, NEWEST)
-    for i, (now, verdict) in enumerate(CASES):
-        report = run_verify(contract, path, None, targets, now, keep=tmp_path / f"w{i}",
-                            engine=engine, dsn=dsn)
-        table = report.render_text()
-        got = verdicts(report)
-        assert {got[t] for t in SQL_TARGETS} == {verdict}, f"now {now.isoformat()}\n{table}"
-        assert report.exit_code == (0 if verdict == "pass" else 1), table
-        others = {r.clause.id for r in report.rows if r.failed} - {"freshness:sales_date"}
-        assert not others, table
+    cases = []
+    for i, (now, _) in enumerate(CASES):
+        (tmp / f"c{i}").mkdir()
+        cases.append(VerifyCase(contract, data(tmp / f"c{i}", NEWEST), None, now, ENGINES, FIXTURE))
+    return verify_cases(cases, engine="duckdb", workdir=tmp / "work")
 
 
 @pytest.mark.engine
-def test_duckdb_every_engine_counts_whole_days(tmp_path: Path) -> None:
-    check_cases(tmp_path, "duckdb")
+def test_duckdb_every_engine_counts_whole_days(duckdb_reports: list[VerifyReport]) -> None:
+    assert len(duckdb_reports) == len(CASES)
+    for report, (now, verdict) in zip(duckdb_reports, CASES, strict=True):
+        assert set(report.targets) == set(ENGINES), report.render_text()
+        check(report, now, verdict)
 
 
 @pytest.mark.engine
 def test_postgres_every_engine_counts_whole_days(pg_server: Server, tmp_path: Path) -> None:
     raw = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"  # no UTC option: verify sets it
-    check_cases(tmp_path, "postgres", raw, SQL_TARGETS)  # the targets that run in PostgreSQL
+    contract = load(FIXTURE)
+    path = data(tmp_path, NEWEST)
+    for i, (now, verdict) in enumerate(CASES):  # the targets that run in PostgreSQL
+        report = run_verify(contract, path, None, SQL_TARGETS, now, keep=tmp_path / f"w{i}",
+                            engine="postgres", dsn=raw)
+        check(report, now, verdict)

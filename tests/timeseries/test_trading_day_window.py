@@ -4,7 +4,8 @@ Every target counts weekdays from the one epoch of `tacit_gen/semantics/calendar
 macro, Soda and GX SQL, pandera, the ibis runtime and the reference evaluator). A restatement of a
 Friday point ingested the next Tuesday is two trading days late (inside a 2-day window); ingested
 on Wednesday it is three (outside). The UTC day decides, so a Friday 23:59 event restated on
-Tuesday 23:00 is still two days late.
+Tuesday 23:00 is still two days late. The cases are verified in one batch (`verify_cases`: each
+engine once, one dbt build).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tacit_gen.contract.loader import load
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.conftest import value_targets
 
 pytestmark = pytest.mark.engine
@@ -73,17 +74,29 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("label", "restated", "ingested", "expected"), CASES,
-                         ids=[c[0] for c in CASES])
-def test_every_engine_counts_trading_days_alike(label: str, restated: datetime,
-                                                ingested: datetime, expected: set[str],
-                                                tmp_path: Path) -> None:
-    path = tmp_path / "restatements.yaml"
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """Every case verified in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("trading_days")
+    path = tmp / "restatements.yaml"
     path.write_text(CONTRACT, encoding="utf-8")
     contract = load(path)
-    data = _write(tmp_path / "data.csv", restated, ingested)
-    report = run_verify(contract, data, None, ENGINES, NOW, keep=tmp_path / "work")
+    cases = []
+    for i, (_, restated, ingested, _) in enumerate(CASES):
+        (tmp / f"c{i}").mkdir()
+        data = _write(tmp / f"c{i}" / "data.csv", restated, ingested)
+        cases.append(VerifyCase(contract, data, None, NOW, ENGINES, path))
+    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
+    return {c[0]: report for c, report in zip(CASES, got, strict=True)}
+
+
+@pytest.mark.parametrize(("label", "expected"), [(c[0], c[3]) for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_every_engine_counts_trading_days_alike(reports: dict[str, VerifyReport], label: str,
+                                                expected: set[str]) -> None:
+    report = reports[label]
     table = report.render_text()
+    assert set(report.targets) == set(ENGINES), table
     assert report.exit_code == (1 if expected else 0), table
     for engine in ENGINES:
         failed = {r.clause.id for r in report.rows if r.verdicts[engine].status == "fail"}
