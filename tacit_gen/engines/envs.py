@@ -123,7 +123,7 @@ class LockedEnv:
             # Online, uv revalidates each cached file with the index, and where the index answers
             # "modified" it downloads it again, and builds an sdist again (pyspark ships only an
             # sdist: 20 s of CPU and 1.3 GB of cache per build, docs/engines/spark.md).
-            if not self._run([*install[:3], "--offline", *install[3:]], log, check=False):
+            if not self._run([*install, "--offline"], log, check=False):
                 self._run(install, log)
         else:
             self._run([sys.executable, "-m", "venv", str(dest)], log)
