@@ -92,18 +92,30 @@ def _assert_failed(report: VerifyReport, want: set[str], targets: tuple[str, ...
                 assert v.status == "pass", f"{t} {r.clause.id}: {v.status}\n{table}"
 
 
-def test_sample_per_series_calendars_in_every_engine(tmp_path: Path) -> None:
-    specs = [("clean", None, False, set()), ("cadence", CADENCE, False, {CADENCE}),
-             ("window", "revision_window", False, {"revision_window"}),
-             ("swapped", None, True, {CADENCE})]
-    built = [_case(tmp_path, name, v, ENGINES, swap) for name, v, swap, _ in specs]
+SPECS = [("clean", None, False, set()), ("cadence", CADENCE, False, {CADENCE}),
+         ("window", "revision_window", False, {"revision_window"}),
+         ("swapped", None, True, {CADENCE})]
+
+
+@pytest.fixture(scope="module")
+def duckdb_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """The four per-series calendar cases and the bundled ohlcv_1m case verified on DuckDB in
+    ONE run (`verify_cases`: each engine once, one dbt build); each case's data is checked to
+    be what its test claims first."""
+    tmp = tmp_path_factory.mktemp("calendar_sample")
+    built = [_case(tmp, name, v, ENGINES, swap) for name, v, swap, _ in SPECS]
     _check_bars(built[0][1])
-    for (name, violate, _, _), (_, data) in zip(specs, built, strict=True):
+    for (name, violate, _, _), (_, data) in zip(SPECS, built, strict=True):
         assert data.violated == ((violate,) if violate else ()), f"{name}: {data.violated}"
-    reports = verify_cases([case for case, _ in built], "duckdb", tmp_path / "work")
-    for (name, _, _, want), report in zip(specs, reports, strict=True):
+    ohlcv = _ohlcv_case(tmp, OHLCV_TARGETS)
+    reports = verify_cases([case for case, _ in built] + [ohlcv], "duckdb", tmp / "work")
+    return dict(zip([name for name, *_ in SPECS] + ["ohlcv_1m"], reports, strict=True))
+
+
+def test_sample_per_series_calendars_in_every_engine(duckdb_reports: dict[str, VerifyReport]) -> None:
+    for name, _, _, want in SPECS:
         try:
-            _assert_failed(report, want, ENGINES)
+            _assert_failed(duckdb_reports[name], want, ENGINES)
         except AssertionError as e:
             raise AssertionError(f"case {name}: {e}") from None
 
@@ -148,8 +160,10 @@ def _assert_clean_ohlcv(report: VerifyReport, targets: tuple[str, ...]) -> None:
             assert v.status == want, f"{t} {r.clause.id}: {v.status}\n{table}"
 
 
-def test_bundled_ohlcv_1m_bars_over_a_night_pass_in_every_engine(tmp_path: Path) -> None:
-    targets = (*PARITY_ENGINES, "soda4")
-    report = verify_cases([_ohlcv_case(tmp_path, targets)], "duckdb", tmp_path / "work")[0]
-    _assert_clean_ohlcv(report, targets)
+OHLCV_TARGETS = (*PARITY_ENGINES, "soda4")
+
+
+def test_bundled_ohlcv_1m_bars_over_a_night_pass_in_every_engine(
+        duckdb_reports: dict[str, VerifyReport]) -> None:
+    _assert_clean_ohlcv(duckdb_reports["ohlcv_1m"], OHLCV_TARGETS)
 

@@ -1,6 +1,7 @@
 """`verify --engine postgres`: every target on a real PostgreSQL 15 whose own time zone is
 America/New_York; a one-minute series across both 2024 DST changes keeps its cadence and
-freshness verdicts in every target (sessions run in UTC; time steps are epoch differences)."""
+freshness verdicts in every target (sessions run in UTC; time steps are epoch differences). The
+six datasets of the two changes are verified in one batch (each engine once, one dbt build)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from tacit_gen.cli import main
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
 from tests.conftest import CONTRACTS, PG_SERVER_TIMEZONE
 from tests.parity.harness import failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES as ENGINES
@@ -25,9 +26,15 @@ pytestmark = pytest.mark.engine
 CONTRACT = load(str(FIXTURE))
 
 
-@pytest.mark.parametrize("change", DST_CHANGES, ids=["spring_forward", "fall_back"])
-def test_dst_change_moves_no_verdict_in_any_target(pg_server: Server, tmp_path: Path,
-                                                   change: dt.datetime) -> None:
+# each DST change's three datasets: clean, one gap (cadence fails), stale (freshness fails)
+KINDS = ("clean", "gap", "stale")
+
+
+@pytest.fixture(scope="module")
+def dst_reports(pg_server: Server,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, str], VerifyReport]:
+    """Both DST changes' three datasets verified on the server in ONE run (`verify_cases`: each
+    engine once, one dbt build), the server's own zone checked first."""
     raw = f"postgresql://postgres@{pg_server.host}:{pg_server.port}/postgres"
     con = psycopg2.connect(raw)
     try:
@@ -36,22 +43,35 @@ def test_dst_change_moves_no_verdict_in_any_target(pg_server: Server, tmp_path: 
             assert cur.fetchone() == (PG_SERVER_TIMEZONE,)
     finally:
         con.close()
-    last = change + dt.timedelta(minutes=5)
-    fresh_now = last + dt.timedelta(minutes=14, seconds=59)
-    clean = run_verify(CONTRACT, _csv(tmp_path / "clean.csv", change), None, ENGINES, fresh_now,
-                       keep=tmp_path / "w1", engine="postgres", dsn=raw)
+    tmp = tmp_path_factory.mktemp("dst")
+    cases, keys = [], []
+    for i, change in enumerate(DST_CHANGES):
+        last = change + dt.timedelta(minutes=5)
+        fresh_now = last + dt.timedelta(minutes=14, seconds=59)
+        made = {"clean": (_csv(tmp / f"{i}-clean.csv", change), fresh_now),
+                "gap": (_csv(tmp / f"{i}-gap.csv", change, gap_at=6),
+                        fresh_now + dt.timedelta(minutes=1)),
+                "stale": (_csv(tmp / f"{i}-stale.csv", change), fresh_now + dt.timedelta(seconds=2))}
+        for kind in KINDS:
+            data, now = made[kind]
+            cases.append(VerifyCase(CONTRACT, data, None, now, ENGINES, FIXTURE))
+            keys.append((i, kind))
+    got = verify_cases(cases, engine="postgres", workdir=tmp / "work", dsn=raw)
+    return dict(zip(keys, got, strict=True))
+
+
+@pytest.mark.parametrize("change", range(len(DST_CHANGES)), ids=["spring_forward", "fall_back"])
+def test_dst_change_moves_no_verdict_in_any_target(
+        dst_reports: dict[tuple[int, str], VerifyReport], change: int) -> None:
+    clean = dst_reports[(change, "clean")]
     assert clean.exit_code == 0, clean.render_text()
     assert all(v.status == "pass" for r in clean.rows for v in r.verdicts.values())
 
-    gap = run_verify(CONTRACT, _csv(tmp_path / "gap.csv", change, gap_at=6), None, ENGINES,
-                     fresh_now + dt.timedelta(minutes=1), keep=tmp_path / "w2",
-                     engine="postgres", dsn=raw)
+    gap = dst_reports[(change, "gap")]
     assert gap.exit_code == 1, gap.render_text()
     assert all(f == {"cadence:event_ts"} for f in failed_by_engine(gap).values()), gap.render_text()
 
-    stale = run_verify(CONTRACT, _csv(tmp_path / "stale.csv", change), None, ENGINES,
-                       fresh_now + dt.timedelta(seconds=2), keep=tmp_path / "w3",
-                       engine="postgres", dsn=raw)
+    stale = dst_reports[(change, "stale")]
     assert stale.exit_code == 1, stale.render_text()
     assert all(f == {"freshness:event_ts"} for f in failed_by_engine(stale).values()), stale.render_text()
 

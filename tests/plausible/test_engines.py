@@ -2,7 +2,8 @@
 the ibis runtime) on hand-made data: clean data passes everywhere; a value inside its series'
 hard bounds but outside the plausible ones is a `warn` verdict (not fail, not pass) in each engine that
 renders the clause, the wire schemas say n/a as declared, and verify exits 0; a value beyond the
-hard bounds still fails catalog_bounds (exit 1) and warns plausible beside it."""
+hard bounds still fails catalog_bounds (exit 1) and warns plausible beside it. The three cases
+are verified in one batch (`verify_cases`: each engine once, one dbt build)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import run_verify
+from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
 from tests.conftest import engine_targets, value_targets
 
 pytestmark = pytest.mark.engine
@@ -44,20 +45,28 @@ CASES = {
 VERDICT_ENGINES = value_targets()
 
 
-def verify(case: str, tmp_path: Path):  # type: ignore[no-untyped-def]
-    rows, _ = CASES[case]
-    data, catalog = tmp_path / "data.csv", tmp_path / "catalog.csv"
-    data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
-    catalog.write_text(CATALOG, encoding="utf-8")
-    targets = engine_targets()
-    return targets, run_verify(load(CONTRACT), data, catalog, targets,
-                               datetime(2024, 1, 3, tzinfo=UTC), keep=tmp_path / "work")
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]:
+    """The three cases verified in ONE run: each engine once (one dbt build) for all of them."""
+    tmp = tmp_path_factory.mktemp("plausible")
+    contract = load(CONTRACT)
+    cases = []
+    for case in sorted(CASES):
+        rows, _ = CASES[case]
+        (tmp / case).mkdir()
+        data, catalog = tmp / case / "data.csv", tmp / case / "catalog.csv"
+        data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
+        catalog.write_text(CATALOG, encoding="utf-8")
+        cases.append(VerifyCase(contract, data, catalog, datetime(2024, 1, 3, tzinfo=UTC),
+                                engine_targets(), CONTRACT))
+    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
+    return dict(zip(sorted(CASES), got, strict=True))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_engine_warns_on_implausible_values_and_never_fails_for_them(
-        case: str, tmp_path: Path) -> None:
-    targets, report = verify(case, tmp_path)
+        case: str, reports: dict[str, VerifyReport]) -> None:
+    targets, report = engine_targets(), reports[case]
     table = report.render_text()
     _, found = render_contract(load(CONTRACT), targets, RenderOptions())
     declared = {(u.target, u.clause_id) for u in found}
