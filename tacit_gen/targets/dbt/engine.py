@@ -37,6 +37,7 @@ from tacit_gen.engines.base import (
 )
 from tacit_gen.targets.dbt.failures import audit_reader, store_failed_tests
 from tacit_gen.targets.dbt.fit import self_fit_contract
+from tacit_gen.targets.dbt.flags import flag_source_from_frames
 from tacit_gen.targets.dbt.names import case_properties, load_yaml
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
@@ -102,42 +103,6 @@ def _forget_inherited_duckdb() -> None:
     manager._ENV = None
 
 
-def _flag_source_from_frames() -> None:
-    """dbt-common names where each behavior flag was declared (``BehaviorFlagRendered
-    ._default_source``, a string in a log event) by walking ``inspect.stack()``, which reads
-    the source lines of EVERY frame of the stack, every time an adapter is made (several times
-    per invocation). Under a deep stack in a process with many modules (a test worker that has
-    imported every engine) that was most of a dbt invocation's CPU: a frame whose file is no
-    module's (a jinja template, code run by ``exec``) makes ``inspect.getmodule`` scan all of
-    ``sys.modules``. The same answer, the first frame's module that is not dbt-common's own,
-    is found walking the frames without reading sources (docs/engines/dbt.md). Applied once
-    per process; left alone where dbt-common has no such method."""
-    import inspect
-    import sys
-
-    try:
-        from dbt_common import behavior_flags
-    except ImportError:
-        return
-    cls = getattr(behavior_flags, "BehaviorFlagRendered", None)
-    if cls is None or not hasattr(cls, "_default_source") or getattr(cls, "_tacit_gen", False):
-        return
-    own = behavior_flags.__name__
-
-    def _default_source() -> str:
-        frame = sys._getframe(1)
-        while frame is not None:
-            module = inspect.getmodule(frame)
-            if module is not None and module.__name__ != own:
-                return module.__name__
-            frame = frame.f_back  # type: ignore[assignment]
-        return "Unknown"
-
-    cls._tacit_gen_original = cls._default_source  # dbt-common's own, for the tests to compare
-    cls._default_source = staticmethod(_default_source)
-    cls._tacit_gen = True
-
-
 def _runner() -> Any:
     """One dbtRunner per process (dbt costs ~6 s to import, ~3 s a build after that); on its
     first use in a process, a DuckDB environment already there (inherited by fork from a
@@ -151,7 +116,7 @@ def _runner() -> Any:
     if _RUNNER is None:
         from dbt.cli.main import dbtRunner
 
-        _flag_source_from_frames()
+        flag_source_from_frames()
         _RUNNER = dbtRunner()
     return _RUNNER
 
@@ -250,7 +215,7 @@ def invoke(project: Path, *args: str, manifest: Any = None) -> Any:
     if manifest is not None:
         from dbt.cli.main import dbtRunner
 
-        _flag_source_from_frames()
+        flag_source_from_frames()
         runner = dbtRunner(manifest=manifest)
     else:
         runner = _runner()

@@ -1,5 +1,5 @@
 """dbt-common's behavior flags name their source without reading the stack's source
-(`tacit_gen.targets.dbt.engine._flag_source_from_frames`, docs/engines/dbt.md): the same module
+(`tacit_gen.targets.dbt.flags.flag_source_from_frames`, docs/engines/dbt.md): the same module
 dbt-common's own `inspect.stack()` walk names, and `inspect.stack` is never called."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from dbt_common import behavior_flags
 
-from tacit_gen.targets.dbt.engine import _flag_source_from_frames
+from tacit_gen.targets.dbt.flags import flag_source_from_frames
 
 
 def _flag_source() -> str:
@@ -20,7 +20,7 @@ def _flag_source() -> str:
 
 def test_the_source_is_the_module_that_made_the_flags_and_no_source_is_read(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    _flag_source_from_frames()
+    flag_source_from_frames()
     cls: Any = behavior_flags.BehaviorFlagRendered
     assert cls._tacit_gen is True
 
@@ -31,11 +31,11 @@ def test_the_source_is_the_module_that_made_the_flags_and_no_source_is_read(
         m.setattr(inspect, "stack", no_stack)
         got = _flag_source()
     assert got == __name__
-    _flag_source_from_frames()  # twice: still one replacement, the same answer
+    flag_source_from_frames()  # twice: still one replacement, the same answer
     assert _flag_source() == __name__
 
 
 def test_dbt_commons_own_method_names_the_same_module() -> None:
-    _flag_source_from_frames()
+    flag_source_from_frames()
     cls: Any = behavior_flags.BehaviorFlagRendered
     assert cls._default_source() == cls._tacit_gen_original() == __name__
