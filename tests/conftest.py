@@ -124,6 +124,16 @@ def record_targets(backend: str = "duckdb") -> tuple[str, ...]:
     schemas: Avro, Protobuf, JSON Schema): a value clause is n/a there."""
     return tuple(t for t in engine_targets(backend) if not _checks_values(t))
 
+def verify_named(cases: dict[Any, Any], workdir: Path, engine: str = "duckdb",
+                 dsn: str | None = None) -> dict[Any, Any]:
+    """Named cases (each a `VerifyCase`) verified in ONE run (`verify_cases`: each engine once,
+    one dbt build), their reports by the same names."""
+    from tacit_gen.verify import verify_cases
+
+    got = verify_cases(list(cases.values()), engine=engine, workdir=workdir, dsn=dsn)
+    return dict(zip(cases, got, strict=True))
+
+
 # The PostgreSQL server of the whole test session (per xdist worker): started on first use,
 # stopped at the end. Its own default time zone is America/New_York on purpose: every session
 # tacit-gen opens must run in UTC anyway, so a test that passes here proves that it does.

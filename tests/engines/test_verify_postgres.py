@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from tacit_gen.cli import main
 from tacit_gen.contract.loader import load
 from tacit_gen.engines.postgres_server import Server
-from tacit_gen.verify import VerifyCase, VerifyReport, run_verify, verify_cases
-from tests.conftest import CONTRACTS, PG_SERVER_TIMEZONE
+from tacit_gen.verify import VerifyCase, VerifyReport, run_verify
+from tests.conftest import CONTRACTS, PG_SERVER_TIMEZONE, verify_named
 from tests.parity.harness import failed_by_engine
 from tests.parity.postgres_harness import PG_ENGINES as ENGINES
 from tests.runtime.test_postgres import DST_CHANGES, FIXTURE, _csv
@@ -44,7 +44,7 @@ def dst_reports(pg_server: Server,
     finally:
         con.close()
     tmp = tmp_path_factory.mktemp("dst")
-    cases, keys = [], []
+    cases = {}
     for i, change in enumerate(DST_CHANGES):
         last = change + dt.timedelta(minutes=5)
         fresh_now = last + dt.timedelta(minutes=14, seconds=59)
@@ -54,10 +54,8 @@ def dst_reports(pg_server: Server,
                 "stale": (_csv(tmp / f"{i}-stale.csv", change), fresh_now + dt.timedelta(seconds=2))}
         for kind in KINDS:
             data, now = made[kind]
-            cases.append(VerifyCase(CONTRACT, data, None, now, ENGINES, FIXTURE))
-            keys.append((i, kind))
-    got = verify_cases(cases, engine="postgres", workdir=tmp / "work", dsn=raw)
-    return dict(zip(keys, got, strict=True))
+            cases[(i, kind)] = VerifyCase(CONTRACT, data, None, now, ENGINES, FIXTURE)
+    return verify_named(cases, tmp / "work", engine="postgres", dsn=raw)
 
 
 @pytest.mark.parametrize("change", range(len(DST_CHANGES)), ids=["spring_forward", "fall_back"])

@@ -15,8 +15,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
-from tests.conftest import engine_targets, value_targets
+from tacit_gen.verify import VerifyCase, VerifyReport
+from tests.conftest import engine_targets, value_targets, verify_named
 
 pytestmark = pytest.mark.engine
 
@@ -50,17 +50,16 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]
     """The three cases verified in ONE run: each engine once (one dbt build) for all of them."""
     tmp = tmp_path_factory.mktemp("plausible")
     contract = load(CONTRACT)
-    cases = []
+    cases = {}
     for case in sorted(CASES):
         rows, _ = CASES[case]
         (tmp / case).mkdir()
         data, catalog = tmp / case / "data.csv", tmp / case / "catalog.csv"
         data.write_text(HEADER + "\n".join(rows) + "\n", encoding="utf-8")
         catalog.write_text(CATALOG, encoding="utf-8")
-        cases.append(VerifyCase(contract, data, catalog, datetime(2024, 1, 3, tzinfo=UTC),
-                                engine_targets(), CONTRACT))
-    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
-    return dict(zip(sorted(CASES), got, strict=True))
+        cases[case] = VerifyCase(contract, data, catalog, datetime(2024, 1, 3, tzinfo=UTC),
+                                 engine_targets(), CONTRACT)
+    return verify_named(cases, tmp / "work")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -22,7 +22,7 @@ from tacit_gen.render import render_contract
 from tacit_gen.semantics.completeness import short_windows
 from tacit_gen.targets.base import RenderOptions
 from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
-from tests.conftest import engine_targets, record_targets, value_targets
+from tests.conftest import engine_targets, record_targets, value_targets, verify_named
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "completeness.yaml"
@@ -86,12 +86,11 @@ def duckdb_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Verify
     """The five cases verified on DuckDB in ONE run: each engine once (one dbt build)."""
     tmp = tmp_path_factory.mktemp("completeness")
     contract = load(CONTRACT)
-    cases = []
+    cases = {}
     for case in sorted(CASES):
         data, out = _files(case, tmp / case)
-        cases.append(VerifyCase(contract, data, None, NOW, engine_targets(), CONTRACT, outages=out))
-    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
-    return dict(zip(sorted(CASES), got, strict=True))
+        cases[case] = VerifyCase(contract, data, None, NOW, engine_targets(), CONTRACT, outages=out)
+    return verify_named(cases, tmp / "work")
 
 
 @pytest.mark.engine

@@ -14,8 +14,8 @@ import pytest
 from tacit_gen.contract.loader import load
 from tacit_gen.render import render_contract
 from tacit_gen.targets.base import RenderOptions
-from tacit_gen.verify import VerifyCase, VerifyReport, verify_cases
-from tests.conftest import engine_targets
+from tacit_gen.verify import VerifyCase, VerifyReport
+from tests.conftest import engine_targets, verify_named
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = ROOT / "tests" / "fixtures" / "series" / "series_clauses.yaml"
@@ -47,13 +47,12 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, VerifyReport]
     """Every case verified in ONE run: each engine once (one dbt build) for all of them."""
     tmp = tmp_path_factory.mktemp("series_engines")
     contract = load(CONTRACT)
-    cases = []
+    cases = {}
     for name in sorted(CASES):
         data = tmp / f"{name}.csv"
         data.write_text(HEADER + "\n".join(CASES[name][0]) + "\n")
-        cases.append(VerifyCase(contract, data, None, datetime(2024, 1, 3, tzinfo=UTC), TARGETS, CONTRACT))
-    got = verify_cases(cases, engine="duckdb", workdir=tmp / "work")
-    return dict(zip(sorted(CASES), got, strict=True))
+        cases[name] = VerifyCase(contract, data, None, datetime(2024, 1, 3, tzinfo=UTC), TARGETS, CONTRACT)
+    return verify_named(cases, tmp / "work")
 
 
 @pytest.mark.engine
