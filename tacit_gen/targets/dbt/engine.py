@@ -38,6 +38,7 @@ from tacit_gen.engines.base import (
 from tacit_gen.targets.dbt.failures import audit_reader, store_failed_tests
 from tacit_gen.targets.dbt.fit import self_fit_contract
 from tacit_gen.targets.dbt.flags import flag_source_from_frames
+from tacit_gen.targets.dbt.jinja_cache import compile_templates_once
 from tacit_gen.targets.dbt.names import case_properties, load_yaml
 from tacit_gen.targets.dbt.render import (
     LEGACY_MACROS_PATH,
@@ -117,6 +118,7 @@ def _runner() -> Any:
         from dbt.cli.main import dbtRunner
 
         flag_source_from_frames()
+        compile_templates_once()
         _RUNNER = dbtRunner()
     return _RUNNER
 
@@ -216,6 +218,7 @@ def invoke(project: Path, *args: str, manifest: Any = None) -> Any:
         from dbt.cli.main import dbtRunner
 
         flag_source_from_frames()
+        compile_templates_once()
         runner = dbtRunner(manifest=manifest)
     else:
         runner = _runner()
@@ -346,10 +349,13 @@ def parsed(project: Path, vars_arg: str) -> Any:
     """The project parsed (``dbt parse`` with the build's `vars_arg`): its manifest, which the
     build and the rerun of its failed tests (`store_failed_tests`) share, so dbt parses the project
     (its own and the adapter's macros: most of a small build's CPU) once for both; None when the
-    parse fails, and the build then parses for itself and reports what failed, as before."""
+    parse fails, and the build then parses for itself and reports what failed, as before.
+    ``--no-write-json``: the build writes ``manifest.json`` (with ``run_results.json``) when it
+    ends, so the parse's own copy was serialized only to be overwritten (docs/engines/dbt.md)."""
     from tacit_gen.targets.dbt import seed
 
-    result = invoke(project, "parse", "--vars", vars_arg, *seed.parse_args(project, invoke))
+    result = invoke(project, "parse", "--no-write-json", "--vars", vars_arg,
+                    *seed.parse_args(project, invoke))
     return result.result if getattr(result, "success", False) else None
 
 

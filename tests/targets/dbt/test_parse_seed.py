@@ -43,8 +43,12 @@ def _project(kept: Path, tmp: Path, name: str) -> Path:
     return project
 
 
-def _nodes(project: Path) -> dict[str, Any]:
-    manifest = json.loads((project / "target" / "manifest.json").read_text(encoding="utf-8"))
+def _nodes(project: Path, parsed: Any) -> dict[str, Any]:
+    """The manifest a parse returned, as dbt writes it (the parse itself writes none:
+    ``--no-write-json``), without what differs between two parses of one project."""
+    path = project / "target" / "parsed-manifest.json"
+    parsed.write(str(path))
+    manifest = json.loads(path.read_text(encoding="utf-8"))
     text = json.dumps({k: manifest[k] for k in ("nodes", "macros", "parent_map", "child_map")},
                       sort_keys=True).replace(str(project), "<project>")
     out = json.loads(text)
@@ -61,15 +65,19 @@ def test_a_seeded_parse_is_the_full_parse(kept: Path, tmp_path: Path,
     vars_arg = engine.dbt_vars("2024-03-04T12:00:00+00:00", "2024-03-04T06:00:00+00:00")
     full = _project(kept, tmp_path, "full")
     monkeypatch.setenv(seed.ENV, "0")
-    assert engine.parsed(full, vars_arg) is not None
+    full_manifest = engine.parsed(full, vars_arg)
+    assert full_manifest is not None
+    assert not (full / "target" / "manifest.json").exists()  # the build writes it, not the parse
     monkeypatch.delenv(seed.ENV)
     seeded = _project(kept, tmp_path, "seeded")
     before = len(seed.accepted)
-    assert engine.parsed(seeded, vars_arg) is not None
+    seeded_manifest = engine.parsed(seeded, vars_arg)
+    assert seeded_manifest is not None
     seeds = list((tmp_path / "cache" / seed.SEEDS).glob("*.msgpack"))
     assert len(seeds) == 1 and len(seed.accepted) == before + 1 and seed.accepted[-1] == seeds[0].name
-    assert _nodes(seeded) == _nodes(full)
-    where = [n["config"].get("where") for n in _nodes(seeded)["nodes"].values() if n["config"].get("where")]
+    nodes = _nodes(seeded, seeded_manifest)
+    assert nodes == _nodes(full, full_manifest)
+    where = [n["config"].get("where") for n in nodes["nodes"].values() if n["config"].get("where")]
     assert where, "no test of the project reads var('tacit_since') at parse time"
     # a second project of the same key reads the seed; none is made again
     other = _project(kept, tmp_path, "other")
