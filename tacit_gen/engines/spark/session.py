@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tacit_gen.contract.types import DataType
 
-__all__ = ["CONF_ENV", "SESSION_SQL_CONF", "SPARK_CONF", "check_types", "conf", "create_views",
+__all__ = ["CONF_ENV", "SESSION_SQL_CONF", "SPARK_CONF", "check_types", "conf", "create_relations",
            "extra_conf", "quoted", "session", "spark_type"]
 
 SPARK_CONF: dict[str, str] = {
@@ -116,12 +116,22 @@ def quoted(database: str, relation: str) -> str:
     return f"{_q(database)}.{_q(relation)}"
 
 
-def create_views(spark: Any, database: str, relations: dict[str, str]) -> None:
-    """A Spark database holding one view per relation over its Parquet file."""
+def _literal(text: str) -> str:
+    """A Spark SQL string literal (the parser reads backslash escapes)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def create_relations(spark: Any, database: str, relations: dict[str, str]) -> None:
+    """A Spark database holding one table per relation over its Parquet file (an external
+    table: the catalog keeps the schema Spark reads from the file once, and the session caches
+    the resolved relation). A view over ``parquet.`<path>``` was resolved again for every query
+    that read it: the files listed and their footers read to infer the schema, a fifth of the
+    Spark suite's JVM time (docs/engines/spark.md)."""
     spark.sql(f"CREATE DATABASE IF NOT EXISTS {_q(database)}")
     for name, path in relations.items():
-        spark.sql(f"CREATE OR REPLACE VIEW {_q(database)}.{_q(name)} AS "
-                  f"SELECT * FROM parquet.{_q(str(path))}")
+        spark.sql(f"DROP TABLE IF EXISTS {_q(database)}.{_q(name)}")
+        spark.sql(f"CREATE TABLE {_q(database)}.{_q(name)} USING parquet "
+                  f"LOCATION {_literal(str(path))}")
 
 
 def check_types(spark: Any, database: str, table: str, expected: dict[str, DataType],

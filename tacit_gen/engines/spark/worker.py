@@ -4,7 +4,7 @@ One process, ONE Spark session (local[2], UTC, no UI) for every case and every t
 The request (written by :mod:`tacit_gen.engines.spark.client`) names each target's engine module
 (its declared ``spark`` engine, ``run_cases(spark, cases) -> dict[str, EngineRun]``) and lists cases; each names its
 contract, artifact folder, pinned now, targets and the Parquet files of its relations. Each case
-gets a Spark database ``tacit_<id>`` holding one view per relation; dbt builds every case in ONE
+gets a Spark database ``tacit_<id>`` holding one table per relation; dbt builds every case in ONE
 project and ONE ``dbt build`` per pinned now (a model per case, :mod:`tacit_gen.targets.dbt.batch`;
 a case whose model does not build there gets a build of its own); Soda, GX, pandera and the ibis
 runtime run case by case on the same session. Verdicts are written as JSON to ``results`` (the
@@ -69,7 +69,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     import importlib
     import shutil
 
-    from tacit_gen.engines.spark.session import SESSION_SQL_CONF, conf, create_views, session
+    from tacit_gen.engines.spark.session import SESSION_SQL_CONF, conf, create_relations, session
 
     root = Path(request["workdir"])
     shutil.rmtree(root, ignore_errors=True)  # a kept folder of an earlier run: fresh warehouse
@@ -80,7 +80,7 @@ def serve(request: dict[str, Any]) -> dict[str, Any]:
     timings: dict[str, float] = {"session": time.monotonic() - started}
     cases = [_case(raw, root) for raw in request["cases"]]
     for case in cases:
-        create_views(spark, case.database, case.relations)
+        create_relations(spark, case.database, case.relations)
     out: dict[str, dict[str, Any]] = {c.id: {} for c in cases}
     modules: dict[str, str] = request["modules"]
     targets = [t for t in modules if any(t in c.targets for c in cases)]
