@@ -80,6 +80,11 @@ def tests(session: nox.Session) -> None:
                 env={**env, "TACIT_CPUTIME_TOP": "25"})
 
 
+# Every module holding a test marked `spark` (tests/test_spark_modules.py keeps the list whole):
+# what the `spark` session collects.
+SPARK_MODULES = ("tests/calendar/test_calendar_spark.py", "tests/parity/test_parity_spark.py",
+                 "tests/since/test_howto_spark.py", "tests/since/test_verify_since_spark.py")
+
 SPARK_SMALL_DATA = ('{"spark.driver.extraJavaOptions": '
                     '"-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}')
 
@@ -111,8 +116,10 @@ def spark(session: nox.Session) -> None:
     # limit
     tier = os.environ.get("TACIT_SPARK_PARITY", "smoke")
     limit = "1800" if tier == "smoke" else "0"
+    # the Spark modules only (SPARK_MODULES): collecting the whole suite to select them cost
+    # about 8 s of CPU; arguments given to the session select instead
     session.run("pytest", "-p", "no:xdist", "-m", "spark", "-o", f"timeout={limit}",
-                *session.posargs, env=env)
+                *(session.posargs or SPARK_MODULES), env=env)
 
 
 @nox.session(python="3.11")
