@@ -116,22 +116,19 @@ def quoted(database: str, relation: str) -> str:
     return f"{_q(database)}.{_q(relation)}"
 
 
-def _literal(text: str) -> str:
-    """A Spark SQL string literal (the parser reads backslash escapes)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def create_relations(spark: Any, database: str, relations: dict[str, str]) -> None:
     """A Spark database holding one table per relation over its Parquet file (an external
     table: the catalog keeps the schema Spark reads from the file once, and the session caches
     the resolved relation). A view over ``parquet.`<path>``` was resolved again for every query
     that read it: the files listed and their footers read to infer the schema, a fifth of the
     Spark suite's JVM time (docs/engines/spark.md)."""
+    from tacit_gen.sql import literal
+
     spark.sql(f"CREATE DATABASE IF NOT EXISTS {_q(database)}")
     for name, path in relations.items():
         spark.sql(f"DROP TABLE IF EXISTS {_q(database)}.{_q(name)}")
         spark.sql(f"CREATE TABLE {_q(database)}.{_q(name)} USING parquet "
-                  f"LOCATION {_literal(str(path))}")
+                  f"LOCATION {literal(str(path), 'spark')}")
 
 
 def check_types(spark: Any, database: str, table: str, expected: dict[str, DataType],

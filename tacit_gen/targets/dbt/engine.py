@@ -104,6 +104,14 @@ def _forget_inherited_duckdb() -> None:
     manager._ENV = None
 
 
+def _in_process_fixes() -> None:
+    """dbt-common's two costs that grow with a process's imports and a project's nodes, mended
+    once per process before dbt runs in it (docs/engines/dbt.md, Traps met): the stack walk of
+    its behavior flags and the compilation of every Jinja text for every node."""
+    flag_source_from_frames()
+    compile_templates_once()
+
+
 def _runner() -> Any:
     """One dbtRunner per process (dbt costs ~6 s to import, ~3 s a build after that); on its
     first use in a process, a DuckDB environment already there (inherited by fork from a
@@ -117,8 +125,7 @@ def _runner() -> Any:
     if _RUNNER is None:
         from dbt.cli.main import dbtRunner
 
-        flag_source_from_frames()
-        compile_templates_once()
+        _in_process_fixes()
         _RUNNER = dbtRunner()
     return _RUNNER
 
@@ -217,8 +224,7 @@ def invoke(project: Path, *args: str, manifest: Any = None) -> Any:
     if manifest is not None:
         from dbt.cli.main import dbtRunner
 
-        flag_source_from_frames()
-        compile_templates_once()
+        _in_process_fixes()
         runner = dbtRunner(manifest=manifest)
     else:
         runner = _runner()
